@@ -1,0 +1,33 @@
+/* Objects that MPICH-built binaries reference by name besides the MPI_ and PMPI_
+ * functions (see the list at the top of include/mpi.h). Defining them here lets such
+ * binaries bind to mpix when it is preloaded or found first as libmpich.so.12. */
+#include "capi.h"
+
+static int unweighted_sentinel, weights_empty_sentinel;
+static MPI_Fint f_status_ignore[MPI_F_STATUS_SIZE], f_statuses_ignore[MPI_F_STATUS_SIZE];
+
+int * const MPI_UNWEIGHTED = &unweighted_sentinel;
+int * const MPI_WEIGHTS_EMPTY = &weights_empty_sentinel;
+MPI_Fint *MPI_F_STATUS_IGNORE = f_status_ignore;
+MPI_Fint *MPI_F_STATUSES_IGNORE = f_statuses_ignore;
+MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+MPI_F08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
+MPI_F08_status *MPI_F08_STATUS_IGNORE = &MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+MPI_F08_status *MPI_F08_STATUSES_IGNORE = MPIR_F08_MPI_STATUSES_IGNORE_OBJ;
+int MPIR_F08_MPI_IN_PLACE;
+int MPIR_F08_MPI_BOTTOM;
+/* No pvar handle is ever at address 1. */
+struct MPIR_T_pvar_handle_s * const MPI_T_PVAR_ALL_HANDLES = (struct MPIR_T_pvar_handle_s *)1;
+
+/* MPIR_Dup_fn is the attribute copy callback behind MPI_COMM_DUP_FN and friends:
+ * the new attribute gets the same value. */
+int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                void *attribute_val_out, int *flag)
+{
+    (void)oldcomm;
+    (void)keyval;
+    (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}

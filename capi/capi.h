@@ -1,0 +1,35 @@
+/* The C side of mpix's boundary: the per-thread context and the helpers Go calls to
+ * run user callbacks. Included by the generated shim and by every cgo file of capi. */
+#ifndef MPIX_CAPI_H
+#define MPIX_CAPI_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include "mpi.h"
+
+/* mpix_ctx is one OS thread's context, kept in C thread-local storage because Go has
+ * no thread-local storage of its own. The shim passes it down with every call so that
+ * per-thread state (threadcomm rank, RMA thread scope, VCI hints) costs no lookup. */
+typedef struct mpix_ctx {
+    uint64_t serial;        /* unique per thread, never reused; 0 is never handed out */
+    int32_t threadcomm_rank; /* rank in the active thread communicator, -1 if none */
+    int32_t vci_hint;        /* VCI this thread prefers, -1 if none */
+    void *threadcomm;        /* C-side handle of the active threadcomm state, or NULL */
+} mpix_ctx;
+
+extern __thread mpix_ctx *mpix_tls_ctx;
+mpix_ctx *mpix_ctx_new(void);
+
+static inline mpix_ctx *mpix_ctx_get(void)
+{
+    mpix_ctx *c = mpix_tls_ctx;
+    if (__builtin_expect(c == NULL, 0))
+        c = mpix_ctx_new();
+    return c;
+}
+
+/* Callbacks into user code. */
+void mpix_call_comm_errhandler(void *fn, MPI_Comm comm, int code);
+void mpix_flush_stdio(void);
+
+#endif

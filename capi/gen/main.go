@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	root := flag.String("root", ".", "repository root")
+	apis := flag.String("apis", "", "MPI Forum apis.json (default: <root>/../shared/mpi-standard/apis.json)")
+	dump := flag.Bool("dump", false, "print the prototypes and exit")
+	sig := flag.String("sig", "", "print the Go signature impl_<NAME> must have and exit")
+	flag.Parse()
+	if *apis == "" {
+		*apis = filepath.Join(*root, "..", "shared", "mpi-standard", "apis.json")
+	}
+	if err := run(*root, *apis, *dump, *sig); err != nil {
+		fmt.Fprintln(os.Stderr, "capi/gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(root, apis string, dump bool, sig string) error {
+	procs, err := loadAPIs(apis)
+	if err != nil {
+		return err
+	}
+	legacy, err := loadProtoFile(filepath.Join(root, "capi", "gen", "legacy.h"), false)
+	if err != nil {
+		return err
+	}
+	ext, err := loadProtoFile(filepath.Join(root, "include", "mpix.h"), true)
+	if err != nil {
+		return err
+	}
+	procs = append(append(procs, legacy...), ext...)
+	sortProcs(procs)
+	switch {
+	case dump:
+		for _, f := range procs {
+			fmt.Println(f.Prototype(f.Name) + ";")
+		}
+		return nil
+	case sig != "":
+		for _, f := range procs {
+			if f.Name == sig {
+				fmt.Println(implSignature(f))
+				return nil
+			}
+		}
+		return fmt.Errorf("no procedure %s", sig)
+	}
+	have, err := implemented(filepath.Join(root, "capi"))
+	if err != nil {
+		return err
+	}
+	if err := spliceHeader(filepath.Join(root, "include", "mpi.h"), emitPrototypes(procs)); err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(root, "capi", "zshim.c"), emitShim(procs)); err != nil {
+		return err
+	}
+	return writeIfChanged(filepath.Join(root, "capi", "zexports.go"), emitExports(procs, have))
+}
+
+func writeIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
+		return nil
+	}
+	return os.WriteFile(path, data, 0o644)
+}

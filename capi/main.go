@@ -1,0 +1,19 @@
+// Command capi is mpix's C boundary, built with -buildmode=c-shared into libmpix.so.
+// The generated shim (zshim.c) defines every PMPI_X with a weak MPI_X alias and calls
+// the generated Go export (zexports.go) once, passing the thread's context; the export
+// checks generic arguments, resolves handles and calls the hand-written impl_X in this
+// package, which converts C values and calls core. No MPI semantics live here.
+package main
+
+//go:generate go run ./gen -root ..
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../include -O2 -Wall
+#include "capi.h"
+*/
+import "C"
+
+// funcID identifies a procedure (see zexports.go).
+type funcID int
+
+func main() {}

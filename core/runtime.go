@@ -1,0 +1,225 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mpix/core/pmi"
+)
+
+// Thread support levels (MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE).
+const (
+	ThreadSingle     = 0
+	ThreadFunneled   = 1
+	ThreadSerialized = 2
+	ThreadMultiple   = 3
+)
+
+// ThreadLevelName names a thread level as MPI_INFO_ENV reports it.
+func ThreadLevelName(l int) string {
+	switch l {
+	case ThreadSingle:
+		return "MPI_THREAD_SINGLE"
+	case ThreadFunneled:
+		return "MPI_THREAD_FUNNELED"
+	case ThreadSerialized:
+		return "MPI_THREAD_SERIALIZED"
+	}
+	return "MPI_THREAD_MULTIPLE"
+}
+
+// Library identity.
+const (
+	Version        = 4
+	Subversion     = 1
+	LibraryVersion = "0.1.0"
+)
+
+type runState int32
+
+const (
+	stateNone runState = iota
+	stateInitializing
+	stateRunning
+	stateFinalized
+)
+
+// Peer is what every process learns about every other at startup through PMI.
+type Peer struct {
+	Host string
+	PID  int
+	Node int // index of the host among the job's distinct hosts, in rank order
+}
+
+// proc is the process-wide runtime state.
+var proc struct {
+	state       atomic.Int32
+	mu          sync.Mutex // serializes Init and Finalize
+	threadLevel int
+	mainThread  uint64 // context serial of the thread that called MPI_Init
+	pmi         *pmi.Client
+	peers       []Peer
+	hostname    string
+}
+
+var clockBase = time.Now()
+
+// Wtime is seconds on a monotonic clock since the library was loaded.
+func Wtime() float64 { return time.Since(clockBase).Seconds() }
+
+// Wtick is the resolution of Wtime.
+func Wtick() float64 { return 1e-9 }
+
+// Initialized reports whether MPI_Init has completed (also after MPI_Finalize).
+func Initialized() bool {
+	s := runState(proc.state.Load())
+	return s == stateRunning || s == stateFinalized
+}
+
+// Finalized reports whether MPI_Finalize has completed.
+func Finalized() bool { return runState(proc.state.Load()) == stateFinalized }
+
+// CheckInitialized is the guard of every procedure that needs the world model.
+func CheckInitialized() error {
+	switch runState(proc.state.Load()) {
+	case stateRunning:
+		return nil
+	case stateFinalized:
+		return Errorf(ErrOther, "called after MPI_Finalize")
+	}
+	return Errorf(ErrOther, "called before MPI_Init")
+}
+
+// ThreadLevel is the provided thread level.
+func ThreadLevel() int { return proc.threadLevel }
+
+// IsMainThread reports whether the context serial belongs to the thread that called
+// MPI_Init.
+func IsMainThread(serial uint64) bool { return serial == proc.mainThread }
+
+// Peers describes every process of MPI_COMM_WORLD.
+func Peers() []Peer { return proc.peers }
+
+// ProcessorName is this process's host name.
+func ProcessorName() string { return proc.hostname }
+
+// Init starts the runtime: connects to the process manager, exchanges every
+// process's card (host, pid; transports add their addresses) and builds
+// MPI_COMM_WORLD and MPI_COMM_SELF.
+func Init(required int, mainSerial uint64) (provided int, err error) {
+	if required < ThreadSingle || required > ThreadMultiple {
+		// MPI lets an implementation provide a level other than the one asked for;
+		// values above MULTIPLE get MULTIPLE, negative ones are plain errors.
+		if required < ThreadSingle {
+			return 0, Errorf(ErrArg, "invalid thread level %d", required)
+		}
+		required = ThreadMultiple
+	}
+	proc.mu.Lock()
+	defer proc.mu.Unlock()
+	switch runState(proc.state.Load()) {
+	case stateRunning, stateInitializing:
+		return 0, Errorf(ErrOther, "MPI is already initialized")
+	case stateFinalized:
+		return 0, Errorf(ErrOther, "MPI cannot be initialized again after MPI_Finalize")
+	}
+	proc.state.Store(int32(stateInitializing))
+	defer func() {
+		if err != nil {
+			proc.state.Store(int32(stateNone))
+		}
+	}()
+	proc.hostname, _ = os.Hostname()
+	client, err := pmi.Connect()
+	if err != nil {
+		return 0, Errorf(ErrOther, "cannot reach the process manager: %v", err)
+	}
+	proc.pmi = client
+	if err := exchangeCards(client); err != nil {
+		return 0, err
+	}
+	size, rank := client.Size(), client.Rank()
+	CommWorld.Rank, CommWorld.Size = rank, size
+	CommWorld.WorldRanks = make([]int, size)
+	for i := range CommWorld.WorldRanks {
+		CommWorld.WorldRanks[i] = i
+	}
+	CommSelf.Rank, CommSelf.Size, CommSelf.WorldRanks = 0, 1, []int{rank}
+	proc.threadLevel = required
+	proc.mainThread = mainSerial
+	fillInfoEnv(size, required)
+	proc.state.Store(int32(stateRunning))
+	return required, nil
+}
+
+// cardKey is the PMI key of a rank's card.
+func cardKey(rank int) string { return fmt.Sprintf("mpix-card-%d", rank) }
+
+// exchangeCards publishes this process's card and reads everyone's.
+func exchangeCards(c *pmi.Client) error {
+	card := fmt.Sprintf("%s %d", proc.hostname, os.Getpid())
+	if err := c.Put(cardKey(c.Rank()), card); err != nil {
+		return Errorf(ErrOther, "PMI put: %v", err)
+	}
+	if err := c.Fence(); err != nil {
+		return Errorf(ErrOther, "PMI fence: %v", err)
+	}
+	peers := make([]Peer, c.Size())
+	nodes := map[string]int{}
+	for r := range peers {
+		v, err := c.Get(cardKey(r))
+		if err != nil {
+			return Errorf(ErrOther, "PMI get of rank %d's card: %v", r, err)
+		}
+		host, pid, _ := strings.Cut(v, " ")
+		n, ok := nodes[host]
+		if !ok {
+			n = len(nodes)
+			nodes[host] = n
+		}
+		fmt.Sscan(pid, &peers[r].PID)
+		peers[r].Host, peers[r].Node = host, n
+	}
+	proc.peers = peers
+	return nil
+}
+
+// Finalize ends the runtime: waits for every process (MPI_Finalize is collective) and
+// tells the process manager this process finished cleanly.
+func Finalize() error {
+	proc.mu.Lock()
+	defer proc.mu.Unlock()
+	if runState(proc.state.Load()) != stateRunning {
+		return CheckInitialized()
+	}
+	if err := proc.pmi.Fence(); err != nil {
+		return Errorf(ErrOther, "PMI fence in MPI_Finalize: %v", err)
+	}
+	if err := proc.pmi.Finalize(); err != nil {
+		return Errorf(ErrOther, "PMI finalize: %v", err)
+	}
+	proc.state.Store(int32(stateFinalized))
+	return nil
+}
+
+// Abort ends the whole job with an exit code; the caller has already printed why.
+// Under a launcher the process manager kills the other processes. It does not return.
+func Abort(code int) {
+	if c := proc.pmi; c != nil && !c.Singleton() {
+		c.Abort(code, "")
+	}
+	exit(code)
+}
+
+// exit leaves with the low byte of code, never 0: an aborted job never reports success.
+func exit(code int) {
+	code &= 0xff
+	if code == 0 {
+		code = 1
+	}
+	os.Exit(code)
+}

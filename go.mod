@@ -1,0 +1,3 @@
+module mpix
+
+go 1.26.8
