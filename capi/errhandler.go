@@ -25,7 +25,7 @@ func impl_MPI_Comm_set_errhandler(ctx *C.mpix_ctx, comm *core.Comm, errhandler *
 }
 
 func impl_MPI_Comm_get_errhandler(ctx *C.mpix_ctx, comm *core.Comm, errhandler *C.MPI_Errhandler) error {
-	*errhandler = C.MPI_Errhandler(comm.Errhandler().Handle)
+	*errhandler = C.MPI_Errhandler(comm.Errhandler().Ref().Handle)
 	return nil
 }
 
@@ -47,7 +47,7 @@ func impl_MPI_Errhandler_free(ctx *C.mpix_ctx, errhandler *C.MPI_Errhandler) err
 	if err != nil {
 		return err
 	}
-	core.FreeErrhandler(e)
+	e.Release()
 	*errhandler = C.MPI_ERRHANDLER_NULL
 	return nil
 }

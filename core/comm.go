@@ -51,7 +51,7 @@ func LookupComm(h int32) (*Comm, error) {
 	return nil, Errorf(ErrComm, "invalid communicator handle 0x%x", uint32(h))
 }
 
-// Errhandler returns the communicator's error handler.
+// Errhandler returns the communicator's error handler (no reference taken).
 func (c *Comm) Errhandler() *Errhandler { return c.errh.Load() }
 
 // SetErrhandler attaches an error handler.
@@ -59,7 +59,9 @@ func (c *Comm) SetErrhandler(e *Errhandler) error {
 	if err := e.CheckAttach(OnComm); err != nil {
 		return err
 	}
-	c.errh.Store(e)
+	if old := c.errh.Swap(e.Ref()); old != nil {
+		old.Release()
+	}
 	return nil
 }
 

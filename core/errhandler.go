@@ -1,5 +1,7 @@
 package core
 
+import "sync/atomic"
+
 // ErrhandlerKind says what an error handler does.
 type ErrhandlerKind int
 
@@ -32,6 +34,9 @@ type Errhandler struct {
 	Kind   ErrhandlerKind
 	Object ObjectType
 	Fn     uintptr
+	// refs counts the user's handles (each MPI_*_get_errhandler hands out one) and the
+	// objects it is attached to; the handle dies when the count reaches zero.
+	refs atomic.Int32
 }
 
 // Predefined error handlers (MPICH values: 0x54000000, ...01, ...03).
@@ -68,14 +73,23 @@ func NewErrhandler(obj ObjectType, fn uintptr) (*Errhandler, error) {
 		return nil, Errorf(ErrArg, "error handler function must not be NULL")
 	}
 	e := &Errhandler{Kind: ErrorsUser, Object: obj, Fn: fn}
+	e.refs.Store(1)
 	e.Handle = errhandlers.Add(e)
 	return e, nil
 }
 
-// FreeErrhandler releases the user's reference. Objects the handler is attached to
-// keep it alive; predefined handlers are never destroyed.
-func FreeErrhandler(e *Errhandler) {
+// Ref adds a reference (a handle given to the user, or an attachment).
+func (e *Errhandler) Ref() *Errhandler {
 	if e.Kind == ErrorsUser {
+		e.refs.Add(1)
+	}
+	return e
+}
+
+// Release drops a reference; the last one frees the handle. Predefined handlers are
+// never destroyed.
+func (e *Errhandler) Release() {
+	if e.Kind == ErrorsUser && e.refs.Add(-1) == 0 {
 		errhandlers.Remove(e.Handle)
 	}
 }

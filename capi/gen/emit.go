@@ -52,6 +52,11 @@ var noNullCheck = map[string]bool{
 	"ARGUMENT_LIST": true, "TOOL_MPI_OBJ": true, "": true,
 }
 
+// nullable lists output parameters that MPI allows to be NULL in some calls.
+var nullable = map[string]bool{
+	"MPI_Info_get_string.value": true, // with buflen 0: a size query
+}
+
 // nonNegative lists count kinds whose negative values are MPI_ERR_COUNT.
 var nonNegative = map[string]bool{
 	"POLYXFER_NUM_ELEM_NNI": true, "POLYDTYPE_NUM_ELEM_NNI": true, "XFER_NUM_ELEM_NNI": true,
@@ -226,7 +231,8 @@ func emitExport(b *bytes.Buffer, f *Proc, impl bool) {
 			}
 			callArgs = append(callArgs, obj)
 			continue
-		case p.levels() > 0 && !p.Array && !noNullCheck[p.Kind] && (p.Dir != "in" || p.Kind == "STRING") && p.Inner == "":
+		case p.levels() > 0 && !p.Array && !noNullCheck[p.Kind] && (p.Dir != "in" || p.Kind == "STRING") && p.Inner == "" &&
+			!nullable[f.Name+"."+p.Name]:
 			fmt.Fprintf(b, "\tif %s == nil {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(core.ErrArg, \"%s must not be NULL\")", p.Name)))
 		case p.levels() == 0 && p.Dir == "in" && nonNegative[p.Kind]:
 			fmt.Fprintf(b, "\tif %s < 0 {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(core.ErrCount, \"%s must not be negative (%%d)\", int64(%s))", p.Name, p.GoIdent())))

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
 )
@@ -62,7 +63,11 @@ func run(root, apis string, dump bool, sig string) error {
 	if err := writeIfChanged(filepath.Join(root, "capi", "zshim.c"), emitShim(procs)); err != nil {
 		return err
 	}
-	return writeIfChanged(filepath.Join(root, "capi", "zexports.go"), emitExports(procs, have))
+	src, err := format.Source(emitExports(procs, have))
+	if err != nil {
+		return fmt.Errorf("formatting zexports.go: %w", err)
+	}
+	return writeIfChanged(filepath.Join(root, "capi", "zexports.go"), src)
 }
 
 func writeIfChanged(path string, data []byte) error {

@@ -659,17 +659,14 @@ func TestServerPortHandshakeErrors(t *testing.T) {
 
 func TestServerClose(t *testing.T) {
 	srv := NewServer(2)
-	_, clients := func() (*Server, []*Client) {
-		se, ce := socketPair(t)
-		if err := srv.Serve(0, fileConn(t, se)); err != nil {
-			t.Fatal(err)
-		}
-		c, err := newClient(fileConn(t, ce), 0, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return srv, []*Client{c}
-	}()
+	se, ce := socketPair(t)
+	if err := srv.Serve(0, fileConn(t, se)); err != nil {
+		t.Fatal(err)
+	}
+	client, err := newClient(fileConn(t, ce), 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	addr, err := srv.ListenTCP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -681,7 +678,7 @@ func TestServerClose(t *testing.T) {
 	}
 	defer idle.Close()
 	fenceErr := make(chan error, 1)
-	go func() { fenceErr <- clients[0].Fence() }() // waits for rank 1 forever
+	go func() { fenceErr <- client.Fence() }() // waits for rank 1 forever
 	time.Sleep(50 * time.Millisecond)
 	done := make(chan struct{})
 	go func() { srv.Close(); close(done) }()
@@ -698,7 +695,7 @@ func TestServerClose(t *testing.T) {
 		for range srv.Events() {
 		}
 	}
-	se, _ := socketPair(t)
+	se, _ = socketPair(t)
 	if err := srv.Serve(1, fileConn(t, se)); err == nil {
 		t.Error("Serve after Close succeeded")
 	}

@@ -1,0 +1,71 @@
+# mpix build. `make` builds the library, headers, tools and pkg-config file under
+# build/ (a self-contained prefix); `make demo` and `make check` are the README's two
+# commands.
+GO      ?= go
+PREFIX  := $(CURDIR)/build
+LIB     := $(PREFIX)/lib
+NP      ?= 2
+GOSRC   := $(shell find capi core cmd -name '*.go' -not -name '*_test.go') $(wildcard capi/*.c capi/*.h) go.mod
+HEADERS := include/mpi.h include/mpix.h
+
+.PHONY: all deps generate lib tools headers pc demo check test gotest ctest clean bench
+
+all: lib headers tools pc
+
+deps:
+	@scripts/install-deps.sh
+
+# Regenerate the bindings from ../shared/mpi-standard/apis.json and include/mpix.h.
+generate:
+	cd capi && $(GO) generate
+
+lib: $(LIB)/libmpix.so
+
+$(LIB)/libmpix.so: $(GOSRC) $(HEADERS)
+	@mkdir -p $(LIB)
+	$(GO) build -buildmode=c-shared -trimpath \
+		-ldflags '-extldflags "-Wl,-soname,libmpix.so"' -o $@ ./capi
+	@rm -f $(LIB)/libmpix.h
+	@# Drop-in names: binaries linked against MPICH (libmpich.so.12 on Debian,
+	@# libmpi.so.12 elsewhere) find mpix when build/lib comes first on LD_LIBRARY_PATH.
+	ln -sf libmpix.so $(LIB)/libmpi.so.12
+	ln -sf libmpix.so $(LIB)/libmpich.so.12
+	ln -sf libmpix.so $(LIB)/libmpi.so
+
+headers: $(HEADERS)
+	@mkdir -p $(PREFIX)/include
+	cp $(HEADERS) $(PREFIX)/include/
+
+tools:
+	@mkdir -p $(PREFIX)/bin
+	$(GO) build -trimpath -o $(PREFIX)/bin/mpixexec ./cmd/mpixexec
+	$(GO) build -trimpath -o $(PREFIX)/bin/mpixcc ./cmd/mpixcc
+	ln -sf mpixcc $(PREFIX)/bin/mpixcxx
+
+pc:
+	@mkdir -p $(LIB)/pkgconfig
+	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix\nDescription: MPI library in Go with the MPICH ABI\nVersion: 0.1.0\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpix\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' > $(LIB)/pkgconfig/mpix.pc
+
+# The README's first command: install dependencies, build, run the papers' listings on
+# two local processes.
+demo: deps all
+	@scripts/demo.sh $(NP)
+
+# The README's second command (and CI's): install dependencies, build, run every test.
+check: deps all gotest ctest
+
+test: check
+
+gotest:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./core/... ./cmd/... ./capi/gen/...
+	$(GO) test -count=1 ./capi/...
+
+ctest: all
+	cmake -S . -B $(PREFIX)/ctests -DMPIX_PREFIX=$(PREFIX) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+	cmake --build $(PREFIX)/ctests -j 2 > /dev/null
+	cd $(PREFIX)/ctests && ctest --output-on-failure --timeout 120 -j 2
+
+clean:
+	rm -rf build
