@@ -12,7 +12,7 @@ import (
 )
 
 func impl_MPI_Comm_create_errhandler(ctx *C.mpix_ctx, fn unsafe.Pointer, errhandler *C.MPI_Errhandler) error {
-	e, err := core.NewErrhandler(core.OnComm, uintptr(fn))
+	e, err := core.NewErrhandler(core.OnComm, fn)
 	if err != nil {
 		return err
 	}

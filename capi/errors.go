@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unsafe"
 
 	"mpix/core"
 )
@@ -27,7 +26,11 @@ func raise(fn funcID, comm *core.Comm, err error) C.int {
 	e := core.AsError(err)
 	code := core.InstanceCode(e)
 	if strings.HasPrefix(funcNames[fn], "MPI_T_") {
-		return C.int(e.Class) // the tools interface returns codes, it never calls handlers
+		// The tools interface returns codes and never calls error handlers.
+		if e.Class == core.ErrUnsupportedOp {
+			return core.ErrTNotSupported
+		}
+		return C.int(e.Class)
 	}
 	switch {
 	case !core.Initialized() || core.Finalized():
@@ -45,7 +48,7 @@ func invokeHandler(fn funcID, comm *core.Comm, code int, msg string) int {
 	switch eh.Kind {
 	case core.ErrorsReturn:
 	case core.ErrorsUser:
-		C.mpix_call_comm_errhandler(unsafe.Pointer(eh.Fn), C.MPI_Comm(comm.Handle), C.int(code))
+		C.mpix_call_comm_errhandler(eh.Fn, C.MPI_Comm(comm.Handle), C.int(code))
 	default:
 		fatal(fn, code, msg)
 	}

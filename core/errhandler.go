@@ -1,6 +1,9 @@
 package core
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // ErrhandlerKind says what an error handler does.
 type ErrhandlerKind int
@@ -27,13 +30,13 @@ func (o ObjectType) String() string {
 	return [...]string{"any object", "communicators", "windows", "files", "sessions"}[o]
 }
 
-// Errhandler is an error handler object. User handlers keep the C function pointer as
-// an address; capi calls it.
+// Errhandler is an error handler object. User handlers keep the C function pointer
+// (C memory, opaque here); capi calls it.
 type Errhandler struct {
 	Handle int32
 	Kind   ErrhandlerKind
 	Object ObjectType
-	Fn     uintptr
+	Fn     unsafe.Pointer
 	// refs counts the user's handles (each MPI_*_get_errhandler hands out one) and the
 	// objects it is attached to; the handle dies when the count reaches zero.
 	refs atomic.Int32
@@ -68,8 +71,8 @@ func LookupErrhandler(h int32) (*Errhandler, error) {
 }
 
 // NewErrhandler makes a user error handler for one object type.
-func NewErrhandler(obj ObjectType, fn uintptr) (*Errhandler, error) {
-	if fn == 0 {
+func NewErrhandler(obj ObjectType, fn unsafe.Pointer) (*Errhandler, error) {
+	if fn == nil {
 		return nil, Errorf(ErrArg, "error handler function must not be NULL")
 	}
 	e := &Errhandler{Kind: ErrorsUser, Object: obj, Fn: fn}

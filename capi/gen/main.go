@@ -63,6 +63,13 @@ func run(root, apis string, dump bool, sig string) error {
 	if err := writeIfChanged(filepath.Join(root, "capi", "zshim.c"), emitShim(procs)); err != nil {
 		return err
 	}
+	testDir := filepath.Join(root, "ctests", "generated")
+	if err := os.MkdirAll(testDir, 0o755); err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(testDir, "unimplemented.c"), emitUnimplementedTest(procs, have)); err != nil {
+		return err
+	}
 	src, err := format.Source(emitExports(procs, have))
 	if err != nil {
 		return fmt.Errorf("formatting zexports.go: %w", err)
