@@ -100,3 +100,15 @@ func impl_MPI_Add_error_string(ctx *C.mpix_ctx, errorcode C.int, str *C.char) er
 	}
 	return core.AddErrorString(int(errorcode), s)
 }
+
+func impl_MPI_Remove_error_class(ctx *C.mpix_ctx, errorclass C.int) error {
+	return core.RemoveErrorCode(int(errorclass), true)
+}
+
+func impl_MPI_Remove_error_code(ctx *C.mpix_ctx, errorcode C.int) error {
+	return core.RemoveErrorCode(int(errorcode), false)
+}
+
+func impl_MPI_Remove_error_string(ctx *C.mpix_ctx, errorcode C.int) error {
+	return core.RemoveErrorString(int(errorcode))
+}

@@ -93,6 +93,8 @@ const (
 	fnMPI_Buffer_attach_c
 	fnMPI_Buffer_detach
 	fnMPI_Buffer_detach_c
+	fnMPI_Buffer_flush
+	fnMPI_Buffer_iflush
 	fnMPI_Cancel
 	fnMPI_Cart_coords
 	fnMPI_Cart_create
@@ -104,6 +106,8 @@ const (
 	fnMPI_Cartdim_get
 	fnMPI_Close_port
 	fnMPI_Comm_accept
+	fnMPI_Comm_attach_buffer
+	fnMPI_Comm_attach_buffer_c
 	fnMPI_Comm_c2f
 	fnMPI_Comm_call_errhandler
 	fnMPI_Comm_compare
@@ -115,10 +119,13 @@ const (
 	fnMPI_Comm_create_group
 	fnMPI_Comm_create_keyval
 	fnMPI_Comm_delete_attr
+	fnMPI_Comm_detach_buffer
+	fnMPI_Comm_detach_buffer_c
 	fnMPI_Comm_disconnect
 	fnMPI_Comm_dup
 	fnMPI_Comm_dup_with_info
 	fnMPI_Comm_f2c
+	fnMPI_Comm_flush_buffer
 	fnMPI_Comm_free
 	fnMPI_Comm_free_keyval
 	fnMPI_Comm_get_attr
@@ -129,6 +136,7 @@ const (
 	fnMPI_Comm_group
 	fnMPI_Comm_idup
 	fnMPI_Comm_idup_with_info
+	fnMPI_Comm_iflush_buffer
 	fnMPI_Comm_join
 	fnMPI_Comm_rank
 	fnMPI_Comm_remote_group
@@ -273,6 +281,7 @@ const (
 	fnMPI_Get_elements
 	fnMPI_Get_elements_c
 	fnMPI_Get_elements_x
+	fnMPI_Get_hw_resource_info
 	fnMPI_Get_library_version
 	fnMPI_Get_processor_name
 	fnMPI_Get_version
@@ -457,10 +466,16 @@ const (
 	fnMPI_Reduce_scatter_init_c
 	fnMPI_Register_datarep
 	fnMPI_Register_datarep_c
+	fnMPI_Remove_error_class
+	fnMPI_Remove_error_code
+	fnMPI_Remove_error_string
 	fnMPI_Request_c2f
 	fnMPI_Request_f2c
 	fnMPI_Request_free
 	fnMPI_Request_get_status
+	fnMPI_Request_get_status_all
+	fnMPI_Request_get_status_any
+	fnMPI_Request_get_status_some
 	fnMPI_Rget
 	fnMPI_Rget_accumulate
 	fnMPI_Rget_accumulate_c
@@ -494,16 +509,22 @@ const (
 	fnMPI_Sendrecv_c
 	fnMPI_Sendrecv_replace
 	fnMPI_Sendrecv_replace_c
+	fnMPI_Session_attach_buffer
+	fnMPI_Session_attach_buffer_c
 	fnMPI_Session_c2f
 	fnMPI_Session_call_errhandler
 	fnMPI_Session_create_errhandler
+	fnMPI_Session_detach_buffer
+	fnMPI_Session_detach_buffer_c
 	fnMPI_Session_f2c
 	fnMPI_Session_finalize
+	fnMPI_Session_flush_buffer
 	fnMPI_Session_get_errhandler
 	fnMPI_Session_get_info
 	fnMPI_Session_get_nth_pset
 	fnMPI_Session_get_num_psets
 	fnMPI_Session_get_pset_info
+	fnMPI_Session_iflush_buffer
 	fnMPI_Session_init
 	fnMPI_Session_set_errhandler
 	fnMPI_Ssend
@@ -518,9 +539,15 @@ const (
 	fnMPI_Status_f082f
 	fnMPI_Status_f2c
 	fnMPI_Status_f2f08
+	fnMPI_Status_get_error
+	fnMPI_Status_get_source
+	fnMPI_Status_get_tag
 	fnMPI_Status_set_cancelled
 	fnMPI_Status_set_elements
 	fnMPI_Status_set_elements_x
+	fnMPI_Status_set_error
+	fnMPI_Status_set_source
+	fnMPI_Status_set_tag
 	fnMPI_T_category_changed
 	fnMPI_T_category_get_categories
 	fnMPI_T_category_get_cvars
@@ -624,6 +651,7 @@ const (
 	fnMPI_Type_get_true_extent
 	fnMPI_Type_get_true_extent_c
 	fnMPI_Type_get_true_extent_x
+	fnMPI_Type_get_value_index
 	fnMPI_Type_hindexed
 	fnMPI_Type_hvector
 	fnMPI_Type_indexed
@@ -774,6 +802,8 @@ var funcNames = [numFuncs]string{
 	"MPI_Buffer_attach_c",
 	"MPI_Buffer_detach",
 	"MPI_Buffer_detach_c",
+	"MPI_Buffer_flush",
+	"MPI_Buffer_iflush",
 	"MPI_Cancel",
 	"MPI_Cart_coords",
 	"MPI_Cart_create",
@@ -785,6 +815,8 @@ var funcNames = [numFuncs]string{
 	"MPI_Cartdim_get",
 	"MPI_Close_port",
 	"MPI_Comm_accept",
+	"MPI_Comm_attach_buffer",
+	"MPI_Comm_attach_buffer_c",
 	"MPI_Comm_c2f",
 	"MPI_Comm_call_errhandler",
 	"MPI_Comm_compare",
@@ -796,10 +828,13 @@ var funcNames = [numFuncs]string{
 	"MPI_Comm_create_group",
 	"MPI_Comm_create_keyval",
 	"MPI_Comm_delete_attr",
+	"MPI_Comm_detach_buffer",
+	"MPI_Comm_detach_buffer_c",
 	"MPI_Comm_disconnect",
 	"MPI_Comm_dup",
 	"MPI_Comm_dup_with_info",
 	"MPI_Comm_f2c",
+	"MPI_Comm_flush_buffer",
 	"MPI_Comm_free",
 	"MPI_Comm_free_keyval",
 	"MPI_Comm_get_attr",
@@ -810,6 +845,7 @@ var funcNames = [numFuncs]string{
 	"MPI_Comm_group",
 	"MPI_Comm_idup",
 	"MPI_Comm_idup_with_info",
+	"MPI_Comm_iflush_buffer",
 	"MPI_Comm_join",
 	"MPI_Comm_rank",
 	"MPI_Comm_remote_group",
@@ -954,6 +990,7 @@ var funcNames = [numFuncs]string{
 	"MPI_Get_elements",
 	"MPI_Get_elements_c",
 	"MPI_Get_elements_x",
+	"MPI_Get_hw_resource_info",
 	"MPI_Get_library_version",
 	"MPI_Get_processor_name",
 	"MPI_Get_version",
@@ -1138,10 +1175,16 @@ var funcNames = [numFuncs]string{
 	"MPI_Reduce_scatter_init_c",
 	"MPI_Register_datarep",
 	"MPI_Register_datarep_c",
+	"MPI_Remove_error_class",
+	"MPI_Remove_error_code",
+	"MPI_Remove_error_string",
 	"MPI_Request_c2f",
 	"MPI_Request_f2c",
 	"MPI_Request_free",
 	"MPI_Request_get_status",
+	"MPI_Request_get_status_all",
+	"MPI_Request_get_status_any",
+	"MPI_Request_get_status_some",
 	"MPI_Rget",
 	"MPI_Rget_accumulate",
 	"MPI_Rget_accumulate_c",
@@ -1175,16 +1218,22 @@ var funcNames = [numFuncs]string{
 	"MPI_Sendrecv_c",
 	"MPI_Sendrecv_replace",
 	"MPI_Sendrecv_replace_c",
+	"MPI_Session_attach_buffer",
+	"MPI_Session_attach_buffer_c",
 	"MPI_Session_c2f",
 	"MPI_Session_call_errhandler",
 	"MPI_Session_create_errhandler",
+	"MPI_Session_detach_buffer",
+	"MPI_Session_detach_buffer_c",
 	"MPI_Session_f2c",
 	"MPI_Session_finalize",
+	"MPI_Session_flush_buffer",
 	"MPI_Session_get_errhandler",
 	"MPI_Session_get_info",
 	"MPI_Session_get_nth_pset",
 	"MPI_Session_get_num_psets",
 	"MPI_Session_get_pset_info",
+	"MPI_Session_iflush_buffer",
 	"MPI_Session_init",
 	"MPI_Session_set_errhandler",
 	"MPI_Ssend",
@@ -1199,9 +1248,15 @@ var funcNames = [numFuncs]string{
 	"MPI_Status_f082f",
 	"MPI_Status_f2c",
 	"MPI_Status_f2f08",
+	"MPI_Status_get_error",
+	"MPI_Status_get_source",
+	"MPI_Status_get_tag",
 	"MPI_Status_set_cancelled",
 	"MPI_Status_set_elements",
 	"MPI_Status_set_elements_x",
+	"MPI_Status_set_error",
+	"MPI_Status_set_source",
+	"MPI_Status_set_tag",
 	"MPI_T_category_changed",
 	"MPI_T_category_get_categories",
 	"MPI_T_category_get_cvars",
@@ -1305,6 +1360,7 @@ var funcNames = [numFuncs]string{
 	"MPI_Type_get_true_extent",
 	"MPI_Type_get_true_extent_c",
 	"MPI_Type_get_true_extent_x",
+	"MPI_Type_get_value_index",
 	"MPI_Type_hindexed",
 	"MPI_Type_hvector",
 	"MPI_Type_indexed",
@@ -1427,6 +1483,15 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Is_thread_main:         true,
 	fnMPI_Pcontrol:               true,
 	fnMPI_Query_thread:           true,
+	fnMPI_Remove_error_class:     true,
+	fnMPI_Remove_error_code:      true,
+	fnMPI_Remove_error_string:    true,
+	fnMPI_Status_get_error:       true,
+	fnMPI_Status_get_source:      true,
+	fnMPI_Status_get_tag:         true,
+	fnMPI_Status_set_error:       true,
+	fnMPI_Status_set_source:      true,
+	fnMPI_Status_set_tag:         true,
 	fnMPI_Wtick:                  true,
 	fnMPI_Wtime:                  true,
 }
@@ -1918,6 +1983,18 @@ func mpixgo_MPI_Buffer_detach_c(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, siz
 	return raise(fnMPI_Buffer_detach_c, nil, errNotImplemented(fnMPI_Buffer_detach_c))
 }
 
+//export mpixgo_MPI_Buffer_flush
+func mpixgo_MPI_Buffer_flush(ctx *C.mpix_ctx) (rc C.int) {
+	defer recoverCall(fnMPI_Buffer_flush, &rc)
+	return raise(fnMPI_Buffer_flush, nil, errNotImplemented(fnMPI_Buffer_flush))
+}
+
+//export mpixgo_MPI_Buffer_iflush
+func mpixgo_MPI_Buffer_iflush(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int) {
+	defer recoverCall(fnMPI_Buffer_iflush, &rc)
+	return raise(fnMPI_Buffer_iflush, nil, errNotImplemented(fnMPI_Buffer_iflush))
+}
+
 //export mpixgo_MPI_Cancel
 func mpixgo_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Cancel, &rc)
@@ -1982,6 +2059,18 @@ func mpixgo_MPI_Close_port(ctx *C.mpix_ctx, port_name *C.char) (rc C.int) {
 func mpixgo_MPI_Comm_accept(ctx *C.mpix_ctx, port_name *C.char, info C.MPI_Info, root C.int, comm C.MPI_Comm, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_accept, &rc)
 	return raise(fnMPI_Comm_accept, nil, errNotImplemented(fnMPI_Comm_accept))
+}
+
+//export mpixgo_MPI_Comm_attach_buffer
+func mpixgo_MPI_Comm_attach_buffer(ctx *C.mpix_ctx, comm C.MPI_Comm, buffer unsafe.Pointer, size C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Comm_attach_buffer, &rc)
+	return raise(fnMPI_Comm_attach_buffer, nil, errNotImplemented(fnMPI_Comm_attach_buffer))
+}
+
+//export mpixgo_MPI_Comm_attach_buffer_c
+func mpixgo_MPI_Comm_attach_buffer_c(ctx *C.mpix_ctx, comm C.MPI_Comm, buffer unsafe.Pointer, size C.MPI_Count) (rc C.int) {
+	defer recoverCall(fnMPI_Comm_attach_buffer_c, &rc)
+	return raise(fnMPI_Comm_attach_buffer_c, nil, errNotImplemented(fnMPI_Comm_attach_buffer_c))
 }
 
 //export mpixgo_MPI_Comm_c2f
@@ -2073,6 +2162,18 @@ func mpixgo_MPI_Comm_delete_attr(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_keyval C
 	return raise(fnMPI_Comm_delete_attr, nil, errNotImplemented(fnMPI_Comm_delete_attr))
 }
 
+//export mpixgo_MPI_Comm_detach_buffer
+func mpixgo_MPI_Comm_detach_buffer(ctx *C.mpix_ctx, comm C.MPI_Comm, buffer_addr unsafe.Pointer, size *C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Comm_detach_buffer, &rc)
+	return raise(fnMPI_Comm_detach_buffer, nil, errNotImplemented(fnMPI_Comm_detach_buffer))
+}
+
+//export mpixgo_MPI_Comm_detach_buffer_c
+func mpixgo_MPI_Comm_detach_buffer_c(ctx *C.mpix_ctx, comm C.MPI_Comm, buffer_addr unsafe.Pointer, size *C.MPI_Count) (rc C.int) {
+	defer recoverCall(fnMPI_Comm_detach_buffer_c, &rc)
+	return raise(fnMPI_Comm_detach_buffer_c, nil, errNotImplemented(fnMPI_Comm_detach_buffer_c))
+}
+
 //export mpixgo_MPI_Comm_disconnect
 func mpixgo_MPI_Comm_disconnect(ctx *C.mpix_ctx, comm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_disconnect, &rc)
@@ -2099,6 +2200,12 @@ func mpixgo_MPI_Comm_f2c(ctx *C.mpix_ctx, comm C.MPI_Fint) (rc C.MPI_Comm) {
 		return
 	}
 	return impl_MPI_Comm_f2c(ctx, comm)
+}
+
+//export mpixgo_MPI_Comm_flush_buffer
+func mpixgo_MPI_Comm_flush_buffer(ctx *C.mpix_ctx, comm C.MPI_Comm) (rc C.int) {
+	defer recoverCall(fnMPI_Comm_flush_buffer, &rc)
+	return raise(fnMPI_Comm_flush_buffer, nil, errNotImplemented(fnMPI_Comm_flush_buffer))
 }
 
 //export mpixgo_MPI_Comm_free
@@ -2185,6 +2292,12 @@ func mpixgo_MPI_Comm_idup(ctx *C.mpix_ctx, comm C.MPI_Comm, newcomm *C.MPI_Comm,
 func mpixgo_MPI_Comm_idup_with_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, newcomm *C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_idup_with_info, &rc)
 	return raise(fnMPI_Comm_idup_with_info, nil, errNotImplemented(fnMPI_Comm_idup_with_info))
+}
+
+//export mpixgo_MPI_Comm_iflush_buffer
+func mpixgo_MPI_Comm_iflush_buffer(ctx *C.mpix_ctx, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+	defer recoverCall(fnMPI_Comm_iflush_buffer, &rc)
+	return raise(fnMPI_Comm_iflush_buffer, nil, errNotImplemented(fnMPI_Comm_iflush_buffer))
 }
 
 //export mpixgo_MPI_Comm_join
@@ -2375,6 +2488,9 @@ func mpixgo_MPI_Errhandler_create(ctx *C.mpix_ctx, comm_errhandler_fn unsafe.Poi
 	defer recoverCall(fnMPI_Errhandler_create, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Errhandler_create, nil, err)
+	}
+	if comm_errhandler_fn == nil {
+		return raise(fnMPI_Errhandler_create, nil, core.Errorf(core.ErrArg, "comm_errhandler_fn must not be NULL"))
 	}
 	if errhandler == nil {
 		return raise(fnMPI_Errhandler_create, nil, core.Errorf(core.ErrArg, "errhandler must not be NULL"))
@@ -3184,6 +3300,12 @@ func mpixgo_MPI_Get_elements_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C
 func mpixgo_MPI_Get_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Get_elements_x, &rc)
 	return raise(fnMPI_Get_elements_x, nil, errNotImplemented(fnMPI_Get_elements_x))
+}
+
+//export mpixgo_MPI_Get_hw_resource_info
+func mpixgo_MPI_Get_hw_resource_info(ctx *C.mpix_ctx, hw_info *C.MPI_Info) (rc C.int) {
+	defer recoverCall(fnMPI_Get_hw_resource_info, &rc)
+	return raise(fnMPI_Get_hw_resource_info, nil, errNotImplemented(fnMPI_Get_hw_resource_info))
 }
 
 //export mpixgo_MPI_Get_library_version
@@ -4483,6 +4605,33 @@ func mpixgo_MPI_Register_datarep_c(ctx *C.mpix_ctx, datarep *C.char, read_conver
 	return raise(fnMPI_Register_datarep_c, nil, errNotImplemented(fnMPI_Register_datarep_c))
 }
 
+//export mpixgo_MPI_Remove_error_class
+func mpixgo_MPI_Remove_error_class(ctx *C.mpix_ctx, errorclass C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Remove_error_class, &rc)
+	if err := impl_MPI_Remove_error_class(ctx, errorclass); err != nil {
+		return raise(fnMPI_Remove_error_class, nil, err)
+	}
+	return 0
+}
+
+//export mpixgo_MPI_Remove_error_code
+func mpixgo_MPI_Remove_error_code(ctx *C.mpix_ctx, errorcode C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Remove_error_code, &rc)
+	if err := impl_MPI_Remove_error_code(ctx, errorcode); err != nil {
+		return raise(fnMPI_Remove_error_code, nil, err)
+	}
+	return 0
+}
+
+//export mpixgo_MPI_Remove_error_string
+func mpixgo_MPI_Remove_error_string(ctx *C.mpix_ctx, errorcode C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Remove_error_string, &rc)
+	if err := impl_MPI_Remove_error_string(ctx, errorcode); err != nil {
+		return raise(fnMPI_Remove_error_string, nil, err)
+	}
+	return 0
+}
+
 //export mpixgo_MPI_Request_c2f
 func mpixgo_MPI_Request_c2f(ctx *C.mpix_ctx, request C.MPI_Request) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Request_c2f)
@@ -4507,6 +4656,24 @@ func mpixgo_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int)
 func mpixgo_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C.int, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Request_get_status, &rc)
 	return raise(fnMPI_Request_get_status, nil, errNotImplemented(fnMPI_Request_get_status))
+}
+
+//export mpixgo_MPI_Request_get_status_all
+func mpixgo_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, flag *C.int, array_of_statuses *C.MPI_Status) (rc C.int) {
+	defer recoverCall(fnMPI_Request_get_status_all, &rc)
+	return raise(fnMPI_Request_get_status_all, nil, errNotImplemented(fnMPI_Request_get_status_all))
+}
+
+//export mpixgo_MPI_Request_get_status_any
+func mpixgo_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) (rc C.int) {
+	defer recoverCall(fnMPI_Request_get_status_any, &rc)
+	return raise(fnMPI_Request_get_status_any, nil, errNotImplemented(fnMPI_Request_get_status_any))
+}
+
+//export mpixgo_MPI_Request_get_status_some
+func mpixgo_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MPI_Request, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) (rc C.int) {
+	defer recoverCall(fnMPI_Request_get_status_some, &rc)
+	return raise(fnMPI_Request_get_status_some, nil, errNotImplemented(fnMPI_Request_get_status_some))
 }
 
 //export mpixgo_MPI_Rget
@@ -4707,6 +4874,18 @@ func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.
 	return raise(fnMPI_Sendrecv_replace_c, nil, errNotImplemented(fnMPI_Sendrecv_replace_c))
 }
 
+//export mpixgo_MPI_Session_attach_buffer
+func mpixgo_MPI_Session_attach_buffer(ctx *C.mpix_ctx, session C.MPI_Session, buffer unsafe.Pointer, size C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Session_attach_buffer, &rc)
+	return raise(fnMPI_Session_attach_buffer, nil, errNotImplemented(fnMPI_Session_attach_buffer))
+}
+
+//export mpixgo_MPI_Session_attach_buffer_c
+func mpixgo_MPI_Session_attach_buffer_c(ctx *C.mpix_ctx, session C.MPI_Session, buffer unsafe.Pointer, size C.MPI_Count) (rc C.int) {
+	defer recoverCall(fnMPI_Session_attach_buffer_c, &rc)
+	return raise(fnMPI_Session_attach_buffer_c, nil, errNotImplemented(fnMPI_Session_attach_buffer_c))
+}
+
 //export mpixgo_MPI_Session_c2f
 func mpixgo_MPI_Session_c2f(ctx *C.mpix_ctx, session C.MPI_Session) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Session_c2f)
@@ -4726,6 +4905,18 @@ func mpixgo_MPI_Session_create_errhandler(ctx *C.mpix_ctx, session_errhandler_fn
 	return raise(fnMPI_Session_create_errhandler, nil, errNotImplemented(fnMPI_Session_create_errhandler))
 }
 
+//export mpixgo_MPI_Session_detach_buffer
+func mpixgo_MPI_Session_detach_buffer(ctx *C.mpix_ctx, session C.MPI_Session, buffer_addr unsafe.Pointer, size *C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Session_detach_buffer, &rc)
+	return raise(fnMPI_Session_detach_buffer, nil, errNotImplemented(fnMPI_Session_detach_buffer))
+}
+
+//export mpixgo_MPI_Session_detach_buffer_c
+func mpixgo_MPI_Session_detach_buffer_c(ctx *C.mpix_ctx, session C.MPI_Session, buffer_addr unsafe.Pointer, size *C.MPI_Count) (rc C.int) {
+	defer recoverCall(fnMPI_Session_detach_buffer_c, &rc)
+	return raise(fnMPI_Session_detach_buffer_c, nil, errNotImplemented(fnMPI_Session_detach_buffer_c))
+}
+
 //export mpixgo_MPI_Session_f2c
 func mpixgo_MPI_Session_f2c(ctx *C.mpix_ctx, session C.MPI_Fint) (rc C.MPI_Session) {
 	defer recoverValue(fnMPI_Session_f2c)
@@ -4737,6 +4928,12 @@ func mpixgo_MPI_Session_f2c(ctx *C.mpix_ctx, session C.MPI_Fint) (rc C.MPI_Sessi
 func mpixgo_MPI_Session_finalize(ctx *C.mpix_ctx, session *C.MPI_Session) (rc C.int) {
 	defer recoverCall(fnMPI_Session_finalize, &rc)
 	return raise(fnMPI_Session_finalize, nil, errNotImplemented(fnMPI_Session_finalize))
+}
+
+//export mpixgo_MPI_Session_flush_buffer
+func mpixgo_MPI_Session_flush_buffer(ctx *C.mpix_ctx, session C.MPI_Session) (rc C.int) {
+	defer recoverCall(fnMPI_Session_flush_buffer, &rc)
+	return raise(fnMPI_Session_flush_buffer, nil, errNotImplemented(fnMPI_Session_flush_buffer))
 }
 
 //export mpixgo_MPI_Session_get_errhandler
@@ -4767,6 +4964,12 @@ func mpixgo_MPI_Session_get_num_psets(ctx *C.mpix_ctx, session C.MPI_Session, in
 func mpixgo_MPI_Session_get_pset_info(ctx *C.mpix_ctx, session C.MPI_Session, pset_name *C.char, info *C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_Session_get_pset_info, &rc)
 	return raise(fnMPI_Session_get_pset_info, nil, errNotImplemented(fnMPI_Session_get_pset_info))
+}
+
+//export mpixgo_MPI_Session_iflush_buffer
+func mpixgo_MPI_Session_iflush_buffer(ctx *C.mpix_ctx, session C.MPI_Session, request *C.MPI_Request) (rc C.int) {
+	defer recoverCall(fnMPI_Session_iflush_buffer, &rc)
+	return raise(fnMPI_Session_iflush_buffer, nil, errNotImplemented(fnMPI_Session_iflush_buffer))
 }
 
 //export mpixgo_MPI_Session_init
@@ -4853,6 +5056,51 @@ func mpixgo_MPI_Status_f2f08(ctx *C.mpix_ctx, f_status *C.MPI_Fint, f08_status *
 	return raise(fnMPI_Status_f2f08, nil, errNotImplemented(fnMPI_Status_f2f08))
 }
 
+//export mpixgo_MPI_Status_get_error
+func mpixgo_MPI_Status_get_error(ctx *C.mpix_ctx, status *C.MPI_Status, error_ *C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Status_get_error, &rc)
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_get_error, nil, err)
+	}
+	if error_ == nil {
+		return raise(fnMPI_Status_get_error, nil, core.Errorf(core.ErrArg, "error must not be NULL"))
+	}
+	if err := impl_MPI_Status_get_error(ctx, status, error_); err != nil {
+		return raise(fnMPI_Status_get_error, nil, err)
+	}
+	return 0
+}
+
+//export mpixgo_MPI_Status_get_source
+func mpixgo_MPI_Status_get_source(ctx *C.mpix_ctx, status *C.MPI_Status, source *C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Status_get_source, &rc)
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_get_source, nil, err)
+	}
+	if source == nil {
+		return raise(fnMPI_Status_get_source, nil, core.Errorf(core.ErrArg, "source must not be NULL"))
+	}
+	if err := impl_MPI_Status_get_source(ctx, status, source); err != nil {
+		return raise(fnMPI_Status_get_source, nil, err)
+	}
+	return 0
+}
+
+//export mpixgo_MPI_Status_get_tag
+func mpixgo_MPI_Status_get_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag *C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Status_get_tag, &rc)
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_get_tag, nil, err)
+	}
+	if tag == nil {
+		return raise(fnMPI_Status_get_tag, nil, core.Errorf(core.ErrArg, "tag must not be NULL"))
+	}
+	if err := impl_MPI_Status_get_tag(ctx, status, tag); err != nil {
+		return raise(fnMPI_Status_get_tag, nil, err)
+	}
+	return 0
+}
+
 //export mpixgo_MPI_Status_set_cancelled
 func mpixgo_MPI_Status_set_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Status_set_cancelled, &rc)
@@ -4869,6 +5117,42 @@ func mpixgo_MPI_Status_set_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datat
 func mpixgo_MPI_Status_set_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Status_set_elements_x, &rc)
 	return raise(fnMPI_Status_set_elements_x, nil, errNotImplemented(fnMPI_Status_set_elements_x))
+}
+
+//export mpixgo_MPI_Status_set_error
+func mpixgo_MPI_Status_set_error(ctx *C.mpix_ctx, status *C.MPI_Status, error_ C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Status_set_error, &rc)
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_set_error, nil, err)
+	}
+	if err := impl_MPI_Status_set_error(ctx, status, error_); err != nil {
+		return raise(fnMPI_Status_set_error, nil, err)
+	}
+	return 0
+}
+
+//export mpixgo_MPI_Status_set_source
+func mpixgo_MPI_Status_set_source(ctx *C.mpix_ctx, status *C.MPI_Status, source C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Status_set_source, &rc)
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_set_source, nil, err)
+	}
+	if err := impl_MPI_Status_set_source(ctx, status, source); err != nil {
+		return raise(fnMPI_Status_set_source, nil, err)
+	}
+	return 0
+}
+
+//export mpixgo_MPI_Status_set_tag
+func mpixgo_MPI_Status_set_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag C.int) (rc C.int) {
+	defer recoverCall(fnMPI_Status_set_tag, &rc)
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_set_tag, nil, err)
+	}
+	if err := impl_MPI_Status_set_tag(ctx, status, tag); err != nil {
+		return raise(fnMPI_Status_set_tag, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_changed
@@ -5489,6 +5773,12 @@ func mpixgo_MPI_Type_get_true_extent_c(ctx *C.mpix_ctx, datatype C.MPI_Datatype,
 func mpixgo_MPI_Type_get_true_extent_x(ctx *C.mpix_ctx, datatype C.MPI_Datatype, true_lb *C.MPI_Count, true_extent *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_true_extent_x, &rc)
 	return raise(fnMPI_Type_get_true_extent_x, nil, errNotImplemented(fnMPI_Type_get_true_extent_x))
+}
+
+//export mpixgo_MPI_Type_get_value_index
+func mpixgo_MPI_Type_get_value_index(ctx *C.mpix_ctx, value_type C.MPI_Datatype, index_type C.MPI_Datatype, pair_type *C.MPI_Datatype) (rc C.int) {
+	defer recoverCall(fnMPI_Type_get_value_index, &rc)
+	return raise(fnMPI_Type_get_value_index, nil, errNotImplemented(fnMPI_Type_get_value_index))
 }
 
 //export mpixgo_MPI_Type_hindexed

@@ -453,6 +453,18 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 }
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 
+int PMPI_Buffer_flush(void)
+{
+    return mpixgo_MPI_Buffer_flush(mpix_ctx_get());
+}
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    return mpixgo_MPI_Buffer_iflush(mpix_ctx_get(), (MPI_Request *)request);
+}
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+
 int PMPI_Cancel(MPI_Request *request)
 {
     return mpixgo_MPI_Cancel(mpix_ctx_get(), (MPI_Request *)request);
@@ -518,6 +530,18 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
     return mpixgo_MPI_Comm_accept(mpix_ctx_get(), (char *)port_name, info, root, comm, (MPI_Comm *)newcomm);
 }
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    return mpixgo_MPI_Comm_attach_buffer(mpix_ctx_get(), comm, (void *)buffer, size);
+}
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    return mpixgo_MPI_Comm_attach_buffer_c(mpix_ctx_get(), comm, (void *)buffer, size);
+}
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
 
 MPI_Fint PMPI_Comm_c2f(MPI_Comm comm)
 {
@@ -585,6 +609,18 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 }
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    return mpixgo_MPI_Comm_detach_buffer(mpix_ctx_get(), comm, (void *)buffer_addr, (int *)size);
+}
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    return mpixgo_MPI_Comm_detach_buffer_c(mpix_ctx_get(), comm, (void *)buffer_addr, (MPI_Count *)size);
+}
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     return mpixgo_MPI_Comm_disconnect(mpix_ctx_get(), (MPI_Comm *)comm);
@@ -608,6 +644,12 @@ MPI_Comm PMPI_Comm_f2c(MPI_Fint comm)
     return mpixgo_MPI_Comm_f2c(mpix_ctx_get(), comm);
 }
 #pragma weak MPI_Comm_f2c = PMPI_Comm_f2c
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    return mpixgo_MPI_Comm_flush_buffer(mpix_ctx_get(), comm);
+}
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
@@ -668,6 +710,12 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
     return mpixgo_MPI_Comm_idup_with_info(mpix_ctx_get(), comm, info, (MPI_Comm *)newcomm, (MPI_Request *)request);
 }
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    return mpixgo_MPI_Comm_iflush_buffer(mpix_ctx_get(), comm, (MPI_Request *)request);
+}
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
@@ -1532,6 +1580,12 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     return mpixgo_MPI_Get_elements_x(mpix_ctx_get(), (MPI_Status *)status, datatype, (MPI_Count *)count);
 }
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+{
+    return mpixgo_MPI_Get_hw_resource_info(mpix_ctx_get(), (MPI_Info *)hw_info);
+}
+#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
 
 int PMPI_Get_library_version(char version[], int *resultlen)
 {
@@ -2637,6 +2691,24 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
 }
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
 
+int PMPI_Remove_error_class(int errorclass)
+{
+    return mpixgo_MPI_Remove_error_class(mpix_ctx_get(), errorclass);
+}
+#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
+
+int PMPI_Remove_error_code(int errorcode)
+{
+    return mpixgo_MPI_Remove_error_code(mpix_ctx_get(), errorcode);
+}
+#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
+
+int PMPI_Remove_error_string(int errorcode)
+{
+    return mpixgo_MPI_Remove_error_string(mpix_ctx_get(), errorcode);
+}
+#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
+
 MPI_Fint PMPI_Request_c2f(MPI_Request request)
 {
     return mpixgo_MPI_Request_c2f(mpix_ctx_get(), request);
@@ -2660,6 +2732,24 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return mpixgo_MPI_Request_get_status(mpix_ctx_get(), request, (int *)flag, (MPI_Status *)status);
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
+
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    return mpixgo_MPI_Request_get_status_all(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)flag, (MPI_Status *)array_of_statuses);
+}
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    return mpixgo_MPI_Request_get_status_any(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)index, (int *)flag, (MPI_Status *)status);
+}
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return mpixgo_MPI_Request_get_status_some(mpix_ctx_get(), incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, (MPI_Status *)array_of_statuses);
+}
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
 
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -2859,6 +2949,18 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 }
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return mpixgo_MPI_Session_attach_buffer(mpix_ctx_get(), session, (void *)buffer, size);
+}
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return mpixgo_MPI_Session_attach_buffer_c(mpix_ctx_get(), session, (void *)buffer, size);
+}
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+
 MPI_Fint PMPI_Session_c2f(MPI_Session session)
 {
     return mpixgo_MPI_Session_c2f(mpix_ctx_get(), session);
@@ -2877,6 +2979,18 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errh
 }
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    return mpixgo_MPI_Session_detach_buffer(mpix_ctx_get(), session, (void *)buffer_addr, (int *)size);
+}
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    return mpixgo_MPI_Session_detach_buffer_c(mpix_ctx_get(), session, (void *)buffer_addr, (MPI_Count *)size);
+}
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+
 MPI_Session PMPI_Session_f2c(MPI_Fint session)
 {
     return mpixgo_MPI_Session_f2c(mpix_ctx_get(), session);
@@ -2888,6 +3002,12 @@ int PMPI_Session_finalize(MPI_Session *session)
     return mpixgo_MPI_Session_finalize(mpix_ctx_get(), (MPI_Session *)session);
 }
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    return mpixgo_MPI_Session_flush_buffer(mpix_ctx_get(), session);
+}
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
 
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
@@ -2918,6 +3038,12 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
     return mpixgo_MPI_Session_get_pset_info(mpix_ctx_get(), session, (char *)pset_name, (MPI_Info *)info);
 }
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    return mpixgo_MPI_Session_iflush_buffer(mpix_ctx_get(), session, (MPI_Request *)request);
+}
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
 
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
@@ -3003,6 +3129,24 @@ int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 }
 #pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
 
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+    return mpixgo_MPI_Status_get_error(mpix_ctx_get(), (MPI_Status *)status, (int *)error);
+}
+#pragma weak MPI_Status_get_error = PMPI_Status_get_error
+
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    return mpixgo_MPI_Status_get_source(mpix_ctx_get(), (MPI_Status *)status, (int *)source);
+}
+#pragma weak MPI_Status_get_source = PMPI_Status_get_source
+
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    return mpixgo_MPI_Status_get_tag(mpix_ctx_get(), (MPI_Status *)status, (int *)tag);
+}
+#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
+
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     return mpixgo_MPI_Status_set_cancelled(mpix_ctx_get(), (MPI_Status *)status, flag);
@@ -3020,6 +3164,24 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
     return mpixgo_MPI_Status_set_elements_x(mpix_ctx_get(), (MPI_Status *)status, datatype, count);
 }
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+    return mpixgo_MPI_Status_set_error(mpix_ctx_get(), (MPI_Status *)status, error);
+}
+#pragma weak MPI_Status_set_error = PMPI_Status_set_error
+
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    return mpixgo_MPI_Status_set_source(mpix_ctx_get(), (MPI_Status *)status, source);
+}
+#pragma weak MPI_Status_set_source = PMPI_Status_set_source
+
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    return mpixgo_MPI_Status_set_tag(mpix_ctx_get(), (MPI_Status *)status, tag);
+}
+#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
 
 int PMPI_T_category_changed(int *update_number)
 {
@@ -3638,6 +3800,12 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     return mpixgo_MPI_Type_get_true_extent_x(mpix_ctx_get(), datatype, (MPI_Count *)true_lb, (MPI_Count *)true_extent);
 }
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
+{
+    return mpixgo_MPI_Type_get_value_index(mpix_ctx_get(), value_type, index_type, (MPI_Datatype *)pair_type);
+}
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
 
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {

@@ -226,6 +226,42 @@ func AddErrorString(code int, s string) error {
 	return nil
 }
 
+// RemoveErrorCode removes a user code (wantClass false) or a user class with no codes
+// left (wantClass true), for MPI_Remove_error_code/class (MPI-4.1).
+func RemoveErrorCode(code int, wantClass bool) error {
+	userCodes.mu.Lock()
+	defer userCodes.mu.Unlock()
+	class, ok := userCodes.classOf[code]
+	if !ok || (class == code) != wantClass {
+		kind := "code"
+		if wantClass {
+			kind = "class"
+		}
+		return Errorf(ErrArg, "%d is not a user-defined error %s", code, kind)
+	}
+	if wantClass {
+		for c, cl := range userCodes.classOf {
+			if cl == code && c != code {
+				return Errorf(ErrArg, "error class %d still has error code %d", code, c)
+			}
+		}
+	}
+	delete(userCodes.classOf, code)
+	delete(userCodes.strings, code)
+	return nil
+}
+
+// RemoveErrorString removes the string of a user code or class.
+func RemoveErrorString(code int) error {
+	userCodes.mu.Lock()
+	defer userCodes.mu.Unlock()
+	if _, ok := userCodes.strings[code]; !ok {
+		return Errorf(ErrArg, "error code %d has no user-defined string", code)
+	}
+	delete(userCodes.strings, code)
+	return nil
+}
+
 func validClass(c int) bool {
 	if c >= 0 && c <= lastClass && (c == Success || classNames[c] != "") {
 		return true

@@ -81,6 +81,9 @@ func parseParam(s string) (Param, error) {
 	}
 	p.Base = typ
 	p.Kind = typeKind[typ]
+	if p.Kind == "" && typ != "void" && typ != "char" {
+		p.Kind = "SCALAR" // int, MPI_Aint...: an output of this type must not be NULL
+	}
 	p.Dir = "in"
 	if (p.Ptr > 0 || p.Array) && !p.Const && p.Base != "void" && p.Base != "char" {
 		p.Dir = "out"

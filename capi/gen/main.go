@@ -32,11 +32,15 @@ func run(root, apis string, dump bool, sig string) error {
 	if err != nil {
 		return err
 	}
+	mpi41, err := loadProtoFile(filepath.Join(root, "capi", "gen", "mpi41.h"), false)
+	if err != nil {
+		return err
+	}
 	ext, err := loadProtoFile(filepath.Join(root, "include", "mpix.h"), true)
 	if err != nil {
 		return err
 	}
-	procs = append(append(procs, legacy...), ext...)
+	procs = append(append(append(procs, legacy...), mpi41...), ext...)
 	sortProcs(procs)
 	switch {
 	case dump:

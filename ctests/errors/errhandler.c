@@ -103,6 +103,20 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Add_error_string(MPI_ERR_TAG, "no"), MPI_ERR_ARG);
     (void)lastused; (void)flag; (void)attr; /* MPI_LASTUSEDCODE arrives with attributes */
 
+    /* MPI-4.1 removal: a class goes only after its codes; predefined ones never. */
+    int tmpclass, tmpcode;
+    CHECK_OK(MPI_Add_error_class(&tmpclass));
+    CHECK_OK(MPI_Add_error_code(tmpclass, &tmpcode));
+    CHECK_OK(MPI_Add_error_string(tmpcode, "temporary"));
+    CHECK_CLASS(MPI_Remove_error_class(tmpclass), MPI_ERR_ARG); /* still has a code */
+    CHECK_OK(MPI_Remove_error_string(tmpcode));
+    CHECK_CLASS(MPI_Remove_error_string(tmpcode), MPI_ERR_ARG);
+    CHECK_OK(MPI_Remove_error_code(tmpcode));
+    CHECK_CLASS(MPI_Error_class(tmpcode, &cls), MPI_ERR_ARG);
+    CHECK_OK(MPI_Remove_error_class(tmpclass));
+    CHECK_CLASS(MPI_Remove_error_class(MPI_ERR_TAG), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Remove_error_code(mycode2 + 1000), MPI_ERR_ARG);
+
     /* A user code delivered through call_errhandler keeps its value. */
     CHECK_OK(MPI_Comm_create_errhandler(my_handler, &eh));
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const root = "../.."
+
+func apisPath(t *testing.T) string {
+	p := filepath.Join(root, "..", "shared", "mpi-standard", "apis.json")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("apis.json not available at %s: %v", p, err)
+	}
+	return p
+}
+
+func loadAll(t *testing.T) map[string]*Proc {
+	procs, err := loadAPIs(apisPath(t))
+	require.NoError(t, err)
+	legacy, err := loadProtoFile(filepath.Join(root, "capi", "gen", "legacy.h"), false)
+	require.NoError(t, err)
+	mpi41, err := loadProtoFile(filepath.Join(root, "capi", "gen", "mpi41.h"), false)
+	require.NoError(t, err)
+	ext, err := loadProtoFile(filepath.Join(root, "include", "mpix.h"), true)
+	require.NoError(t, err)
+	m := map[string]*Proc{}
+	for _, f := range append(append(append(procs, legacy...), mpi41...), ext...) {
+		m[f.Name] = f
+	}
+	return m
+}
+
+// The C bindings the standard prints, for procedures that exercise every rule of the
+// kind mapping (arrays, out pointers, const, large counts, callbacks, varargs, 2-D
+// arrays, argv forms).
+func TestPrototypes(t *testing.T) {
+	all := loadAll(t)
+	tests := []struct{ name, want string }{
+		{"MPI_Send", "int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)"},
+		{"MPI_Send_c", "int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)"},
+		{"MPI_Recv", "int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)"},
+		{"MPI_Waitall", "int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])"},
+		{"MPI_Init", "int MPI_Init(int *argc, char ***argv)"},
+		{"MPI_Info_create_env", "int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info)"},
+		{"MPI_Group_range_incl", "int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)"},
+		{"MPI_Op_create_c", "int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)"},
+		{"MPI_Allgatherv_c", "int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)"},
+		{"MPI_Pcontrol", "int MPI_Pcontrol(const int level, ...)"},
+		{"MPI_Wtime", "double MPI_Wtime(void)"},
+		{"MPI_Comm_c2f", "MPI_Fint MPI_Comm_c2f(MPI_Comm comm)"},
+		{"MPI_Error_string", "int MPI_Error_string(int errorcode, char string[], int *resultlen)"},
+		{"MPI_Type_create_f90_real", "int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)"},
+		{"MPI_Type_get_contents_c", "int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])"},
+		{"MPI_Type_struct", "int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)"},
+		{"MPIX_Threadcomm_init", "int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, ok := all[tc.name]
+			require.True(t, ok, "procedure %s not found", tc.name)
+			require.Equal(t, tc.want, f.Prototype(f.Name))
+		})
+	}
+}
+
+func TestParseParam(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Param
+	}{
+		{"int *flag", Param{Name: "flag", Base: "int", Ptr: 1, Dir: "out", Kind: "SCALAR"}},
+		{"MPI_Comm comm", Param{Name: "comm", Base: "MPI_Comm", Kind: "COMMUNICATOR", Dir: "in"}},
+		{"const void *buf", Param{Name: "buf", Base: "void", Ptr: 1, Const: true, Dir: "in"}},
+		{"MPI_Comm out_comm_handles[]", Param{Name: "out_comm_handles", Base: "MPI_Comm", Array: true, Kind: "COMMUNICATOR", Dir: "out"}},
+		{"const char *ops", Param{Name: "ops", Base: "char", Ptr: 1, Const: true, Dir: "in"}},
+		{"...", Param{Varargs: true}},
+	}
+	for _, tc := range tests {
+		got, err := parseParam(tc.in)
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+	_, err := parseParam("int")
+	require.Error(t, err)
+}
+
+// Every generated prototype must be compatible with MPICH's own declaration of the same
+// procedure: the C compiler rejects conflicting redeclarations.
+func TestPrototypesMatchMPICH(t *testing.T) {
+	const mpich = "/usr/include/x86_64-linux-gnu/mpich"
+	if _, err := os.Stat(filepath.Join(mpich, "mpi.h")); err != nil {
+		t.Skip("MPICH's header is not installed (libmpich-dev)")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not found")
+	}
+	all := loadAll(t)
+	var b strings.Builder
+	b.WriteString("#include <mpi.h>\n")
+	skipped := map[string]bool{
+		"MPI_Pready_list": true, // MPICH 4.0.2 lacks the standard's const
+	}
+	mpi41, err := loadProtoFile(filepath.Join(root, "capi", "gen", "mpi41.h"), false)
+	require.NoError(t, err)
+	for _, f := range mpi41 {
+		skipped[f.Name] = true // MPICH 4.0.2 predates MPI-4.1
+	}
+	for name, f := range all {
+		// MPICH defines the handle conversions as macros; extensions are ours alone.
+		if f.Ext || strings.HasSuffix(name, "_c2f") || strings.HasSuffix(name, "_f2c") || skipped[name] {
+			continue
+		}
+		b.WriteString(f.Prototype(f.Name) + ";\n")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "protos.c")
+	require.NoError(t, os.WriteFile(src, []byte(b.String()), 0o644))
+	out, err := exec.Command("gcc", "-fsyntax-only", "-I", mpich, src).CombinedOutput()
+	require.NoError(t, err, "generated prototypes conflict with MPICH's:\n%s", out)
+}
+
+// The committed generated files must be what the generator writes now.
+func TestGeneratedFilesUpToDate(t *testing.T) {
+	apis := apisPath(t)
+	tmp := t.TempDir()
+	for _, rel := range []string{"include/mpi.h", "include/mpix.h", "capi/gen/legacy.h", "capi/gen/mpi41.h"} {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if os.IsNotExist(err) {
+			continue
+		}
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Join(tmp, filepath.Dir(rel)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(tmp, rel), data, 0o644))
+	}
+	goFiles, err := filepath.Glob(filepath.Join(root, "capi", "*.go"))
+	require.NoError(t, err)
+	for _, g := range goFiles {
+		data, err := os.ReadFile(g)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(tmp, "capi", filepath.Base(g)), data, 0o644))
+	}
+	require.NoError(t, run(tmp, apis, false, ""))
+	for _, rel := range []string{"include/mpi.h", "capi/zshim.c", "capi/zexports.go", "ctests/generated/unimplemented.c"} {
+		want, err := os.ReadFile(filepath.Join(tmp, rel))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(root, rel))
+		require.NoError(t, err)
+		require.True(t, string(want) == string(got), "%s is stale: run `make generate`", rel)
+	}
+}
