@@ -69,3 +69,7 @@ ctest: all
 
 clean:
 	rm -rf build
+
+# Benchmarks against MPICH and Open MPI (grows with each issue).
+bench: all
+	bench/init_finalize.sh

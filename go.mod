@@ -2,9 +2,9 @@ module mpix
 
 go 1.26.8
 
-require github.com/google/go-cmp v0.7.0
-
 require (
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	github.com/google/go-cmp v0.7.0
+	github.com/stretchr/testify v1.12.1
 )
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -30,3 +30,6 @@ func setFlag(p *C.int, b bool) {
 		*p = 0
 	}
 }
+
+// cInt names C.int for the package's tests, which cannot use cgo themselves.
+type cInt = C.int
