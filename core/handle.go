@@ -21,7 +21,7 @@ const (
 	KindWin        ObjKind = 0x8
 	KindKeyval     ObjKind = 0x9
 	KindRequest    ObjKind = 0xb
-	KindSession    ObjKind = 0xf
+	KindSession    ObjKind = 0xe
 )
 
 const (
