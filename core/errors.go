@@ -135,12 +135,16 @@ func AsError(err error) *Error {
 }
 
 // Error codes. A predefined class is its own code. An error raised by mpix gets an
-// instance code that carries its message: class | slot<<8, with the slot in a ring, so
-// that MPI_Error_string on a returned code names what went wrong (as MPICH does).
+// instance code that carries its message, class | seq<<8, so that MPI_Error_string on
+// a returned code names what went wrong (as MPICH does). seq counts raised errors
+// (22 bits, never 0); the last ringSize messages are kept, each with its full code, so
+// an old code whose message was overwritten reads as its class string, never as
+// another error's message, until seq wraps after 4 million errors.
 // User classes and codes made by MPI_Add_error_class/code have userCodeBit set.
 const (
 	classMask   = 0xff
 	ringSize    = 1024
+	seqLimit    = 1 << 22
 	userCodeBit = 0x40000000
 )
 
@@ -161,10 +165,10 @@ func InstanceCode(e *Error) int {
 		return e.Class
 	}
 	codeRing.mu.Lock()
-	slot := codeRing.next%ringSize + 1
+	seq := codeRing.next%(seqLimit-1) + 1
 	codeRing.next++
-	code := e.Class | slot<<8
-	codeRing.entries[slot-1] = ringEntry{code: code, msg: e.Msg}
+	code := e.Class | seq<<8
+	codeRing.entries[seq%ringSize] = ringEntry{code: code, msg: e.Msg}
 	codeRing.mu.Unlock()
 	return code
 }
@@ -181,7 +185,7 @@ var userCodes struct {
 func init() {
 	userCodes.classOf = map[int]int{}
 	userCodes.strings = map[int]string{}
-	userCodes.lastUsed.Store(lastClass)
+	userCodes.lastUsed.Store(ErrLastCode)
 }
 
 // LastUsedCode is the value of the MPI_LASTUSEDCODE attribute.
@@ -286,9 +290,6 @@ func ErrorClass(code int) (int, error) {
 	if code < 0 || code > ErrLastCode || class > lastClass || (class != Success && classNames[class] == "") {
 		return 0, Errorf(ErrArg, "invalid error code %d", code)
 	}
-	if code>>8 > ringSize {
-		return 0, Errorf(ErrArg, "invalid error code %d", code)
-	}
 	return class, nil
 }
 
@@ -303,9 +304,9 @@ func ErrorString(code int) (string, error) {
 		defer userCodes.mu.Unlock()
 		return userCodes.strings[code], nil
 	}
-	if slot := code >> 8; slot > 0 {
+	if seq := code >> 8; seq > 0 {
 		codeRing.mu.Lock()
-		e := codeRing.entries[slot-1]
+		e := codeRing.entries[seq%ringSize]
 		codeRing.mu.Unlock()
 		if e.code == code {
 			return e.msg, nil

@@ -98,11 +98,11 @@ func (t *Table[T]) Get(h int32) *T {
 
 // Remove forgets a user handle; later lookups of it fail.
 func (t *Table[T]) Remove(h int32) {
-	if t.Get(h) == nil {
-		return
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.Get(h) == nil { // checked under the lock: a racing Remove must not free twice
+		return
+	}
 	idx := h & indexMask
 	t.chunks[idx>>chunkBits].Load()[idx&(chunkSize-1)].Store(nil)
 	t.free = append(t.free, idx)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -152,5 +153,34 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(root, rel))
 		require.NoError(t, err)
 		require.True(t, string(want) == string(got), "%s is stale: run `make generate`", rel)
+	}
+}
+
+// Every procedure with an implementation is exercised by at least one C test.
+func TestImplementedProceduresHaveCTests(t *testing.T) {
+	have, err := implemented(filepath.Join(root, "capi"))
+	require.NoError(t, err)
+	var sources []string
+	err = filepath.WalkDir(filepath.Join(root, "ctests"), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "generated" {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".c") {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			sources = append(sources, string(data))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	all := strings.Join(sources, "\n")
+	for name := range have {
+		re := regexp.MustCompile(`\b` + name + `\(`)
+		require.True(t, re.MatchString(all), "%s is implemented but no C test in ctests/ calls it", name)
 	}
 }
