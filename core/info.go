@@ -172,7 +172,11 @@ func envPairs(args []string, size int, threadLevel int) [][2]string {
 	if h, err := os.Hostname(); err == nil {
 		kv = append(kv, [2]string{"host", h})
 	}
-	kv = append(kv, [2]string{"arch", map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]})
+	arch, ok := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686"}[runtime.GOARCH]
+	if !ok {
+		arch = runtime.GOARCH
+	}
+	kv = append(kv, [2]string{"arch", arch})
 	if wd, err := os.Getwd(); err == nil {
 		kv = append(kv, [2]string{"wdir", wd})
 	}

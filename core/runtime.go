@@ -130,6 +130,7 @@ func Init(required int, mainSerial uint64) (provided int, err error) {
 	proc.state.Store(int32(stateInitializing))
 	defer func() {
 		if err != nil {
+			proc.pmi = nil
 			proc.state.Store(int32(stateNone))
 		}
 	}()
