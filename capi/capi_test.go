@@ -74,7 +74,7 @@ func TestCoreConstantsMatchHeader(t *testing.T) {
 		"MPI_ERR_ERRHANDLER": core.ErrErrhandler, "MPI_ERR_LASTCODE": core.ErrLastCode,
 		"MPI_COMM_WORLD": int64(core.CommWorld.Handle), "MPI_COMM_SELF": int64(core.CommSelf.Handle),
 		"MPI_COMM_NULL": int64(core.NullHandle(core.KindComm)), "MPI_INFO_NULL": int64(core.NullHandle(core.KindInfo)),
-		"MPI_ERRHANDLER_NULL": int64(core.NullHandle(core.KindErrhandler)),
+		"MPI_ERRHANDLER_NULL":  int64(core.NullHandle(core.KindErrhandler)),
 		"MPI_ERRORS_ARE_FATAL": int64(core.ErrhFatal.Handle), "MPI_ERRORS_RETURN": int64(core.ErrhReturn.Handle),
 		"MPI_ERRORS_ABORT": int64(core.ErrhAbort.Handle), "MPI_INFO_ENV": int64(core.BuiltinHandle(core.KindInfo, 1)),
 		"MPI_ANY_SOURCE": core.AnySource, "MPI_PROC_NULL": core.ProcNull, "MPI_ROOT": core.Root, "MPI_ANY_TAG": core.AnyTag,

@@ -1,6 +1,10 @@
-/* Thread contexts, callbacks into user code, and the data symbols of MPICH's ABI. */
+/* Thread contexts, callbacks into user code, and process-wide setup at load time. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include "capi.h"
 
 __thread mpix_ctx *mpix_tls_ctx;
@@ -43,4 +47,26 @@ void mpix_call_comm_errhandler(void *fn, MPI_Comm comm, int code)
 void mpix_flush_stdio(void)
 {
     fflush(NULL);
+}
+
+/* Debian's libfabric links libinfinipath, whose load-time constructor installs its own
+ * SIGSEGV/SIGBUS/... handler that prints a backtrace and exits with status 1, even in
+ * programs that never use its hardware. A crashing rank must die by its signal (the
+ * launcher and the user's debugger rely on it), so before the Go runtime installs its
+ * handlers (which chain to whatever is there), mpix puts back the default action for
+ * handlers that belong to that library, and only those. */
+__attribute__((constructor(101))) static void mpix_drop_foreign_crash_handlers(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (unsigned i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) != 0)
+            continue;
+        void *h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction : (void *)sa.sa_handler;
+        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN)
+            continue;
+        Dl_info info;
+        if (dladdr(h, &info) && info.dli_fname && strstr(info.dli_fname, "libinfinipath"))
+            signal(sigs[i], SIG_DFL);
+    }
 }

@@ -11,10 +11,12 @@ import (
 	"unsafe"
 
 	"mpix/core"
+	"mpix/core/datatype"
 )
 
 var _ unsafe.Pointer
 var _ = core.ErrArg
+var _ = datatype.Lookup
 
 // Procedure identifiers, in the order of funcNames.
 const (
@@ -1435,65 +1437,209 @@ var funcNames = [numFuncs]string{
 
 // funcImplemented says which procedures have an implementation.
 var funcImplemented = [numFuncs]bool{
-	fnMPI_Abort:                  true,
-	fnMPI_Add_error_class:        true,
-	fnMPI_Add_error_code:         true,
-	fnMPI_Add_error_string:       true,
-	fnMPI_Alloc_mem:              true,
-	fnMPI_Comm_c2f:               true,
-	fnMPI_Comm_call_errhandler:   true,
-	fnMPI_Comm_create_errhandler: true,
-	fnMPI_Comm_f2c:               true,
-	fnMPI_Comm_get_errhandler:    true,
-	fnMPI_Comm_get_name:          true,
-	fnMPI_Comm_rank:              true,
-	fnMPI_Comm_set_errhandler:    true,
-	fnMPI_Comm_set_name:          true,
-	fnMPI_Comm_size:              true,
-	fnMPI_Errhandler_c2f:         true,
-	fnMPI_Errhandler_create:      true,
-	fnMPI_Errhandler_f2c:         true,
-	fnMPI_Errhandler_free:        true,
-	fnMPI_Errhandler_get:         true,
-	fnMPI_Errhandler_set:         true,
-	fnMPI_Error_class:            true,
-	fnMPI_Error_string:           true,
-	fnMPI_Finalize:               true,
-	fnMPI_Finalized:              true,
-	fnMPI_Free_mem:               true,
-	fnMPI_Get_library_version:    true,
-	fnMPI_Get_processor_name:     true,
-	fnMPI_Get_version:            true,
-	fnMPI_Info_c2f:               true,
-	fnMPI_Info_create:            true,
-	fnMPI_Info_create_env:        true,
-	fnMPI_Info_delete:            true,
-	fnMPI_Info_dup:               true,
-	fnMPI_Info_f2c:               true,
-	fnMPI_Info_free:              true,
-	fnMPI_Info_get:               true,
-	fnMPI_Info_get_nkeys:         true,
-	fnMPI_Info_get_nthkey:        true,
-	fnMPI_Info_get_string:        true,
-	fnMPI_Info_get_valuelen:      true,
-	fnMPI_Info_set:               true,
-	fnMPI_Init:                   true,
-	fnMPI_Init_thread:            true,
-	fnMPI_Initialized:            true,
-	fnMPI_Is_thread_main:         true,
-	fnMPI_Pcontrol:               true,
-	fnMPI_Query_thread:           true,
-	fnMPI_Remove_error_class:     true,
-	fnMPI_Remove_error_code:      true,
-	fnMPI_Remove_error_string:    true,
-	fnMPI_Status_get_error:       true,
-	fnMPI_Status_get_source:      true,
-	fnMPI_Status_get_tag:         true,
-	fnMPI_Status_set_error:       true,
-	fnMPI_Status_set_source:      true,
-	fnMPI_Status_set_tag:         true,
-	fnMPI_Wtick:                  true,
-	fnMPI_Wtime:                  true,
+	fnMPI_Abort:                        true,
+	fnMPI_Add_error_class:              true,
+	fnMPI_Add_error_code:               true,
+	fnMPI_Add_error_string:             true,
+	fnMPI_Address:                      true,
+	fnMPI_Aint_add:                     true,
+	fnMPI_Aint_diff:                    true,
+	fnMPI_Alloc_mem:                    true,
+	fnMPI_Bsend:                        true,
+	fnMPI_Bsend_c:                      true,
+	fnMPI_Bsend_init:                   true,
+	fnMPI_Bsend_init_c:                 true,
+	fnMPI_Buffer_attach:                true,
+	fnMPI_Buffer_attach_c:              true,
+	fnMPI_Buffer_detach:                true,
+	fnMPI_Buffer_detach_c:              true,
+	fnMPI_Cancel:                       true,
+	fnMPI_Comm_c2f:                     true,
+	fnMPI_Comm_call_errhandler:         true,
+	fnMPI_Comm_create_errhandler:       true,
+	fnMPI_Comm_f2c:                     true,
+	fnMPI_Comm_get_errhandler:          true,
+	fnMPI_Comm_get_name:                true,
+	fnMPI_Comm_rank:                    true,
+	fnMPI_Comm_set_errhandler:          true,
+	fnMPI_Comm_set_name:                true,
+	fnMPI_Comm_size:                    true,
+	fnMPI_Errhandler_c2f:               true,
+	fnMPI_Errhandler_create:            true,
+	fnMPI_Errhandler_f2c:               true,
+	fnMPI_Errhandler_free:              true,
+	fnMPI_Errhandler_get:               true,
+	fnMPI_Errhandler_set:               true,
+	fnMPI_Error_class:                  true,
+	fnMPI_Error_string:                 true,
+	fnMPI_Finalize:                     true,
+	fnMPI_Finalized:                    true,
+	fnMPI_Free_mem:                     true,
+	fnMPI_Get_address:                  true,
+	fnMPI_Get_count:                    true,
+	fnMPI_Get_count_c:                  true,
+	fnMPI_Get_elements:                 true,
+	fnMPI_Get_elements_c:               true,
+	fnMPI_Get_elements_x:               true,
+	fnMPI_Get_library_version:          true,
+	fnMPI_Get_processor_name:           true,
+	fnMPI_Get_version:                  true,
+	fnMPI_Ibsend:                       true,
+	fnMPI_Ibsend_c:                     true,
+	fnMPI_Improbe:                      true,
+	fnMPI_Imrecv:                       true,
+	fnMPI_Imrecv_c:                     true,
+	fnMPI_Info_c2f:                     true,
+	fnMPI_Info_create:                  true,
+	fnMPI_Info_create_env:              true,
+	fnMPI_Info_delete:                  true,
+	fnMPI_Info_dup:                     true,
+	fnMPI_Info_f2c:                     true,
+	fnMPI_Info_free:                    true,
+	fnMPI_Info_get:                     true,
+	fnMPI_Info_get_nkeys:               true,
+	fnMPI_Info_get_nthkey:              true,
+	fnMPI_Info_get_string:              true,
+	fnMPI_Info_get_valuelen:            true,
+	fnMPI_Info_set:                     true,
+	fnMPI_Init:                         true,
+	fnMPI_Init_thread:                  true,
+	fnMPI_Initialized:                  true,
+	fnMPI_Iprobe:                       true,
+	fnMPI_Irecv:                        true,
+	fnMPI_Irecv_c:                      true,
+	fnMPI_Irsend:                       true,
+	fnMPI_Irsend_c:                     true,
+	fnMPI_Is_thread_main:               true,
+	fnMPI_Isend:                        true,
+	fnMPI_Isend_c:                      true,
+	fnMPI_Isendrecv:                    true,
+	fnMPI_Isendrecv_c:                  true,
+	fnMPI_Isendrecv_replace:            true,
+	fnMPI_Isendrecv_replace_c:          true,
+	fnMPI_Issend:                       true,
+	fnMPI_Issend_c:                     true,
+	fnMPI_Mprobe:                       true,
+	fnMPI_Mrecv:                        true,
+	fnMPI_Mrecv_c:                      true,
+	fnMPI_Pack:                         true,
+	fnMPI_Pack_c:                       true,
+	fnMPI_Pack_external:                true,
+	fnMPI_Pack_external_c:              true,
+	fnMPI_Pack_external_size:           true,
+	fnMPI_Pack_external_size_c:         true,
+	fnMPI_Pack_size:                    true,
+	fnMPI_Pack_size_c:                  true,
+	fnMPI_Pcontrol:                     true,
+	fnMPI_Probe:                        true,
+	fnMPI_Query_thread:                 true,
+	fnMPI_Recv:                         true,
+	fnMPI_Recv_c:                       true,
+	fnMPI_Recv_init:                    true,
+	fnMPI_Recv_init_c:                  true,
+	fnMPI_Remove_error_class:           true,
+	fnMPI_Remove_error_code:            true,
+	fnMPI_Remove_error_string:          true,
+	fnMPI_Request_free:                 true,
+	fnMPI_Request_get_status:           true,
+	fnMPI_Request_get_status_all:       true,
+	fnMPI_Request_get_status_any:       true,
+	fnMPI_Request_get_status_some:      true,
+	fnMPI_Rsend:                        true,
+	fnMPI_Rsend_c:                      true,
+	fnMPI_Rsend_init:                   true,
+	fnMPI_Rsend_init_c:                 true,
+	fnMPI_Send:                         true,
+	fnMPI_Send_c:                       true,
+	fnMPI_Send_init:                    true,
+	fnMPI_Send_init_c:                  true,
+	fnMPI_Sendrecv:                     true,
+	fnMPI_Sendrecv_c:                   true,
+	fnMPI_Sendrecv_replace:             true,
+	fnMPI_Sendrecv_replace_c:           true,
+	fnMPI_Ssend:                        true,
+	fnMPI_Ssend_c:                      true,
+	fnMPI_Ssend_init:                   true,
+	fnMPI_Ssend_init_c:                 true,
+	fnMPI_Start:                        true,
+	fnMPI_Startall:                     true,
+	fnMPI_Status_get_error:             true,
+	fnMPI_Status_get_source:            true,
+	fnMPI_Status_get_tag:               true,
+	fnMPI_Status_set_cancelled:         true,
+	fnMPI_Status_set_elements:          true,
+	fnMPI_Status_set_elements_x:        true,
+	fnMPI_Status_set_error:             true,
+	fnMPI_Status_set_source:            true,
+	fnMPI_Status_set_tag:               true,
+	fnMPI_Test:                         true,
+	fnMPI_Test_cancelled:               true,
+	fnMPI_Testall:                      true,
+	fnMPI_Testany:                      true,
+	fnMPI_Testsome:                     true,
+	fnMPI_Type_c2f:                     true,
+	fnMPI_Type_commit:                  true,
+	fnMPI_Type_contiguous:              true,
+	fnMPI_Type_contiguous_c:            true,
+	fnMPI_Type_create_darray:           true,
+	fnMPI_Type_create_darray_c:         true,
+	fnMPI_Type_create_f90_complex:      true,
+	fnMPI_Type_create_f90_integer:      true,
+	fnMPI_Type_create_f90_real:         true,
+	fnMPI_Type_create_hindexed:         true,
+	fnMPI_Type_create_hindexed_block:   true,
+	fnMPI_Type_create_hindexed_block_c: true,
+	fnMPI_Type_create_hindexed_c:       true,
+	fnMPI_Type_create_hvector:          true,
+	fnMPI_Type_create_hvector_c:        true,
+	fnMPI_Type_create_indexed_block:    true,
+	fnMPI_Type_create_indexed_block_c:  true,
+	fnMPI_Type_create_resized:          true,
+	fnMPI_Type_create_resized_c:        true,
+	fnMPI_Type_create_struct:           true,
+	fnMPI_Type_create_struct_c:         true,
+	fnMPI_Type_create_subarray:         true,
+	fnMPI_Type_create_subarray_c:       true,
+	fnMPI_Type_dup:                     true,
+	fnMPI_Type_extent:                  true,
+	fnMPI_Type_f2c:                     true,
+	fnMPI_Type_free:                    true,
+	fnMPI_Type_get_contents:            true,
+	fnMPI_Type_get_contents_c:          true,
+	fnMPI_Type_get_envelope:            true,
+	fnMPI_Type_get_envelope_c:          true,
+	fnMPI_Type_get_extent:              true,
+	fnMPI_Type_get_extent_c:            true,
+	fnMPI_Type_get_extent_x:            true,
+	fnMPI_Type_get_name:                true,
+	fnMPI_Type_get_true_extent:         true,
+	fnMPI_Type_get_true_extent_c:       true,
+	fnMPI_Type_get_true_extent_x:       true,
+	fnMPI_Type_get_value_index:         true,
+	fnMPI_Type_hindexed:                true,
+	fnMPI_Type_hvector:                 true,
+	fnMPI_Type_indexed:                 true,
+	fnMPI_Type_indexed_c:               true,
+	fnMPI_Type_lb:                      true,
+	fnMPI_Type_match_size:              true,
+	fnMPI_Type_set_name:                true,
+	fnMPI_Type_size:                    true,
+	fnMPI_Type_size_c:                  true,
+	fnMPI_Type_size_x:                  true,
+	fnMPI_Type_struct:                  true,
+	fnMPI_Type_ub:                      true,
+	fnMPI_Type_vector:                  true,
+	fnMPI_Type_vector_c:                true,
+	fnMPI_Unpack:                       true,
+	fnMPI_Unpack_c:                     true,
+	fnMPI_Unpack_external:              true,
+	fnMPI_Unpack_external_c:            true,
+	fnMPI_Wait:                         true,
+	fnMPI_Waitall:                      true,
+	fnMPI_Waitany:                      true,
+	fnMPI_Waitsome:                     true,
+	fnMPI_Wtick:                        true,
+	fnMPI_Wtime:                        true,
 }
 
 //export mpixgo_MPIX_Comm_create_endpoints
@@ -1704,21 +1850,36 @@ func mpixgo_MPI_Add_error_string(ctx *C.mpix_ctx, errorcode C.int, string_ *C.ch
 //export mpixgo_MPI_Address
 func mpixgo_MPI_Address(ctx *C.mpix_ctx, location unsafe.Pointer, address *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Address, &rc)
-	return raise(fnMPI_Address, nil, errNotImplemented(fnMPI_Address))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Address, nil, err)
+	}
+	if address == nil {
+		return raise(fnMPI_Address, nil, core.Errorf(core.ErrArg, "address must not be NULL"))
+	}
+	if err := impl_MPI_Address(ctx, location, address); err != nil {
+		return raise(fnMPI_Address, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Aint_add
 func mpixgo_MPI_Aint_add(ctx *C.mpix_ctx, base C.MPI_Aint, disp C.MPI_Aint) (rc C.MPI_Aint) {
 	defer recoverValue(fnMPI_Aint_add)
-	raise(fnMPI_Aint_add, nil, errNotImplemented(fnMPI_Aint_add))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Aint_add, nil, err)
+		return
+	}
+	return impl_MPI_Aint_add(ctx, base, disp)
 }
 
 //export mpixgo_MPI_Aint_diff
 func mpixgo_MPI_Aint_diff(ctx *C.mpix_ctx, addr1 C.MPI_Aint, addr2 C.MPI_Aint) (rc C.MPI_Aint) {
 	defer recoverValue(fnMPI_Aint_diff)
-	raise(fnMPI_Aint_diff, nil, errNotImplemented(fnMPI_Aint_diff))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Aint_diff, nil, err)
+		return
+	}
+	return impl_MPI_Aint_diff(ctx, addr1, addr2)
 }
 
 //export mpixgo_MPI_Allgather
@@ -1786,25 +1947,25 @@ func mpixgo_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info C.MPI_Info, bas
 }
 
 //export mpixgo_MPI_Allreduce
-func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce, &rc)
 	return raise(fnMPI_Allreduce, nil, errNotImplemented(fnMPI_Allreduce))
 }
 
 //export mpixgo_MPI_Allreduce_c
-func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_c, &rc)
 	return raise(fnMPI_Allreduce_c, nil, errNotImplemented(fnMPI_Allreduce_c))
 }
 
 //export mpixgo_MPI_Allreduce_init
-func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init, &rc)
 	return raise(fnMPI_Allreduce_init, nil, errNotImplemented(fnMPI_Allreduce_init))
 }
 
 //export mpixgo_MPI_Allreduce_init_c
-func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init_c, &rc)
 	return raise(fnMPI_Allreduce_init_c, nil, errNotImplemented(fnMPI_Allreduce_init_c))
 }
@@ -1912,75 +2073,179 @@ func mpixgo_MPI_Barrier_init(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, 
 }
 
 //export mpixgo_MPI_Bcast
-func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast, &rc)
 	return raise(fnMPI_Bcast, nil, errNotImplemented(fnMPI_Bcast))
 }
 
 //export mpixgo_MPI_Bcast_c
-func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_c, &rc)
 	return raise(fnMPI_Bcast_c, nil, errNotImplemented(fnMPI_Bcast_c))
 }
 
 //export mpixgo_MPI_Bcast_init
-func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init, &rc)
 	return raise(fnMPI_Bcast_init, nil, errNotImplemented(fnMPI_Bcast_init))
 }
 
 //export mpixgo_MPI_Bcast_init_c
-func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init_c, &rc)
 	return raise(fnMPI_Bcast_init_c, nil, errNotImplemented(fnMPI_Bcast_init_c))
 }
 
 //export mpixgo_MPI_Bsend
-func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend, &rc)
-	return raise(fnMPI_Bsend, nil, errNotImplemented(fnMPI_Bsend))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bsend, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bsend, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bsend, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bsend, nil, err)
+	}
+	if err := impl_MPI_Bsend(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Bsend, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bsend_c
-func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_c, &rc)
-	return raise(fnMPI_Bsend_c, nil, errNotImplemented(fnMPI_Bsend_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bsend_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bsend_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bsend_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bsend_c, nil, err)
+	}
+	if err := impl_MPI_Bsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Bsend_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bsend_init
-func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_init, &rc)
-	return raise(fnMPI_Bsend_init, nil, errNotImplemented(fnMPI_Bsend_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bsend_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bsend_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bsend_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bsend_init, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Bsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Bsend_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Bsend_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bsend_init_c
-func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_init_c, &rc)
-	return raise(fnMPI_Bsend_init_c, nil, errNotImplemented(fnMPI_Bsend_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bsend_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bsend_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bsend_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bsend_init_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Bsend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Bsend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Bsend_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Buffer_attach
 func mpixgo_MPI_Buffer_attach(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_attach, &rc)
-	return raise(fnMPI_Buffer_attach, nil, errNotImplemented(fnMPI_Buffer_attach))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Buffer_attach, nil, err)
+	}
+	if err := impl_MPI_Buffer_attach(ctx, buffer, size); err != nil {
+		return raise(fnMPI_Buffer_attach, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Buffer_attach_c
 func mpixgo_MPI_Buffer_attach_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_attach_c, &rc)
-	return raise(fnMPI_Buffer_attach_c, nil, errNotImplemented(fnMPI_Buffer_attach_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Buffer_attach_c, nil, err)
+	}
+	if err := impl_MPI_Buffer_attach_c(ctx, buffer, size); err != nil {
+		return raise(fnMPI_Buffer_attach_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Buffer_detach
 func mpixgo_MPI_Buffer_detach(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_detach, &rc)
-	return raise(fnMPI_Buffer_detach, nil, errNotImplemented(fnMPI_Buffer_detach))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Buffer_detach, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Buffer_detach, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Buffer_detach(ctx, buffer_addr, size); err != nil {
+		return raise(fnMPI_Buffer_detach, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Buffer_detach_c
 func mpixgo_MPI_Buffer_detach_c(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_detach_c, &rc)
-	return raise(fnMPI_Buffer_detach_c, nil, errNotImplemented(fnMPI_Buffer_detach_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Buffer_detach_c, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Buffer_detach_c, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Buffer_detach_c(ctx, buffer_addr, size); err != nil {
+		return raise(fnMPI_Buffer_detach_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Buffer_flush
@@ -1998,7 +2263,13 @@ func mpixgo_MPI_Buffer_iflush(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int
 //export mpixgo_MPI_Cancel
 func mpixgo_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Cancel, &rc)
-	return raise(fnMPI_Cancel, nil, errNotImplemented(fnMPI_Cancel))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cancel, nil, err)
+	}
+	if err := impl_MPI_Cancel(ctx, request); err != nil {
+		return raise(fnMPI_Cancel, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cart_coords
@@ -2438,7 +2709,7 @@ func mpixgo_MPI_Comm_test_inter(ctx *C.mpix_ctx, comm C.MPI_Comm, flag *C.int) (
 }
 
 //export mpixgo_MPI_Compare_and_swap
-func mpixgo_MPI_Compare_and_swap(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, compare_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, win C.MPI_Win) (rc C.int) {
+func mpixgo_MPI_Compare_and_swap(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, compare_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Compare_and_swap, &rc)
 	return raise(fnMPI_Compare_and_swap, nil, errNotImplemented(fnMPI_Compare_and_swap))
 }
@@ -2587,31 +2858,31 @@ func mpixgo_MPI_Error_string(ctx *C.mpix_ctx, errorcode C.int, string_ *C.char, 
 }
 
 //export mpixgo_MPI_Exscan
-func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan, &rc)
 	return raise(fnMPI_Exscan, nil, errNotImplemented(fnMPI_Exscan))
 }
 
 //export mpixgo_MPI_Exscan_c
-func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_c, &rc)
 	return raise(fnMPI_Exscan_c, nil, errNotImplemented(fnMPI_Exscan_c))
 }
 
 //export mpixgo_MPI_Exscan_init
-func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init, &rc)
 	return raise(fnMPI_Exscan_init, nil, errNotImplemented(fnMPI_Exscan_init))
 }
 
 //export mpixgo_MPI_Exscan_init_c
-func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init_c, &rc)
 	return raise(fnMPI_Exscan_init_c, nil, errNotImplemented(fnMPI_Exscan_init_c))
 }
 
 //export mpixgo_MPI_Fetch_and_op
-func mpixgo_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, op C.MPI_Op, win C.MPI_Win) (rc C.int) {
+func mpixgo_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, op C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Fetch_and_op, &rc)
 	return raise(fnMPI_Fetch_and_op, nil, errNotImplemented(fnMPI_Fetch_and_op))
 }
@@ -2709,13 +2980,13 @@ func mpixgo_MPI_File_get_size(ctx *C.mpix_ctx, fh C.MPI_File, size *C.MPI_Offset
 }
 
 //export mpixgo_MPI_File_get_type_extent
-func mpixgo_MPI_File_get_type_extent(ctx *C.mpix_ctx, fh C.MPI_File, datatype C.MPI_Datatype, extent *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_File_get_type_extent(ctx *C.mpix_ctx, fh C.MPI_File, datatype_ C.MPI_Datatype, extent *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_type_extent, &rc)
 	return raise(fnMPI_File_get_type_extent, nil, errNotImplemented(fnMPI_File_get_type_extent))
 }
 
 //export mpixgo_MPI_File_get_type_extent_c
-func mpixgo_MPI_File_get_type_extent_c(ctx *C.mpix_ctx, fh C.MPI_File, datatype C.MPI_Datatype, extent *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_File_get_type_extent_c(ctx *C.mpix_ctx, fh C.MPI_File, datatype_ C.MPI_Datatype, extent *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_type_extent_c, &rc)
 	return raise(fnMPI_File_get_type_extent_c, nil, errNotImplemented(fnMPI_File_get_type_extent_c))
 }
@@ -2727,121 +2998,121 @@ func mpixgo_MPI_File_get_view(ctx *C.mpix_ctx, fh C.MPI_File, disp *C.MPI_Offset
 }
 
 //export mpixgo_MPI_File_iread
-func mpixgo_MPI_File_iread(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread, &rc)
 	return raise(fnMPI_File_iread, nil, errNotImplemented(fnMPI_File_iread))
 }
 
 //export mpixgo_MPI_File_iread_all
-func mpixgo_MPI_File_iread_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_all, &rc)
 	return raise(fnMPI_File_iread_all, nil, errNotImplemented(fnMPI_File_iread_all))
 }
 
 //export mpixgo_MPI_File_iread_all_c
-func mpixgo_MPI_File_iread_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_all_c, &rc)
 	return raise(fnMPI_File_iread_all_c, nil, errNotImplemented(fnMPI_File_iread_all_c))
 }
 
 //export mpixgo_MPI_File_iread_at
-func mpixgo_MPI_File_iread_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at, &rc)
 	return raise(fnMPI_File_iread_at, nil, errNotImplemented(fnMPI_File_iread_at))
 }
 
 //export mpixgo_MPI_File_iread_at_all
-func mpixgo_MPI_File_iread_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at_all, &rc)
 	return raise(fnMPI_File_iread_at_all, nil, errNotImplemented(fnMPI_File_iread_at_all))
 }
 
 //export mpixgo_MPI_File_iread_at_all_c
-func mpixgo_MPI_File_iread_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at_all_c, &rc)
 	return raise(fnMPI_File_iread_at_all_c, nil, errNotImplemented(fnMPI_File_iread_at_all_c))
 }
 
 //export mpixgo_MPI_File_iread_at_c
-func mpixgo_MPI_File_iread_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at_c, &rc)
 	return raise(fnMPI_File_iread_at_c, nil, errNotImplemented(fnMPI_File_iread_at_c))
 }
 
 //export mpixgo_MPI_File_iread_c
-func mpixgo_MPI_File_iread_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_c, &rc)
 	return raise(fnMPI_File_iread_c, nil, errNotImplemented(fnMPI_File_iread_c))
 }
 
 //export mpixgo_MPI_File_iread_shared
-func mpixgo_MPI_File_iread_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_shared, &rc)
 	return raise(fnMPI_File_iread_shared, nil, errNotImplemented(fnMPI_File_iread_shared))
 }
 
 //export mpixgo_MPI_File_iread_shared_c
-func mpixgo_MPI_File_iread_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iread_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_shared_c, &rc)
 	return raise(fnMPI_File_iread_shared_c, nil, errNotImplemented(fnMPI_File_iread_shared_c))
 }
 
 //export mpixgo_MPI_File_iwrite
-func mpixgo_MPI_File_iwrite(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite, &rc)
 	return raise(fnMPI_File_iwrite, nil, errNotImplemented(fnMPI_File_iwrite))
 }
 
 //export mpixgo_MPI_File_iwrite_all
-func mpixgo_MPI_File_iwrite_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_all, &rc)
 	return raise(fnMPI_File_iwrite_all, nil, errNotImplemented(fnMPI_File_iwrite_all))
 }
 
 //export mpixgo_MPI_File_iwrite_all_c
-func mpixgo_MPI_File_iwrite_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_all_c, &rc)
 	return raise(fnMPI_File_iwrite_all_c, nil, errNotImplemented(fnMPI_File_iwrite_all_c))
 }
 
 //export mpixgo_MPI_File_iwrite_at
-func mpixgo_MPI_File_iwrite_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at, &rc)
 	return raise(fnMPI_File_iwrite_at, nil, errNotImplemented(fnMPI_File_iwrite_at))
 }
 
 //export mpixgo_MPI_File_iwrite_at_all
-func mpixgo_MPI_File_iwrite_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at_all, &rc)
 	return raise(fnMPI_File_iwrite_at_all, nil, errNotImplemented(fnMPI_File_iwrite_at_all))
 }
 
 //export mpixgo_MPI_File_iwrite_at_all_c
-func mpixgo_MPI_File_iwrite_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at_all_c, &rc)
 	return raise(fnMPI_File_iwrite_at_all_c, nil, errNotImplemented(fnMPI_File_iwrite_at_all_c))
 }
 
 //export mpixgo_MPI_File_iwrite_at_c
-func mpixgo_MPI_File_iwrite_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at_c, &rc)
 	return raise(fnMPI_File_iwrite_at_c, nil, errNotImplemented(fnMPI_File_iwrite_at_c))
 }
 
 //export mpixgo_MPI_File_iwrite_c
-func mpixgo_MPI_File_iwrite_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_c, &rc)
 	return raise(fnMPI_File_iwrite_c, nil, errNotImplemented(fnMPI_File_iwrite_c))
 }
 
 //export mpixgo_MPI_File_iwrite_shared
-func mpixgo_MPI_File_iwrite_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_shared, &rc)
 	return raise(fnMPI_File_iwrite_shared, nil, errNotImplemented(fnMPI_File_iwrite_shared))
 }
 
 //export mpixgo_MPI_File_iwrite_shared_c
-func mpixgo_MPI_File_iwrite_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_File_iwrite_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_shared_c, &rc)
 	return raise(fnMPI_File_iwrite_shared_c, nil, errNotImplemented(fnMPI_File_iwrite_shared_c))
 }
@@ -2859,31 +3130,31 @@ func mpixgo_MPI_File_preallocate(ctx *C.mpix_ctx, fh C.MPI_File, size C.MPI_Offs
 }
 
 //export mpixgo_MPI_File_read
-func mpixgo_MPI_File_read(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read, &rc)
 	return raise(fnMPI_File_read, nil, errNotImplemented(fnMPI_File_read))
 }
 
 //export mpixgo_MPI_File_read_all
-func mpixgo_MPI_File_read_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all, &rc)
 	return raise(fnMPI_File_read_all, nil, errNotImplemented(fnMPI_File_read_all))
 }
 
 //export mpixgo_MPI_File_read_all_begin
-func mpixgo_MPI_File_read_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_read_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all_begin, &rc)
 	return raise(fnMPI_File_read_all_begin, nil, errNotImplemented(fnMPI_File_read_all_begin))
 }
 
 //export mpixgo_MPI_File_read_all_begin_c
-func mpixgo_MPI_File_read_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_read_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all_begin_c, &rc)
 	return raise(fnMPI_File_read_all_begin_c, nil, errNotImplemented(fnMPI_File_read_all_begin_c))
 }
 
 //export mpixgo_MPI_File_read_all_c
-func mpixgo_MPI_File_read_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all_c, &rc)
 	return raise(fnMPI_File_read_all_c, nil, errNotImplemented(fnMPI_File_read_all_c))
 }
@@ -2895,31 +3166,31 @@ func mpixgo_MPI_File_read_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Poi
 }
 
 //export mpixgo_MPI_File_read_at
-func mpixgo_MPI_File_read_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at, &rc)
 	return raise(fnMPI_File_read_at, nil, errNotImplemented(fnMPI_File_read_at))
 }
 
 //export mpixgo_MPI_File_read_at_all
-func mpixgo_MPI_File_read_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all, &rc)
 	return raise(fnMPI_File_read_at_all, nil, errNotImplemented(fnMPI_File_read_at_all))
 }
 
 //export mpixgo_MPI_File_read_at_all_begin
-func mpixgo_MPI_File_read_at_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_read_at_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all_begin, &rc)
 	return raise(fnMPI_File_read_at_all_begin, nil, errNotImplemented(fnMPI_File_read_at_all_begin))
 }
 
 //export mpixgo_MPI_File_read_at_all_begin_c
-func mpixgo_MPI_File_read_at_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_read_at_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all_begin_c, &rc)
 	return raise(fnMPI_File_read_at_all_begin_c, nil, errNotImplemented(fnMPI_File_read_at_all_begin_c))
 }
 
 //export mpixgo_MPI_File_read_at_all_c
-func mpixgo_MPI_File_read_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all_c, &rc)
 	return raise(fnMPI_File_read_at_all_c, nil, errNotImplemented(fnMPI_File_read_at_all_c))
 }
@@ -2931,37 +3202,37 @@ func mpixgo_MPI_File_read_at_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.
 }
 
 //export mpixgo_MPI_File_read_at_c
-func mpixgo_MPI_File_read_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_c, &rc)
 	return raise(fnMPI_File_read_at_c, nil, errNotImplemented(fnMPI_File_read_at_c))
 }
 
 //export mpixgo_MPI_File_read_c
-func mpixgo_MPI_File_read_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_c, &rc)
 	return raise(fnMPI_File_read_c, nil, errNotImplemented(fnMPI_File_read_c))
 }
 
 //export mpixgo_MPI_File_read_ordered
-func mpixgo_MPI_File_read_ordered(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_ordered(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered, &rc)
 	return raise(fnMPI_File_read_ordered, nil, errNotImplemented(fnMPI_File_read_ordered))
 }
 
 //export mpixgo_MPI_File_read_ordered_begin
-func mpixgo_MPI_File_read_ordered_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_read_ordered_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered_begin, &rc)
 	return raise(fnMPI_File_read_ordered_begin, nil, errNotImplemented(fnMPI_File_read_ordered_begin))
 }
 
 //export mpixgo_MPI_File_read_ordered_begin_c
-func mpixgo_MPI_File_read_ordered_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_read_ordered_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered_begin_c, &rc)
 	return raise(fnMPI_File_read_ordered_begin_c, nil, errNotImplemented(fnMPI_File_read_ordered_begin_c))
 }
 
 //export mpixgo_MPI_File_read_ordered_c
-func mpixgo_MPI_File_read_ordered_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_ordered_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered_c, &rc)
 	return raise(fnMPI_File_read_ordered_c, nil, errNotImplemented(fnMPI_File_read_ordered_c))
 }
@@ -2973,13 +3244,13 @@ func mpixgo_MPI_File_read_ordered_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe
 }
 
 //export mpixgo_MPI_File_read_shared
-func mpixgo_MPI_File_read_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_shared, &rc)
 	return raise(fnMPI_File_read_shared, nil, errNotImplemented(fnMPI_File_read_shared))
 }
 
 //export mpixgo_MPI_File_read_shared_c
-func mpixgo_MPI_File_read_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_read_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_shared_c, &rc)
 	return raise(fnMPI_File_read_shared_c, nil, errNotImplemented(fnMPI_File_read_shared_c))
 }
@@ -3033,31 +3304,31 @@ func mpixgo_MPI_File_sync(ctx *C.mpix_ctx, fh C.MPI_File) (rc C.int) {
 }
 
 //export mpixgo_MPI_File_write
-func mpixgo_MPI_File_write(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write, &rc)
 	return raise(fnMPI_File_write, nil, errNotImplemented(fnMPI_File_write))
 }
 
 //export mpixgo_MPI_File_write_all
-func mpixgo_MPI_File_write_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all, &rc)
 	return raise(fnMPI_File_write_all, nil, errNotImplemented(fnMPI_File_write_all))
 }
 
 //export mpixgo_MPI_File_write_all_begin
-func mpixgo_MPI_File_write_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_write_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all_begin, &rc)
 	return raise(fnMPI_File_write_all_begin, nil, errNotImplemented(fnMPI_File_write_all_begin))
 }
 
 //export mpixgo_MPI_File_write_all_begin_c
-func mpixgo_MPI_File_write_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_write_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all_begin_c, &rc)
 	return raise(fnMPI_File_write_all_begin_c, nil, errNotImplemented(fnMPI_File_write_all_begin_c))
 }
 
 //export mpixgo_MPI_File_write_all_c
-func mpixgo_MPI_File_write_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all_c, &rc)
 	return raise(fnMPI_File_write_all_c, nil, errNotImplemented(fnMPI_File_write_all_c))
 }
@@ -3069,31 +3340,31 @@ func mpixgo_MPI_File_write_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Po
 }
 
 //export mpixgo_MPI_File_write_at
-func mpixgo_MPI_File_write_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at, &rc)
 	return raise(fnMPI_File_write_at, nil, errNotImplemented(fnMPI_File_write_at))
 }
 
 //export mpixgo_MPI_File_write_at_all
-func mpixgo_MPI_File_write_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all, &rc)
 	return raise(fnMPI_File_write_at_all, nil, errNotImplemented(fnMPI_File_write_at_all))
 }
 
 //export mpixgo_MPI_File_write_at_all_begin
-func mpixgo_MPI_File_write_at_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_write_at_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all_begin, &rc)
 	return raise(fnMPI_File_write_at_all_begin, nil, errNotImplemented(fnMPI_File_write_at_all_begin))
 }
 
 //export mpixgo_MPI_File_write_at_all_begin_c
-func mpixgo_MPI_File_write_at_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_write_at_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all_begin_c, &rc)
 	return raise(fnMPI_File_write_at_all_begin_c, nil, errNotImplemented(fnMPI_File_write_at_all_begin_c))
 }
 
 //export mpixgo_MPI_File_write_at_all_c
-func mpixgo_MPI_File_write_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all_c, &rc)
 	return raise(fnMPI_File_write_at_all_c, nil, errNotImplemented(fnMPI_File_write_at_all_c))
 }
@@ -3105,37 +3376,37 @@ func mpixgo_MPI_File_write_at_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe
 }
 
 //export mpixgo_MPI_File_write_at_c
-func mpixgo_MPI_File_write_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_c, &rc)
 	return raise(fnMPI_File_write_at_c, nil, errNotImplemented(fnMPI_File_write_at_c))
 }
 
 //export mpixgo_MPI_File_write_c
-func mpixgo_MPI_File_write_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_c, &rc)
 	return raise(fnMPI_File_write_c, nil, errNotImplemented(fnMPI_File_write_c))
 }
 
 //export mpixgo_MPI_File_write_ordered
-func mpixgo_MPI_File_write_ordered(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_ordered(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered, &rc)
 	return raise(fnMPI_File_write_ordered, nil, errNotImplemented(fnMPI_File_write_ordered))
 }
 
 //export mpixgo_MPI_File_write_ordered_begin
-func mpixgo_MPI_File_write_ordered_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_write_ordered_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered_begin, &rc)
 	return raise(fnMPI_File_write_ordered_begin, nil, errNotImplemented(fnMPI_File_write_ordered_begin))
 }
 
 //export mpixgo_MPI_File_write_ordered_begin_c
-func mpixgo_MPI_File_write_ordered_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_File_write_ordered_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered_begin_c, &rc)
 	return raise(fnMPI_File_write_ordered_begin_c, nil, errNotImplemented(fnMPI_File_write_ordered_begin_c))
 }
 
 //export mpixgo_MPI_File_write_ordered_c
-func mpixgo_MPI_File_write_ordered_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_ordered_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered_c, &rc)
 	return raise(fnMPI_File_write_ordered_c, nil, errNotImplemented(fnMPI_File_write_ordered_c))
 }
@@ -3147,13 +3418,13 @@ func mpixgo_MPI_File_write_ordered_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsaf
 }
 
 //export mpixgo_MPI_File_write_shared
-func mpixgo_MPI_File_write_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_shared, &rc)
 	return raise(fnMPI_File_write_shared, nil, errNotImplemented(fnMPI_File_write_shared))
 }
 
 //export mpixgo_MPI_File_write_shared_c
-func mpixgo_MPI_File_write_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_File_write_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_shared_c, &rc)
 	return raise(fnMPI_File_write_shared_c, nil, errNotImplemented(fnMPI_File_write_shared_c))
 }
@@ -3263,7 +3534,16 @@ func mpixgo_MPI_Get_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, or
 //export mpixgo_MPI_Get_address
 func mpixgo_MPI_Get_address(ctx *C.mpix_ctx, location unsafe.Pointer, address *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Get_address, &rc)
-	return raise(fnMPI_Get_address, nil, errNotImplemented(fnMPI_Get_address))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_address, nil, err)
+	}
+	if address == nil {
+		return raise(fnMPI_Get_address, nil, core.Errorf(core.ErrArg, "address must not be NULL"))
+	}
+	if err := impl_MPI_Get_address(ctx, location, address); err != nil {
+		return raise(fnMPI_Get_address, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_c
@@ -3273,33 +3553,98 @@ func mpixgo_MPI_Get_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count 
 }
 
 //export mpixgo_MPI_Get_count
-func mpixgo_MPI_Get_count(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count *C.int) (rc C.int) {
+func mpixgo_MPI_Get_count(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI_Datatype, count *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Get_count, &rc)
-	return raise(fnMPI_Get_count, nil, errNotImplemented(fnMPI_Get_count))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_count, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Get_count, nil, err)
+	}
+	if count == nil {
+		return raise(fnMPI_Get_count, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if err := impl_MPI_Get_count(ctx, status, datatype_Obj, count); err != nil {
+		return raise(fnMPI_Get_count, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_count_c
-func mpixgo_MPI_Get_count_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Get_count_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI_Datatype, count *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Get_count_c, &rc)
-	return raise(fnMPI_Get_count_c, nil, errNotImplemented(fnMPI_Get_count_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_count_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Get_count_c, nil, err)
+	}
+	if count == nil {
+		return raise(fnMPI_Get_count_c, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if err := impl_MPI_Get_count_c(ctx, status, datatype_Obj, count); err != nil {
+		return raise(fnMPI_Get_count_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_elements
-func mpixgo_MPI_Get_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count *C.int) (rc C.int) {
+func mpixgo_MPI_Get_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI_Datatype, count *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Get_elements, &rc)
-	return raise(fnMPI_Get_elements, nil, errNotImplemented(fnMPI_Get_elements))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_elements, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Get_elements, nil, err)
+	}
+	if count == nil {
+		return raise(fnMPI_Get_elements, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if err := impl_MPI_Get_elements(ctx, status, datatype_Obj, count); err != nil {
+		return raise(fnMPI_Get_elements, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_elements_c
-func mpixgo_MPI_Get_elements_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Get_elements_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI_Datatype, count *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Get_elements_c, &rc)
-	return raise(fnMPI_Get_elements_c, nil, errNotImplemented(fnMPI_Get_elements_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_elements_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Get_elements_c, nil, err)
+	}
+	if count == nil {
+		return raise(fnMPI_Get_elements_c, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if err := impl_MPI_Get_elements_c(ctx, status, datatype_Obj, count); err != nil {
+		return raise(fnMPI_Get_elements_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_elements_x
-func mpixgo_MPI_Get_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Get_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI_Datatype, count *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Get_elements_x, &rc)
-	return raise(fnMPI_Get_elements_x, nil, errNotImplemented(fnMPI_Get_elements_x))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_elements_x, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Get_elements_x, nil, err)
+	}
+	if count == nil {
+		return raise(fnMPI_Get_elements_x, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if err := impl_MPI_Get_elements_x(ctx, status, datatype_Obj, count); err != nil {
+		return raise(fnMPI_Get_elements_x, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_hw_resource_info
@@ -3515,13 +3860,13 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 }
 
 //export mpixgo_MPI_Iallreduce
-func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce, &rc)
 	return raise(fnMPI_Iallreduce, nil, errNotImplemented(fnMPI_Iallreduce))
 }
 
 //export mpixgo_MPI_Iallreduce_c
-func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce_c, &rc)
 	return raise(fnMPI_Iallreduce_c, nil, errNotImplemented(fnMPI_Iallreduce_c))
 }
@@ -3569,37 +3914,77 @@ func mpixgo_MPI_Ibarrier(ctx *C.mpix_ctx, comm C.MPI_Comm, request *C.MPI_Reques
 }
 
 //export mpixgo_MPI_Ibcast
-func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast, &rc)
 	return raise(fnMPI_Ibcast, nil, errNotImplemented(fnMPI_Ibcast))
 }
 
 //export mpixgo_MPI_Ibcast_c
-func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast_c, &rc)
 	return raise(fnMPI_Ibcast_c, nil, errNotImplemented(fnMPI_Ibcast_c))
 }
 
 //export mpixgo_MPI_Ibsend
-func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibsend, &rc)
-	return raise(fnMPI_Ibsend, nil, errNotImplemented(fnMPI_Ibsend))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ibsend, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ibsend, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ibsend, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ibsend, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ibsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ibsend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Ibsend, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ibsend_c
-func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibsend_c, &rc)
-	return raise(fnMPI_Ibsend_c, nil, errNotImplemented(fnMPI_Ibsend_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ibsend_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ibsend_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ibsend_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ibsend_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ibsend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ibsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Ibsend_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iexscan
-func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan, &rc)
 	return raise(fnMPI_Iexscan, nil, errNotImplemented(fnMPI_Iexscan))
 }
 
 //export mpixgo_MPI_Iexscan_c
-func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan_c, &rc)
 	return raise(fnMPI_Iexscan_c, nil, errNotImplemented(fnMPI_Iexscan_c))
 }
@@ -3631,19 +4016,73 @@ func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Improbe
 func mpixgo_MPI_Improbe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm, flag *C.int, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Improbe, &rc)
-	return raise(fnMPI_Improbe, nil, errNotImplemented(fnMPI_Improbe))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Improbe, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Improbe, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Improbe, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if message == nil {
+		return raise(fnMPI_Improbe, commObj, core.Errorf(core.ErrArg, "message must not be NULL"))
+	}
+	if err := impl_MPI_Improbe(ctx, source, tag, commObj, flag, message, status); err != nil {
+		return raise(fnMPI_Improbe, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Imrecv
-func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Imrecv, &rc)
-	return raise(fnMPI_Imrecv, nil, errNotImplemented(fnMPI_Imrecv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Imrecv, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Imrecv, nil, err)
+	}
+	if message == nil {
+		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
+	}
+	if request == nil {
+		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Imrecv(ctx, buf, count, datatype_Obj, message, request); err != nil {
+		return raise(fnMPI_Imrecv, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Imrecv_c
-func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Imrecv_c, &rc)
-	return raise(fnMPI_Imrecv_c, nil, errNotImplemented(fnMPI_Imrecv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Imrecv_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Imrecv_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Imrecv_c, nil, err)
+	}
+	if message == nil {
+		return raise(fnMPI_Imrecv_c, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
+	}
+	if request == nil {
+		return raise(fnMPI_Imrecv_c, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Imrecv_c(ctx, buf, count, datatype_Obj, message, request); err != nil {
+		return raise(fnMPI_Imrecv_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_allgather
@@ -3962,67 +4401,160 @@ func mpixgo_MPI_Intercomm_merge(ctx *C.mpix_ctx, intercomm C.MPI_Comm, high C.in
 //export mpixgo_MPI_Iprobe
 func mpixgo_MPI_Iprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm, flag *C.int, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Iprobe, &rc)
-	return raise(fnMPI_Iprobe, nil, errNotImplemented(fnMPI_Iprobe))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iprobe, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iprobe, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Iprobe, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Iprobe(ctx, source, tag, commObj, flag, status); err != nil {
+		return raise(fnMPI_Iprobe, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Irecv
-func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irecv, &rc)
-	return raise(fnMPI_Irecv, nil, errNotImplemented(fnMPI_Irecv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Irecv, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Irecv, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Irecv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Irecv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Irecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Irecv(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
+		return raise(fnMPI_Irecv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Irecv_c
-func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irecv_c, &rc)
-	return raise(fnMPI_Irecv_c, nil, errNotImplemented(fnMPI_Irecv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Irecv_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Irecv_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Irecv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Irecv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Irecv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Irecv_c(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
+		return raise(fnMPI_Irecv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ireduce
-func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce, &rc)
 	return raise(fnMPI_Ireduce, nil, errNotImplemented(fnMPI_Ireduce))
 }
 
 //export mpixgo_MPI_Ireduce_c
-func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_c, &rc)
 	return raise(fnMPI_Ireduce_c, nil, errNotImplemented(fnMPI_Ireduce_c))
 }
 
 //export mpixgo_MPI_Ireduce_scatter
-func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter, &rc)
 	return raise(fnMPI_Ireduce_scatter, nil, errNotImplemented(fnMPI_Ireduce_scatter))
 }
 
 //export mpixgo_MPI_Ireduce_scatter_block
-func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block, &rc)
 	return raise(fnMPI_Ireduce_scatter_block, nil, errNotImplemented(fnMPI_Ireduce_scatter_block))
 }
 
 //export mpixgo_MPI_Ireduce_scatter_block_c
-func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block_c, &rc)
 	return raise(fnMPI_Ireduce_scatter_block_c, nil, errNotImplemented(fnMPI_Ireduce_scatter_block_c))
 }
 
 //export mpixgo_MPI_Ireduce_scatter_c
-func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_c, &rc)
 	return raise(fnMPI_Ireduce_scatter_c, nil, errNotImplemented(fnMPI_Ireduce_scatter_c))
 }
 
 //export mpixgo_MPI_Irsend
-func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irsend, &rc)
-	return raise(fnMPI_Irsend, nil, errNotImplemented(fnMPI_Irsend))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Irsend, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Irsend, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Irsend, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Irsend, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Irsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Irsend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Irsend, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Irsend_c
-func mpixgo_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irsend_c, &rc)
-	return raise(fnMPI_Irsend_c, nil, errNotImplemented(fnMPI_Irsend_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Irsend_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Irsend_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Irsend_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Irsend_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Irsend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Irsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Irsend_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Is_thread_main
@@ -4041,13 +4573,13 @@ func mpixgo_MPI_Is_thread_main(ctx *C.mpix_ctx, flag *C.int) (rc C.int) {
 }
 
 //export mpixgo_MPI_Iscan
-func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan, &rc)
 	return raise(fnMPI_Iscan, nil, errNotImplemented(fnMPI_Iscan))
 }
 
 //export mpixgo_MPI_Iscan_c
-func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan_c, &rc)
 	return raise(fnMPI_Iscan_c, nil, errNotImplemented(fnMPI_Iscan_c))
 }
@@ -4077,51 +4609,225 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 }
 
 //export mpixgo_MPI_Isend
-func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isend, &rc)
-	return raise(fnMPI_Isend, nil, errNotImplemented(fnMPI_Isend))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Isend, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Isend, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Isend, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Isend, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Isend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Isend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Isend, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Isend_c
-func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isend_c, &rc)
-	return raise(fnMPI_Isend_c, nil, errNotImplemented(fnMPI_Isend_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Isend_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Isend_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Isend_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Isend_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Isend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Isend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Isend_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Isendrecv
 func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv, &rc)
-	return raise(fnMPI_Isendrecv, nil, errNotImplemented(fnMPI_Isendrecv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Isendrecv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Isendrecv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Isendrecv, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Isendrecv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Isendrecv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Isendrecv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Isendrecv(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, request); err != nil {
+		return raise(fnMPI_Isendrecv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Isendrecv_c
 func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_c, &rc)
-	return raise(fnMPI_Isendrecv_c, nil, errNotImplemented(fnMPI_Isendrecv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Isendrecv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Isendrecv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Isendrecv_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Isendrecv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Isendrecv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Isendrecv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Isendrecv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Isendrecv_c(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, request); err != nil {
+		return raise(fnMPI_Isendrecv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Isendrecv_replace
-func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_replace, &rc)
-	return raise(fnMPI_Isendrecv_replace, nil, errNotImplemented(fnMPI_Isendrecv_replace))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Isendrecv_replace, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Isendrecv_replace, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Isendrecv_replace, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Isendrecv_replace, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Isendrecv_replace, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Isendrecv_replace(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
+		return raise(fnMPI_Isendrecv_replace, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Isendrecv_replace_c
-func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_replace_c, &rc)
-	return raise(fnMPI_Isendrecv_replace_c, nil, errNotImplemented(fnMPI_Isendrecv_replace_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Isendrecv_replace_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Isendrecv_replace_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Isendrecv_replace_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Isendrecv_replace_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Isendrecv_replace_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Isendrecv_replace_c(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
+		return raise(fnMPI_Isendrecv_replace_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Issend
-func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Issend, &rc)
-	return raise(fnMPI_Issend, nil, errNotImplemented(fnMPI_Issend))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Issend, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Issend, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Issend, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Issend, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Issend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Issend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Issend, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Issend_c
-func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Issend_c, &rc)
-	return raise(fnMPI_Issend_c, nil, errNotImplemented(fnMPI_Issend_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Issend_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Issend_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Issend_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Issend_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Issend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Issend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Issend_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Keyval_create
@@ -4159,19 +4865,64 @@ func mpixgo_MPI_Message_f2c(ctx *C.mpix_ctx, message C.MPI_Fint) (rc C.MPI_Messa
 //export mpixgo_MPI_Mprobe
 func mpixgo_MPI_Mprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Mprobe, &rc)
-	return raise(fnMPI_Mprobe, nil, errNotImplemented(fnMPI_Mprobe))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Mprobe, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Mprobe, nil, err)
+	}
+	if message == nil {
+		return raise(fnMPI_Mprobe, commObj, core.Errorf(core.ErrArg, "message must not be NULL"))
+	}
+	if err := impl_MPI_Mprobe(ctx, source, tag, commObj, message, status); err != nil {
+		return raise(fnMPI_Mprobe, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Mrecv
-func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Mrecv, &rc)
-	return raise(fnMPI_Mrecv, nil, errNotImplemented(fnMPI_Mrecv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Mrecv, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Mrecv, nil, err)
+	}
+	if message == nil {
+		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
+	}
+	if err := impl_MPI_Mrecv(ctx, buf, count, datatype_Obj, message, status); err != nil {
+		return raise(fnMPI_Mrecv, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Mrecv_c
-func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Mrecv_c, &rc)
-	return raise(fnMPI_Mrecv_c, nil, errNotImplemented(fnMPI_Mrecv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Mrecv_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Mrecv_c, nil, err)
+	}
+	if message == nil {
+		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
+	}
+	if err := impl_MPI_Mrecv_c(ctx, buf, count, datatype_Obj, message, status); err != nil {
+		return raise(fnMPI_Mrecv_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgather
@@ -4339,51 +5090,183 @@ func mpixgo_MPI_Open_port(ctx *C.mpix_ctx, info C.MPI_Info, port_name *C.char) (
 }
 
 //export mpixgo_MPI_Pack
-func mpixgo_MPI_Pack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.int, datatype C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.int, position *C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Pack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.int, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.int, position *C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Pack, &rc)
-	return raise(fnMPI_Pack, nil, errNotImplemented(fnMPI_Pack))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack, nil, err)
+	}
+	if incount < 0 {
+		return raise(fnMPI_Pack, nil, core.Errorf(core.ErrCount, "incount must not be negative (%d)", int64(incount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Pack, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Pack, nil, err)
+	}
+	if err := impl_MPI_Pack(ctx, inbuf, incount, datatype_Obj, outbuf, outsize, position, commObj); err != nil {
+		return raise(fnMPI_Pack, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pack_c
-func mpixgo_MPI_Pack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.MPI_Count, datatype C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Pack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.MPI_Count, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_c, &rc)
-	return raise(fnMPI_Pack_c, nil, errNotImplemented(fnMPI_Pack_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack_c, nil, err)
+	}
+	if incount < 0 {
+		return raise(fnMPI_Pack_c, nil, core.Errorf(core.ErrCount, "incount must not be negative (%d)", int64(incount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack_c, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Pack_c, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Pack_c, nil, err)
+	}
+	if err := impl_MPI_Pack_c(ctx, inbuf, incount, datatype_Obj, outbuf, outsize, position, commObj); err != nil {
+		return raise(fnMPI_Pack_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pack_external
-func mpixgo_MPI_Pack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.int, datatype C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Aint, position *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_Pack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.int, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Aint, position *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external, &rc)
-	return raise(fnMPI_Pack_external, nil, errNotImplemented(fnMPI_Pack_external))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack_external, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack_external, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Pack_external, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	if err := impl_MPI_Pack_external(ctx, datarep, inbuf, incount, datatype_Obj, outbuf, outsize, position); err != nil {
+		return raise(fnMPI_Pack_external, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pack_external_c
-func mpixgo_MPI_Pack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.MPI_Count, datatype C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Pack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.MPI_Count, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external_c, &rc)
-	return raise(fnMPI_Pack_external_c, nil, errNotImplemented(fnMPI_Pack_external_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack_external_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack_external_c, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Pack_external_c, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	if err := impl_MPI_Pack_external_c(ctx, datarep, inbuf, incount, datatype_Obj, outbuf, outsize, position); err != nil {
+		return raise(fnMPI_Pack_external_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pack_external_size
-func mpixgo_MPI_Pack_external_size(ctx *C.mpix_ctx, datarep *C.char, incount C.int, datatype C.MPI_Datatype, size *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_Pack_external_size(ctx *C.mpix_ctx, datarep *C.char, incount C.int, datatype_ C.MPI_Datatype, size *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external_size, &rc)
-	return raise(fnMPI_Pack_external_size, nil, errNotImplemented(fnMPI_Pack_external_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack_external_size, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack_external_size, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Pack_external_size, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Pack_external_size(ctx, datarep, incount, datatype_Obj, size); err != nil {
+		return raise(fnMPI_Pack_external_size, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pack_external_size_c
-func mpixgo_MPI_Pack_external_size_c(ctx *C.mpix_ctx, datarep *C.char, incount C.MPI_Count, datatype C.MPI_Datatype, size *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Pack_external_size_c(ctx *C.mpix_ctx, datarep *C.char, incount C.MPI_Count, datatype_ C.MPI_Datatype, size *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external_size_c, &rc)
-	return raise(fnMPI_Pack_external_size_c, nil, errNotImplemented(fnMPI_Pack_external_size_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack_external_size_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack_external_size_c, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Pack_external_size_c, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Pack_external_size_c(ctx, datarep, incount, datatype_Obj, size); err != nil {
+		return raise(fnMPI_Pack_external_size_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pack_size
-func mpixgo_MPI_Pack_size(ctx *C.mpix_ctx, incount C.int, datatype C.MPI_Datatype, comm C.MPI_Comm, size *C.int) (rc C.int) {
+func mpixgo_MPI_Pack_size(ctx *C.mpix_ctx, incount C.int, datatype_ C.MPI_Datatype, comm C.MPI_Comm, size *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_size, &rc)
-	return raise(fnMPI_Pack_size, nil, errNotImplemented(fnMPI_Pack_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack_size, nil, err)
+	}
+	if incount < 0 {
+		return raise(fnMPI_Pack_size, nil, core.Errorf(core.ErrCount, "incount must not be negative (%d)", int64(incount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack_size, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Pack_size, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Pack_size, commObj, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Pack_size(ctx, incount, datatype_Obj, commObj, size); err != nil {
+		return raise(fnMPI_Pack_size, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pack_size_c
-func mpixgo_MPI_Pack_size_c(ctx *C.mpix_ctx, incount C.MPI_Count, datatype C.MPI_Datatype, comm C.MPI_Comm, size *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Pack_size_c(ctx *C.mpix_ctx, incount C.MPI_Count, datatype_ C.MPI_Datatype, comm C.MPI_Comm, size *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_size_c, &rc)
-	return raise(fnMPI_Pack_size_c, nil, errNotImplemented(fnMPI_Pack_size_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pack_size_c, nil, err)
+	}
+	if incount < 0 {
+		return raise(fnMPI_Pack_size_c, nil, core.Errorf(core.ErrCount, "incount must not be negative (%d)", int64(incount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Pack_size_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Pack_size_c, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Pack_size_c, commObj, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Pack_size_c(ctx, incount, datatype_Obj, commObj, size); err != nil {
+		return raise(fnMPI_Pack_size_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Parrived
@@ -4423,7 +5306,7 @@ func mpixgo_MPI_Pready_range(ctx *C.mpix_ctx, partition_low C.int, partition_hig
 }
 
 //export mpixgo_MPI_Precv_init
-func mpixgo_MPI_Precv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, partitions C.int, count C.MPI_Count, datatype C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Precv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, partitions C.int, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Precv_init, &rc)
 	return raise(fnMPI_Precv_init, nil, errNotImplemented(fnMPI_Precv_init))
 }
@@ -4431,11 +5314,21 @@ func mpixgo_MPI_Precv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, partitions C.int
 //export mpixgo_MPI_Probe
 func mpixgo_MPI_Probe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Probe, &rc)
-	return raise(fnMPI_Probe, nil, errNotImplemented(fnMPI_Probe))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Probe, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Probe, nil, err)
+	}
+	if err := impl_MPI_Probe(ctx, source, tag, commObj, status); err != nil {
+		return raise(fnMPI_Probe, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Psend_init
-func mpixgo_MPI_Psend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, partitions C.int, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Psend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, partitions C.int, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Psend_init, &rc)
 	return raise(fnMPI_Psend_init, nil, errNotImplemented(fnMPI_Psend_init))
 }
@@ -4486,109 +5379,183 @@ func mpixgo_MPI_Raccumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origi
 }
 
 //export mpixgo_MPI_Recv
-func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Recv, &rc)
-	return raise(fnMPI_Recv, nil, errNotImplemented(fnMPI_Recv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Recv, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Recv, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Recv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Recv, nil, err)
+	}
+	if err := impl_MPI_Recv(ctx, buf, count, datatype_Obj, source, tag, commObj, status); err != nil {
+		return raise(fnMPI_Recv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Recv_c
-func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_c, &rc)
-	return raise(fnMPI_Recv_c, nil, errNotImplemented(fnMPI_Recv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Recv_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Recv_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Recv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Recv_c, nil, err)
+	}
+	if err := impl_MPI_Recv_c(ctx, buf, count, datatype_Obj, source, tag, commObj, status); err != nil {
+		return raise(fnMPI_Recv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Recv_init
-func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_init, &rc)
-	return raise(fnMPI_Recv_init, nil, errNotImplemented(fnMPI_Recv_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Recv_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Recv_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Recv_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Recv_init, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Recv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Recv_init(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
+		return raise(fnMPI_Recv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Recv_init_c
-func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_init_c, &rc)
-	return raise(fnMPI_Recv_init_c, nil, errNotImplemented(fnMPI_Recv_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Recv_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Recv_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Recv_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Recv_init_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Recv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Recv_init_c(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
+		return raise(fnMPI_Recv_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce
-func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce, &rc)
 	return raise(fnMPI_Reduce, nil, errNotImplemented(fnMPI_Reduce))
 }
 
 //export mpixgo_MPI_Reduce_c
-func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_c, &rc)
 	return raise(fnMPI_Reduce_c, nil, errNotImplemented(fnMPI_Reduce_c))
 }
 
 //export mpixgo_MPI_Reduce_init
-func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init, &rc)
 	return raise(fnMPI_Reduce_init, nil, errNotImplemented(fnMPI_Reduce_init))
 }
 
 //export mpixgo_MPI_Reduce_init_c
-func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init_c, &rc)
 	return raise(fnMPI_Reduce_init_c, nil, errNotImplemented(fnMPI_Reduce_init_c))
 }
 
 //export mpixgo_MPI_Reduce_local
-func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op) (rc C.int) {
+func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local, &rc)
 	return raise(fnMPI_Reduce_local, nil, errNotImplemented(fnMPI_Reduce_local))
 }
 
 //export mpixgo_MPI_Reduce_local_c
-func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op) (rc C.int) {
+func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local_c, &rc)
 	return raise(fnMPI_Reduce_local_c, nil, errNotImplemented(fnMPI_Reduce_local_c))
 }
 
 //export mpixgo_MPI_Reduce_scatter
-func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter, &rc)
 	return raise(fnMPI_Reduce_scatter, nil, errNotImplemented(fnMPI_Reduce_scatter))
 }
 
 //export mpixgo_MPI_Reduce_scatter_block
-func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block, &rc)
 	return raise(fnMPI_Reduce_scatter_block, nil, errNotImplemented(fnMPI_Reduce_scatter_block))
 }
 
 //export mpixgo_MPI_Reduce_scatter_block_c
-func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_c, &rc)
 	return raise(fnMPI_Reduce_scatter_block_c, nil, errNotImplemented(fnMPI_Reduce_scatter_block_c))
 }
 
 //export mpixgo_MPI_Reduce_scatter_block_init
-func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init, &rc)
 	return raise(fnMPI_Reduce_scatter_block_init, nil, errNotImplemented(fnMPI_Reduce_scatter_block_init))
 }
 
 //export mpixgo_MPI_Reduce_scatter_block_init_c
-func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init_c, &rc)
 	return raise(fnMPI_Reduce_scatter_block_init_c, nil, errNotImplemented(fnMPI_Reduce_scatter_block_init_c))
 }
 
 //export mpixgo_MPI_Reduce_scatter_c
-func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_c, &rc)
 	return raise(fnMPI_Reduce_scatter_c, nil, errNotImplemented(fnMPI_Reduce_scatter_c))
 }
 
 //export mpixgo_MPI_Reduce_scatter_init
-func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init, &rc)
 	return raise(fnMPI_Reduce_scatter_init, nil, errNotImplemented(fnMPI_Reduce_scatter_init))
 }
 
 //export mpixgo_MPI_Reduce_scatter_init_c
-func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init_c, &rc)
 	return raise(fnMPI_Reduce_scatter_init_c, nil, errNotImplemented(fnMPI_Reduce_scatter_init_c))
 }
@@ -4649,31 +5616,79 @@ func mpixgo_MPI_Request_f2c(ctx *C.mpix_ctx, request C.MPI_Fint) (rc C.MPI_Reque
 //export mpixgo_MPI_Request_free
 func mpixgo_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Request_free, &rc)
-	return raise(fnMPI_Request_free, nil, errNotImplemented(fnMPI_Request_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Request_free, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Request_free, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Request_free(ctx, request); err != nil {
+		return raise(fnMPI_Request_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Request_get_status
 func mpixgo_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C.int, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Request_get_status, &rc)
-	return raise(fnMPI_Request_get_status, nil, errNotImplemented(fnMPI_Request_get_status))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Request_get_status, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Request_get_status, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Request_get_status(ctx, request, flag, status); err != nil {
+		return raise(fnMPI_Request_get_status, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Request_get_status_all
 func mpixgo_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, flag *C.int, array_of_statuses *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Request_get_status_all, &rc)
-	return raise(fnMPI_Request_get_status_all, nil, errNotImplemented(fnMPI_Request_get_status_all))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Request_get_status_all, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Request_get_status_all, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Request_get_status_all(ctx, count, array_of_requests, flag, array_of_statuses); err != nil {
+		return raise(fnMPI_Request_get_status_all, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Request_get_status_any
 func mpixgo_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Request_get_status_any, &rc)
-	return raise(fnMPI_Request_get_status_any, nil, errNotImplemented(fnMPI_Request_get_status_any))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Request_get_status_any, nil, err)
+	}
+	if index == nil {
+		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "index must not be NULL"))
+	}
+	if flag == nil {
+		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Request_get_status_any(ctx, count, array_of_requests, index, flag, status); err != nil {
+		return raise(fnMPI_Request_get_status_any, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Request_get_status_some
 func mpixgo_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MPI_Request, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Request_get_status_some, &rc)
-	return raise(fnMPI_Request_get_status_some, nil, errNotImplemented(fnMPI_Request_get_status_some))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Request_get_status_some, nil, err)
+	}
+	if outcount == nil {
+		return raise(fnMPI_Request_get_status_some, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if err := impl_MPI_Request_get_status_some(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
+		return raise(fnMPI_Request_get_status_some, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rget
@@ -4731,49 +5746,123 @@ func mpixgo_MPI_Rrput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count 
 }
 
 //export mpixgo_MPI_Rsend
-func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend, &rc)
-	return raise(fnMPI_Rsend, nil, errNotImplemented(fnMPI_Rsend))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rsend, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Rsend, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Rsend, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Rsend, nil, err)
+	}
+	if err := impl_MPI_Rsend(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Rsend, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rsend_c
-func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_c, &rc)
-	return raise(fnMPI_Rsend_c, nil, errNotImplemented(fnMPI_Rsend_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rsend_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Rsend_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Rsend_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Rsend_c, nil, err)
+	}
+	if err := impl_MPI_Rsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Rsend_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rsend_init
-func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_init, &rc)
-	return raise(fnMPI_Rsend_init, nil, errNotImplemented(fnMPI_Rsend_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rsend_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Rsend_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Rsend_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Rsend_init, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rsend_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Rsend_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rsend_init_c
-func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_init_c, &rc)
-	return raise(fnMPI_Rsend_init_c, nil, errNotImplemented(fnMPI_Rsend_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rsend_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Rsend_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Rsend_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Rsend_init_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rsend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rsend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Rsend_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scan
-func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan, &rc)
 	return raise(fnMPI_Scan, nil, errNotImplemented(fnMPI_Scan))
 }
 
 //export mpixgo_MPI_Scan_c
-func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_c, &rc)
 	return raise(fnMPI_Scan_c, nil, errNotImplemented(fnMPI_Scan_c))
 }
 
 //export mpixgo_MPI_Scan_init
-func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init, &rc)
 	return raise(fnMPI_Scan_init, nil, errNotImplemented(fnMPI_Scan_init))
 }
 
 //export mpixgo_MPI_Scan_init_c
-func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init_c, &rc)
 	return raise(fnMPI_Scan_init_c, nil, errNotImplemented(fnMPI_Scan_init_c))
 }
@@ -4827,51 +5916,207 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 }
 
 //export mpixgo_MPI_Send
-func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Send, &rc)
-	return raise(fnMPI_Send, nil, errNotImplemented(fnMPI_Send))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Send, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Send, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Send, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Send, nil, err)
+	}
+	if err := impl_MPI_Send(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Send, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Send_c
-func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Send_c, &rc)
-	return raise(fnMPI_Send_c, nil, errNotImplemented(fnMPI_Send_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Send_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Send_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Send_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Send_c, nil, err)
+	}
+	if err := impl_MPI_Send_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Send_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Send_init
-func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Send_init, &rc)
-	return raise(fnMPI_Send_init, nil, errNotImplemented(fnMPI_Send_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Send_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Send_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Send_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Send_init, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Send_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Send_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Send_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Send_init_c
-func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Send_init_c, &rc)
-	return raise(fnMPI_Send_init_c, nil, errNotImplemented(fnMPI_Send_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Send_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Send_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Send_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Send_init_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Send_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Send_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Send_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Sendrecv
 func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv, &rc)
-	return raise(fnMPI_Sendrecv, nil, errNotImplemented(fnMPI_Sendrecv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Sendrecv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Sendrecv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Sendrecv, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Sendrecv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Sendrecv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Sendrecv, nil, err)
+	}
+	if err := impl_MPI_Sendrecv(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, status); err != nil {
+		return raise(fnMPI_Sendrecv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Sendrecv_c
 func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_c, &rc)
-	return raise(fnMPI_Sendrecv_c, nil, errNotImplemented(fnMPI_Sendrecv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Sendrecv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Sendrecv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Sendrecv_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Sendrecv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Sendrecv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Sendrecv_c, nil, err)
+	}
+	if err := impl_MPI_Sendrecv_c(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, status); err != nil {
+		return raise(fnMPI_Sendrecv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Sendrecv_replace
-func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_replace, &rc)
-	return raise(fnMPI_Sendrecv_replace, nil, errNotImplemented(fnMPI_Sendrecv_replace))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Sendrecv_replace, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Sendrecv_replace, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Sendrecv_replace, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Sendrecv_replace, nil, err)
+	}
+	if err := impl_MPI_Sendrecv_replace(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
+		return raise(fnMPI_Sendrecv_replace, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Sendrecv_replace_c
-func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
+func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_replace_c, &rc)
-	return raise(fnMPI_Sendrecv_replace_c, nil, errNotImplemented(fnMPI_Sendrecv_replace_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Sendrecv_replace_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Sendrecv_replace_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Sendrecv_replace_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Sendrecv_replace_c, nil, err)
+	}
+	if err := impl_MPI_Sendrecv_replace_c(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
+		return raise(fnMPI_Sendrecv_replace_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_attach_buffer
@@ -4985,39 +6230,128 @@ func mpixgo_MPI_Session_set_errhandler(ctx *C.mpix_ctx, session C.MPI_Session, e
 }
 
 //export mpixgo_MPI_Ssend
-func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend, &rc)
-	return raise(fnMPI_Ssend, nil, errNotImplemented(fnMPI_Ssend))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ssend, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ssend, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ssend, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ssend, nil, err)
+	}
+	if err := impl_MPI_Ssend(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Ssend, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ssend_c
-func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_c, &rc)
-	return raise(fnMPI_Ssend_c, nil, errNotImplemented(fnMPI_Ssend_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ssend_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ssend_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ssend_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ssend_c, nil, err)
+	}
+	if err := impl_MPI_Ssend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+		return raise(fnMPI_Ssend_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ssend_init
-func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_init, &rc)
-	return raise(fnMPI_Ssend_init, nil, errNotImplemented(fnMPI_Ssend_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ssend_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ssend_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ssend_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ssend_init, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ssend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ssend_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Ssend_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ssend_init_c
-func mpixgo_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_init_c, &rc)
-	return raise(fnMPI_Ssend_init_c, nil, errNotImplemented(fnMPI_Ssend_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ssend_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ssend_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ssend_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ssend_init_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ssend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ssend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+		return raise(fnMPI_Ssend_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Start
 func mpixgo_MPI_Start(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Start, &rc)
-	return raise(fnMPI_Start, nil, errNotImplemented(fnMPI_Start))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Start, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Start, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Start(ctx, request); err != nil {
+		return raise(fnMPI_Start, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Startall
 func mpixgo_MPI_Startall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Startall, &rc)
-	return raise(fnMPI_Startall, nil, errNotImplemented(fnMPI_Startall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Startall, nil, err)
+	}
+	if err := impl_MPI_Startall(ctx, count, array_of_requests); err != nil {
+		return raise(fnMPI_Startall, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_c2f
@@ -5104,19 +6438,45 @@ func mpixgo_MPI_Status_get_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag *C.int
 //export mpixgo_MPI_Status_set_cancelled
 func mpixgo_MPI_Status_set_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Status_set_cancelled, &rc)
-	return raise(fnMPI_Status_set_cancelled, nil, errNotImplemented(fnMPI_Status_set_cancelled))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_set_cancelled, nil, err)
+	}
+	if err := impl_MPI_Status_set_cancelled(ctx, status, flag); err != nil {
+		return raise(fnMPI_Status_set_cancelled, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_set_elements
-func mpixgo_MPI_Status_set_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count C.int) (rc C.int) {
+func mpixgo_MPI_Status_set_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI_Datatype, count C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Status_set_elements, &rc)
-	return raise(fnMPI_Status_set_elements, nil, errNotImplemented(fnMPI_Status_set_elements))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_set_elements, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Status_set_elements, nil, err)
+	}
+	if err := impl_MPI_Status_set_elements(ctx, status, datatype_Obj, count); err != nil {
+		return raise(fnMPI_Status_set_elements, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_set_elements_x
-func mpixgo_MPI_Status_set_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype C.MPI_Datatype, count C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Status_set_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI_Datatype, count C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Status_set_elements_x, &rc)
-	return raise(fnMPI_Status_set_elements_x, nil, errNotImplemented(fnMPI_Status_set_elements_x))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Status_set_elements_x, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Status_set_elements_x, nil, err)
+	}
+	if err := impl_MPI_Status_set_elements_x(ctx, status, datatype_Obj, count); err != nil {
+		return raise(fnMPI_Status_set_elements_x, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_set_error
@@ -5216,7 +6576,7 @@ func mpixgo_MPI_T_cvar_get_index(ctx *C.mpix_ctx, name *C.char, cvar_index *C.in
 }
 
 //export mpixgo_MPI_T_cvar_get_info
-func mpixgo_MPI_T_cvar_get_info(ctx *C.mpix_ctx, cvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, datatype *C.MPI_Datatype, enumtype *C.MPI_T_enum, desc *C.char, desc_len *C.int, bind *C.int, scope *C.int) (rc C.int) {
+func mpixgo_MPI_T_cvar_get_info(ctx *C.mpix_ctx, cvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, datatype_ *C.MPI_Datatype, enumtype *C.MPI_T_enum, desc *C.char, desc_len *C.int, bind *C.int, scope *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_get_info, &rc)
 	return raise(fnMPI_T_cvar_get_info, nil, errNotImplemented(fnMPI_T_cvar_get_info))
 }
@@ -5372,7 +6732,7 @@ func mpixgo_MPI_T_pvar_get_index(ctx *C.mpix_ctx, name *C.char, var_class C.int,
 }
 
 //export mpixgo_MPI_T_pvar_get_info
-func mpixgo_MPI_T_pvar_get_info(ctx *C.mpix_ctx, pvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, var_class *C.int, datatype *C.MPI_Datatype, enumtype *C.MPI_T_enum, desc *C.char, desc_len *C.int, bind *C.int, readonly *C.int, continuous *C.int, atomic *C.int) (rc C.int) {
+func mpixgo_MPI_T_pvar_get_info(ctx *C.mpix_ctx, pvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, var_class *C.int, datatype_ *C.MPI_Datatype, enumtype *C.MPI_T_enum, desc *C.char, desc_len *C.int, bind *C.int, readonly *C.int, continuous *C.int, atomic *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_get_info, &rc)
 	return raise(fnMPI_T_pvar_get_info, nil, errNotImplemented(fnMPI_T_pvar_get_info))
 }
@@ -5464,31 +6824,82 @@ func mpixgo_MPI_T_source_get_timestamp(ctx *C.mpix_ctx, source_index C.int, time
 //export mpixgo_MPI_Test
 func mpixgo_MPI_Test(ctx *C.mpix_ctx, request *C.MPI_Request, flag *C.int, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Test, &rc)
-	return raise(fnMPI_Test, nil, errNotImplemented(fnMPI_Test))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Test, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Test, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if flag == nil {
+		return raise(fnMPI_Test, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Test(ctx, request, flag, status); err != nil {
+		return raise(fnMPI_Test, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Test_cancelled
 func mpixgo_MPI_Test_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Test_cancelled, &rc)
-	return raise(fnMPI_Test_cancelled, nil, errNotImplemented(fnMPI_Test_cancelled))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Test_cancelled, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Test_cancelled, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Test_cancelled(ctx, status, flag); err != nil {
+		return raise(fnMPI_Test_cancelled, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Testall
 func mpixgo_MPI_Testall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, flag *C.int, array_of_statuses *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Testall, &rc)
-	return raise(fnMPI_Testall, nil, errNotImplemented(fnMPI_Testall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Testall, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Testall, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Testall(ctx, count, array_of_requests, flag, array_of_statuses); err != nil {
+		return raise(fnMPI_Testall, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Testany
 func mpixgo_MPI_Testany(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Testany, &rc)
-	return raise(fnMPI_Testany, nil, errNotImplemented(fnMPI_Testany))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Testany, nil, err)
+	}
+	if index == nil {
+		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "index must not be NULL"))
+	}
+	if flag == nil {
+		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Testany(ctx, count, array_of_requests, index, flag, status); err != nil {
+		return raise(fnMPI_Testany, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Testsome
 func mpixgo_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MPI_Request, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Testsome, &rc)
-	return raise(fnMPI_Testsome, nil, errNotImplemented(fnMPI_Testsome))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Testsome, nil, err)
+	}
+	if outcount == nil {
+		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if err := impl_MPI_Testsome(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
+		return raise(fnMPI_Testsome, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Threadcomm_finish
@@ -5522,106 +6933,349 @@ func mpixgo_MPI_Topo_test(ctx *C.mpix_ctx, comm C.MPI_Comm, status *C.int) (rc C
 }
 
 //export mpixgo_MPI_Type_c2f
-func mpixgo_MPI_Type_c2f(ctx *C.mpix_ctx, datatype C.MPI_Datatype) (rc C.MPI_Fint) {
+func mpixgo_MPI_Type_c2f(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Type_c2f)
-	raise(fnMPI_Type_c2f, nil, errNotImplemented(fnMPI_Type_c2f))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Type_c2f, nil, err)
+		return
+	}
+	return impl_MPI_Type_c2f(ctx, datatype_)
 }
 
 //export mpixgo_MPI_Type_commit
-func mpixgo_MPI_Type_commit(ctx *C.mpix_ctx, datatype *C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_Type_commit(ctx *C.mpix_ctx, datatype_ *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_commit, &rc)
-	return raise(fnMPI_Type_commit, nil, errNotImplemented(fnMPI_Type_commit))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_commit, nil, err)
+	}
+	if datatype_ == nil {
+		return raise(fnMPI_Type_commit, nil, core.Errorf(core.ErrArg, "datatype must not be NULL"))
+	}
+	if err := impl_MPI_Type_commit(ctx, datatype_); err != nil {
+		return raise(fnMPI_Type_commit, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_contiguous
 func mpixgo_MPI_Type_contiguous(ctx *C.mpix_ctx, count C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_contiguous, &rc)
-	return raise(fnMPI_Type_contiguous, nil, errNotImplemented(fnMPI_Type_contiguous))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_contiguous, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_contiguous, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_contiguous, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_contiguous, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_contiguous(ctx, count, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_contiguous, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_contiguous_c
 func mpixgo_MPI_Type_contiguous_c(ctx *C.mpix_ctx, count C.MPI_Count, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_contiguous_c, &rc)
-	return raise(fnMPI_Type_contiguous_c, nil, errNotImplemented(fnMPI_Type_contiguous_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_contiguous_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_contiguous_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_contiguous_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_contiguous_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_contiguous_c(ctx, count, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_contiguous_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_darray
 func mpixgo_MPI_Type_create_darray(ctx *C.mpix_ctx, size C.int, rank C.int, ndims C.int, array_of_gsizes *C.int, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_darray, &rc)
-	return raise(fnMPI_Type_create_darray, nil, errNotImplemented(fnMPI_Type_create_darray))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_darray, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_darray, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_darray, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_darray(ctx, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_darray, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_darray_c
 func mpixgo_MPI_Type_create_darray_c(ctx *C.mpix_ctx, size C.int, rank C.int, ndims C.int, array_of_gsizes *C.MPI_Count, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_darray_c, &rc)
-	return raise(fnMPI_Type_create_darray_c, nil, errNotImplemented(fnMPI_Type_create_darray_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_darray_c, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_darray_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_darray_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_darray_c(ctx, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_darray_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_f90_complex
 func mpixgo_MPI_Type_create_f90_complex(ctx *C.mpix_ctx, p C.int, r C.int, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_f90_complex, &rc)
-	return raise(fnMPI_Type_create_f90_complex, nil, errNotImplemented(fnMPI_Type_create_f90_complex))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_f90_complex, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_f90_complex, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_f90_complex(ctx, p, r, newtype); err != nil {
+		return raise(fnMPI_Type_create_f90_complex, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_f90_integer
 func mpixgo_MPI_Type_create_f90_integer(ctx *C.mpix_ctx, r C.int, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_f90_integer, &rc)
-	return raise(fnMPI_Type_create_f90_integer, nil, errNotImplemented(fnMPI_Type_create_f90_integer))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_f90_integer, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_f90_integer, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_f90_integer(ctx, r, newtype); err != nil {
+		return raise(fnMPI_Type_create_f90_integer, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_f90_real
 func mpixgo_MPI_Type_create_f90_real(ctx *C.mpix_ctx, p C.int, r C.int, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_f90_real, &rc)
-	return raise(fnMPI_Type_create_f90_real, nil, errNotImplemented(fnMPI_Type_create_f90_real))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_f90_real, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_f90_real, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_f90_real(ctx, p, r, newtype); err != nil {
+		return raise(fnMPI_Type_create_f90_real, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_hindexed
 func mpixgo_MPI_Type_create_hindexed(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.MPI_Aint, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_hindexed, &rc)
-	return raise(fnMPI_Type_create_hindexed, nil, errNotImplemented(fnMPI_Type_create_hindexed))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_hindexed, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_hindexed, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_hindexed, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_hindexed, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_hindexed(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_hindexed, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_hindexed_block
 func mpixgo_MPI_Type_create_hindexed_block(ctx *C.mpix_ctx, count C.int, blocklength C.int, array_of_displacements *C.MPI_Aint, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_hindexed_block, &rc)
-	return raise(fnMPI_Type_create_hindexed_block, nil, errNotImplemented(fnMPI_Type_create_hindexed_block))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_hindexed_block, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_hindexed_block, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_create_hindexed_block, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_hindexed_block, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_hindexed_block, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_hindexed_block(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_hindexed_block, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_hindexed_block_c
 func mpixgo_MPI_Type_create_hindexed_block_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_hindexed_block_c, &rc)
-	return raise(fnMPI_Type_create_hindexed_block_c, nil, errNotImplemented(fnMPI_Type_create_hindexed_block_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_hindexed_block_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_hindexed_block_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_create_hindexed_block_c, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_hindexed_block_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_hindexed_block_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_hindexed_block_c(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_hindexed_block_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_hindexed_c
 func mpixgo_MPI_Type_create_hindexed_c(ctx *C.mpix_ctx, count C.MPI_Count, array_of_blocklengths *C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_hindexed_c, &rc)
-	return raise(fnMPI_Type_create_hindexed_c, nil, errNotImplemented(fnMPI_Type_create_hindexed_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_hindexed_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_hindexed_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_hindexed_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_hindexed_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_hindexed_c(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_hindexed_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_hvector
 func mpixgo_MPI_Type_create_hvector(ctx *C.mpix_ctx, count C.int, blocklength C.int, stride C.MPI_Aint, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_hvector, &rc)
-	return raise(fnMPI_Type_create_hvector, nil, errNotImplemented(fnMPI_Type_create_hvector))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_hvector, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_hvector, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_create_hvector, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_hvector, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_hvector, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_hvector(ctx, count, blocklength, stride, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_hvector, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_hvector_c
 func mpixgo_MPI_Type_create_hvector_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.MPI_Count, stride C.MPI_Count, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_hvector_c, &rc)
-	return raise(fnMPI_Type_create_hvector_c, nil, errNotImplemented(fnMPI_Type_create_hvector_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_hvector_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_hvector_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_create_hvector_c, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_hvector_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_hvector_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_hvector_c(ctx, count, blocklength, stride, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_hvector_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_indexed_block
 func mpixgo_MPI_Type_create_indexed_block(ctx *C.mpix_ctx, count C.int, blocklength C.int, array_of_displacements *C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_indexed_block, &rc)
-	return raise(fnMPI_Type_create_indexed_block, nil, errNotImplemented(fnMPI_Type_create_indexed_block))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_indexed_block, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_indexed_block, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_create_indexed_block, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_indexed_block, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_indexed_block, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_indexed_block(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_indexed_block, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_indexed_block_c
 func mpixgo_MPI_Type_create_indexed_block_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_indexed_block_c, &rc)
-	return raise(fnMPI_Type_create_indexed_block_c, nil, errNotImplemented(fnMPI_Type_create_indexed_block_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_indexed_block_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_indexed_block_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_create_indexed_block_c, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_indexed_block_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_indexed_block_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_indexed_block_c(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_indexed_block_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_keyval
@@ -5633,41 +7287,117 @@ func mpixgo_MPI_Type_create_keyval(ctx *C.mpix_ctx, type_copy_attr_fn unsafe.Poi
 //export mpixgo_MPI_Type_create_resized
 func mpixgo_MPI_Type_create_resized(ctx *C.mpix_ctx, oldtype C.MPI_Datatype, lb C.MPI_Aint, extent C.MPI_Aint, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_resized, &rc)
-	return raise(fnMPI_Type_create_resized, nil, errNotImplemented(fnMPI_Type_create_resized))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_resized, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_resized, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_resized, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_resized(ctx, oldtypeObj, lb, extent, newtype); err != nil {
+		return raise(fnMPI_Type_create_resized, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_resized_c
 func mpixgo_MPI_Type_create_resized_c(ctx *C.mpix_ctx, oldtype C.MPI_Datatype, lb C.MPI_Count, extent C.MPI_Count, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_resized_c, &rc)
-	return raise(fnMPI_Type_create_resized_c, nil, errNotImplemented(fnMPI_Type_create_resized_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_resized_c, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_resized_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_resized_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_resized_c(ctx, oldtypeObj, lb, extent, newtype); err != nil {
+		return raise(fnMPI_Type_create_resized_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_struct
 func mpixgo_MPI_Type_create_struct(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.MPI_Aint, array_of_types *C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_struct, &rc)
-	return raise(fnMPI_Type_create_struct, nil, errNotImplemented(fnMPI_Type_create_struct))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_struct, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_struct, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_struct, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_struct(ctx, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); err != nil {
+		return raise(fnMPI_Type_create_struct, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_struct_c
 func mpixgo_MPI_Type_create_struct_c(ctx *C.mpix_ctx, count C.MPI_Count, array_of_blocklengths *C.MPI_Count, array_of_displacements *C.MPI_Count, array_of_types *C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_struct_c, &rc)
-	return raise(fnMPI_Type_create_struct_c, nil, errNotImplemented(fnMPI_Type_create_struct_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_struct_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_create_struct_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_struct_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_struct_c(ctx, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); err != nil {
+		return raise(fnMPI_Type_create_struct_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_subarray
 func mpixgo_MPI_Type_create_subarray(ctx *C.mpix_ctx, ndims C.int, array_of_sizes *C.int, array_of_subsizes *C.int, array_of_starts *C.int, order C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_subarray, &rc)
-	return raise(fnMPI_Type_create_subarray, nil, errNotImplemented(fnMPI_Type_create_subarray))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_subarray, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_subarray, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_subarray, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_subarray(ctx, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_subarray, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_subarray_c
 func mpixgo_MPI_Type_create_subarray_c(ctx *C.mpix_ctx, ndims C.int, array_of_sizes *C.MPI_Count, array_of_subsizes *C.MPI_Count, array_of_starts *C.MPI_Count, order C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_subarray_c, &rc)
-	return raise(fnMPI_Type_create_subarray_c, nil, errNotImplemented(fnMPI_Type_create_subarray_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_subarray_c, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_create_subarray_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_create_subarray_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_subarray_c(ctx, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_create_subarray_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_delete_attr
-func mpixgo_MPI_Type_delete_attr(ctx *C.mpix_ctx, datatype C.MPI_Datatype, type_keyval C.int) (rc C.int) {
+func mpixgo_MPI_Type_delete_attr(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_keyval C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_delete_attr, &rc)
 	return raise(fnMPI_Type_delete_attr, nil, errNotImplemented(fnMPI_Type_delete_attr))
 }
@@ -5675,26 +7405,64 @@ func mpixgo_MPI_Type_delete_attr(ctx *C.mpix_ctx, datatype C.MPI_Datatype, type_
 //export mpixgo_MPI_Type_dup
 func mpixgo_MPI_Type_dup(ctx *C.mpix_ctx, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_dup, &rc)
-	return raise(fnMPI_Type_dup, nil, errNotImplemented(fnMPI_Type_dup))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_dup, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_dup, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_dup, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_dup(ctx, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_dup, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_extent
-func mpixgo_MPI_Type_extent(ctx *C.mpix_ctx, datatype C.MPI_Datatype, extent *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_Type_extent(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, extent *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Type_extent, &rc)
-	return raise(fnMPI_Type_extent, nil, errNotImplemented(fnMPI_Type_extent))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_extent, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_extent, nil, err)
+	}
+	if extent == nil {
+		return raise(fnMPI_Type_extent, nil, core.Errorf(core.ErrArg, "extent must not be NULL"))
+	}
+	if err := impl_MPI_Type_extent(ctx, datatype_Obj, extent); err != nil {
+		return raise(fnMPI_Type_extent, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_f2c
-func mpixgo_MPI_Type_f2c(ctx *C.mpix_ctx, datatype C.MPI_Fint) (rc C.MPI_Datatype) {
+func mpixgo_MPI_Type_f2c(ctx *C.mpix_ctx, datatype_ C.MPI_Fint) (rc C.MPI_Datatype) {
 	defer recoverValue(fnMPI_Type_f2c)
-	raise(fnMPI_Type_f2c, nil, errNotImplemented(fnMPI_Type_f2c))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Type_f2c, nil, err)
+		return
+	}
+	return impl_MPI_Type_f2c(ctx, datatype_)
 }
 
 //export mpixgo_MPI_Type_free
-func mpixgo_MPI_Type_free(ctx *C.mpix_ctx, datatype *C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_Type_free(ctx *C.mpix_ctx, datatype_ *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_free, &rc)
-	return raise(fnMPI_Type_free, nil, errNotImplemented(fnMPI_Type_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_free, nil, err)
+	}
+	if datatype_ == nil {
+		return raise(fnMPI_Type_free, nil, core.Errorf(core.ErrArg, "datatype must not be NULL"))
+	}
+	if err := impl_MPI_Type_free(ctx, datatype_); err != nil {
+		return raise(fnMPI_Type_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_free_keyval
@@ -5704,195 +7472,640 @@ func mpixgo_MPI_Type_free_keyval(ctx *C.mpix_ctx, type_keyval *C.int) (rc C.int)
 }
 
 //export mpixgo_MPI_Type_get_attr
-func mpixgo_MPI_Type_get_attr(ctx *C.mpix_ctx, datatype C.MPI_Datatype, type_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) (rc C.int) {
+func mpixgo_MPI_Type_get_attr(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_attr, &rc)
 	return raise(fnMPI_Type_get_attr, nil, errNotImplemented(fnMPI_Type_get_attr))
 }
 
 //export mpixgo_MPI_Type_get_contents
-func mpixgo_MPI_Type_get_contents(ctx *C.mpix_ctx, datatype C.MPI_Datatype, max_integers C.int, max_addresses C.int, max_datatypes C.int, array_of_integers *C.int, array_of_addresses *C.MPI_Aint, array_of_datatypes *C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_Type_get_contents(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, max_integers C.int, max_addresses C.int, max_datatypes C.int, array_of_integers *C.int, array_of_addresses *C.MPI_Aint, array_of_datatypes *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_contents, &rc)
-	return raise(fnMPI_Type_get_contents, nil, errNotImplemented(fnMPI_Type_get_contents))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_contents, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_contents, nil, err)
+	}
+	if err := impl_MPI_Type_get_contents(ctx, datatype_Obj, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes); err != nil {
+		return raise(fnMPI_Type_get_contents, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_contents_c
-func mpixgo_MPI_Type_get_contents_c(ctx *C.mpix_ctx, datatype C.MPI_Datatype, max_integers C.MPI_Count, max_addresses C.MPI_Count, max_large_counts C.MPI_Count, max_datatypes C.MPI_Count, array_of_integers *C.int, array_of_addresses *C.MPI_Aint, array_of_large_counts *C.MPI_Count, array_of_datatypes *C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_Type_get_contents_c(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, max_integers C.MPI_Count, max_addresses C.MPI_Count, max_large_counts C.MPI_Count, max_datatypes C.MPI_Count, array_of_integers *C.int, array_of_addresses *C.MPI_Aint, array_of_large_counts *C.MPI_Count, array_of_datatypes *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_contents_c, &rc)
-	return raise(fnMPI_Type_get_contents_c, nil, errNotImplemented(fnMPI_Type_get_contents_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_contents_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_contents_c, nil, err)
+	}
+	if err := impl_MPI_Type_get_contents_c(ctx, datatype_Obj, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes); err != nil {
+		return raise(fnMPI_Type_get_contents_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_envelope
-func mpixgo_MPI_Type_get_envelope(ctx *C.mpix_ctx, datatype C.MPI_Datatype, num_integers *C.int, num_addresses *C.int, num_datatypes *C.int, combiner *C.int) (rc C.int) {
+func mpixgo_MPI_Type_get_envelope(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, num_integers *C.int, num_addresses *C.int, num_datatypes *C.int, combiner *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_envelope, &rc)
-	return raise(fnMPI_Type_get_envelope, nil, errNotImplemented(fnMPI_Type_get_envelope))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_envelope, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_envelope, nil, err)
+	}
+	if num_integers == nil {
+		return raise(fnMPI_Type_get_envelope, nil, core.Errorf(core.ErrArg, "num_integers must not be NULL"))
+	}
+	if num_addresses == nil {
+		return raise(fnMPI_Type_get_envelope, nil, core.Errorf(core.ErrArg, "num_addresses must not be NULL"))
+	}
+	if num_datatypes == nil {
+		return raise(fnMPI_Type_get_envelope, nil, core.Errorf(core.ErrArg, "num_datatypes must not be NULL"))
+	}
+	if combiner == nil {
+		return raise(fnMPI_Type_get_envelope, nil, core.Errorf(core.ErrArg, "combiner must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_envelope(ctx, datatype_Obj, num_integers, num_addresses, num_datatypes, combiner); err != nil {
+		return raise(fnMPI_Type_get_envelope, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_envelope_c
-func mpixgo_MPI_Type_get_envelope_c(ctx *C.mpix_ctx, datatype C.MPI_Datatype, num_integers *C.MPI_Count, num_addresses *C.MPI_Count, num_large_counts *C.MPI_Count, num_datatypes *C.MPI_Count, combiner *C.int) (rc C.int) {
+func mpixgo_MPI_Type_get_envelope_c(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, num_integers *C.MPI_Count, num_addresses *C.MPI_Count, num_large_counts *C.MPI_Count, num_datatypes *C.MPI_Count, combiner *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_envelope_c, &rc)
-	return raise(fnMPI_Type_get_envelope_c, nil, errNotImplemented(fnMPI_Type_get_envelope_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, err)
+	}
+	if num_integers == nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, core.Errorf(core.ErrArg, "num_integers must not be NULL"))
+	}
+	if num_addresses == nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, core.Errorf(core.ErrArg, "num_addresses must not be NULL"))
+	}
+	if num_large_counts == nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, core.Errorf(core.ErrArg, "num_large_counts must not be NULL"))
+	}
+	if num_datatypes == nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, core.Errorf(core.ErrArg, "num_datatypes must not be NULL"))
+	}
+	if combiner == nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, core.Errorf(core.ErrArg, "combiner must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_envelope_c(ctx, datatype_Obj, num_integers, num_addresses, num_large_counts, num_datatypes, combiner); err != nil {
+		return raise(fnMPI_Type_get_envelope_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_extent
-func mpixgo_MPI_Type_get_extent(ctx *C.mpix_ctx, datatype C.MPI_Datatype, lb *C.MPI_Aint, extent *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_Type_get_extent(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, lb *C.MPI_Aint, extent *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_extent, &rc)
-	return raise(fnMPI_Type_get_extent, nil, errNotImplemented(fnMPI_Type_get_extent))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_extent, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_extent, nil, err)
+	}
+	if lb == nil {
+		return raise(fnMPI_Type_get_extent, nil, core.Errorf(core.ErrArg, "lb must not be NULL"))
+	}
+	if extent == nil {
+		return raise(fnMPI_Type_get_extent, nil, core.Errorf(core.ErrArg, "extent must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_extent(ctx, datatype_Obj, lb, extent); err != nil {
+		return raise(fnMPI_Type_get_extent, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_extent_c
-func mpixgo_MPI_Type_get_extent_c(ctx *C.mpix_ctx, datatype C.MPI_Datatype, lb *C.MPI_Count, extent *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Type_get_extent_c(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, lb *C.MPI_Count, extent *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_extent_c, &rc)
-	return raise(fnMPI_Type_get_extent_c, nil, errNotImplemented(fnMPI_Type_get_extent_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_extent_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_extent_c, nil, err)
+	}
+	if lb == nil {
+		return raise(fnMPI_Type_get_extent_c, nil, core.Errorf(core.ErrArg, "lb must not be NULL"))
+	}
+	if extent == nil {
+		return raise(fnMPI_Type_get_extent_c, nil, core.Errorf(core.ErrArg, "extent must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_extent_c(ctx, datatype_Obj, lb, extent); err != nil {
+		return raise(fnMPI_Type_get_extent_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_extent_x
-func mpixgo_MPI_Type_get_extent_x(ctx *C.mpix_ctx, datatype C.MPI_Datatype, lb *C.MPI_Count, extent *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Type_get_extent_x(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, lb *C.MPI_Count, extent *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_extent_x, &rc)
-	return raise(fnMPI_Type_get_extent_x, nil, errNotImplemented(fnMPI_Type_get_extent_x))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_extent_x, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_extent_x, nil, err)
+	}
+	if lb == nil {
+		return raise(fnMPI_Type_get_extent_x, nil, core.Errorf(core.ErrArg, "lb must not be NULL"))
+	}
+	if extent == nil {
+		return raise(fnMPI_Type_get_extent_x, nil, core.Errorf(core.ErrArg, "extent must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_extent_x(ctx, datatype_Obj, lb, extent); err != nil {
+		return raise(fnMPI_Type_get_extent_x, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_name
-func mpixgo_MPI_Type_get_name(ctx *C.mpix_ctx, datatype C.MPI_Datatype, type_name *C.char, resultlen *C.int) (rc C.int) {
+func mpixgo_MPI_Type_get_name(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_name *C.char, resultlen *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_name, &rc)
-	return raise(fnMPI_Type_get_name, nil, errNotImplemented(fnMPI_Type_get_name))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_name, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_name, nil, err)
+	}
+	if resultlen == nil {
+		return raise(fnMPI_Type_get_name, nil, core.Errorf(core.ErrArg, "resultlen must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_name(ctx, datatype_Obj, type_name, resultlen); err != nil {
+		return raise(fnMPI_Type_get_name, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_true_extent
-func mpixgo_MPI_Type_get_true_extent(ctx *C.mpix_ctx, datatype C.MPI_Datatype, true_lb *C.MPI_Aint, true_extent *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_Type_get_true_extent(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, true_lb *C.MPI_Aint, true_extent *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_true_extent, &rc)
-	return raise(fnMPI_Type_get_true_extent, nil, errNotImplemented(fnMPI_Type_get_true_extent))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_true_extent, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_true_extent, nil, err)
+	}
+	if true_lb == nil {
+		return raise(fnMPI_Type_get_true_extent, nil, core.Errorf(core.ErrArg, "true_lb must not be NULL"))
+	}
+	if true_extent == nil {
+		return raise(fnMPI_Type_get_true_extent, nil, core.Errorf(core.ErrArg, "true_extent must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_true_extent(ctx, datatype_Obj, true_lb, true_extent); err != nil {
+		return raise(fnMPI_Type_get_true_extent, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_true_extent_c
-func mpixgo_MPI_Type_get_true_extent_c(ctx *C.mpix_ctx, datatype C.MPI_Datatype, true_lb *C.MPI_Count, true_extent *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Type_get_true_extent_c(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, true_lb *C.MPI_Count, true_extent *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_true_extent_c, &rc)
-	return raise(fnMPI_Type_get_true_extent_c, nil, errNotImplemented(fnMPI_Type_get_true_extent_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_true_extent_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_true_extent_c, nil, err)
+	}
+	if true_lb == nil {
+		return raise(fnMPI_Type_get_true_extent_c, nil, core.Errorf(core.ErrArg, "true_lb must not be NULL"))
+	}
+	if true_extent == nil {
+		return raise(fnMPI_Type_get_true_extent_c, nil, core.Errorf(core.ErrArg, "true_extent must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_true_extent_c(ctx, datatype_Obj, true_lb, true_extent); err != nil {
+		return raise(fnMPI_Type_get_true_extent_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_true_extent_x
-func mpixgo_MPI_Type_get_true_extent_x(ctx *C.mpix_ctx, datatype C.MPI_Datatype, true_lb *C.MPI_Count, true_extent *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Type_get_true_extent_x(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, true_lb *C.MPI_Count, true_extent *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_true_extent_x, &rc)
-	return raise(fnMPI_Type_get_true_extent_x, nil, errNotImplemented(fnMPI_Type_get_true_extent_x))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_true_extent_x, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_true_extent_x, nil, err)
+	}
+	if true_lb == nil {
+		return raise(fnMPI_Type_get_true_extent_x, nil, core.Errorf(core.ErrArg, "true_lb must not be NULL"))
+	}
+	if true_extent == nil {
+		return raise(fnMPI_Type_get_true_extent_x, nil, core.Errorf(core.ErrArg, "true_extent must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_true_extent_x(ctx, datatype_Obj, true_lb, true_extent); err != nil {
+		return raise(fnMPI_Type_get_true_extent_x, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_value_index
 func mpixgo_MPI_Type_get_value_index(ctx *C.mpix_ctx, value_type C.MPI_Datatype, index_type C.MPI_Datatype, pair_type *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_value_index, &rc)
-	return raise(fnMPI_Type_get_value_index, nil, errNotImplemented(fnMPI_Type_get_value_index))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_value_index, nil, err)
+	}
+	value_typeObj, err := datatype.Lookup(int32(value_type))
+	if err != nil {
+		return raise(fnMPI_Type_get_value_index, nil, err)
+	}
+	index_typeObj, err := datatype.Lookup(int32(index_type))
+	if err != nil {
+		return raise(fnMPI_Type_get_value_index, nil, err)
+	}
+	if pair_type == nil {
+		return raise(fnMPI_Type_get_value_index, nil, core.Errorf(core.ErrArg, "pair_type must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_value_index(ctx, value_typeObj, index_typeObj, pair_type); err != nil {
+		return raise(fnMPI_Type_get_value_index, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_hindexed
 func mpixgo_MPI_Type_hindexed(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.MPI_Aint, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_hindexed, &rc)
-	return raise(fnMPI_Type_hindexed, nil, errNotImplemented(fnMPI_Type_hindexed))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_hindexed, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_hindexed, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_hindexed, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_hindexed(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_hindexed, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_hvector
 func mpixgo_MPI_Type_hvector(ctx *C.mpix_ctx, count C.int, blocklength C.int, stride C.MPI_Aint, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_hvector, &rc)
-	return raise(fnMPI_Type_hvector, nil, errNotImplemented(fnMPI_Type_hvector))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_hvector, nil, err)
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_hvector, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_hvector, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_hvector(ctx, count, blocklength, stride, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_hvector, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_indexed
 func mpixgo_MPI_Type_indexed(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_indexed, &rc)
-	return raise(fnMPI_Type_indexed, nil, errNotImplemented(fnMPI_Type_indexed))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_indexed, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_indexed, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_indexed, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_indexed, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_indexed(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_indexed, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_indexed_c
 func mpixgo_MPI_Type_indexed_c(ctx *C.mpix_ctx, count C.MPI_Count, array_of_blocklengths *C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_indexed_c, &rc)
-	return raise(fnMPI_Type_indexed_c, nil, errNotImplemented(fnMPI_Type_indexed_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_indexed_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_indexed_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_indexed_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_indexed_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_indexed_c(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_indexed_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_lb
-func mpixgo_MPI_Type_lb(ctx *C.mpix_ctx, datatype C.MPI_Datatype, displacement *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_Type_lb(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, displacement *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Type_lb, &rc)
-	return raise(fnMPI_Type_lb, nil, errNotImplemented(fnMPI_Type_lb))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_lb, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_lb, nil, err)
+	}
+	if displacement == nil {
+		return raise(fnMPI_Type_lb, nil, core.Errorf(core.ErrArg, "displacement must not be NULL"))
+	}
+	if err := impl_MPI_Type_lb(ctx, datatype_Obj, displacement); err != nil {
+		return raise(fnMPI_Type_lb, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_match_size
-func mpixgo_MPI_Type_match_size(ctx *C.mpix_ctx, typeclass C.int, size C.int, datatype *C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_Type_match_size(ctx *C.mpix_ctx, typeclass C.int, size C.int, datatype_ *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_match_size, &rc)
-	return raise(fnMPI_Type_match_size, nil, errNotImplemented(fnMPI_Type_match_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_match_size, nil, err)
+	}
+	if datatype_ == nil {
+		return raise(fnMPI_Type_match_size, nil, core.Errorf(core.ErrArg, "datatype must not be NULL"))
+	}
+	if err := impl_MPI_Type_match_size(ctx, typeclass, size, datatype_); err != nil {
+		return raise(fnMPI_Type_match_size, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_set_attr
-func mpixgo_MPI_Type_set_attr(ctx *C.mpix_ctx, datatype C.MPI_Datatype, type_keyval C.int, attribute_val unsafe.Pointer) (rc C.int) {
+func mpixgo_MPI_Type_set_attr(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_keyval C.int, attribute_val unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Type_set_attr, &rc)
 	return raise(fnMPI_Type_set_attr, nil, errNotImplemented(fnMPI_Type_set_attr))
 }
 
 //export mpixgo_MPI_Type_set_name
-func mpixgo_MPI_Type_set_name(ctx *C.mpix_ctx, datatype C.MPI_Datatype, type_name *C.char) (rc C.int) {
+func mpixgo_MPI_Type_set_name(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_name *C.char) (rc C.int) {
 	defer recoverCall(fnMPI_Type_set_name, &rc)
-	return raise(fnMPI_Type_set_name, nil, errNotImplemented(fnMPI_Type_set_name))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_set_name, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_set_name, nil, err)
+	}
+	if type_name == nil {
+		return raise(fnMPI_Type_set_name, nil, core.Errorf(core.ErrArg, "type_name must not be NULL"))
+	}
+	if err := impl_MPI_Type_set_name(ctx, datatype_Obj, type_name); err != nil {
+		return raise(fnMPI_Type_set_name, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_size
-func mpixgo_MPI_Type_size(ctx *C.mpix_ctx, datatype C.MPI_Datatype, size *C.int) (rc C.int) {
+func mpixgo_MPI_Type_size(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, size *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_size, &rc)
-	return raise(fnMPI_Type_size, nil, errNotImplemented(fnMPI_Type_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_size, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_size, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Type_size, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Type_size(ctx, datatype_Obj, size); err != nil {
+		return raise(fnMPI_Type_size, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_size_c
-func mpixgo_MPI_Type_size_c(ctx *C.mpix_ctx, datatype C.MPI_Datatype, size *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Type_size_c(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, size *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Type_size_c, &rc)
-	return raise(fnMPI_Type_size_c, nil, errNotImplemented(fnMPI_Type_size_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_size_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_size_c, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Type_size_c, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Type_size_c(ctx, datatype_Obj, size); err != nil {
+		return raise(fnMPI_Type_size_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_size_x
-func mpixgo_MPI_Type_size_x(ctx *C.mpix_ctx, datatype C.MPI_Datatype, size *C.MPI_Count) (rc C.int) {
+func mpixgo_MPI_Type_size_x(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, size *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Type_size_x, &rc)
-	return raise(fnMPI_Type_size_x, nil, errNotImplemented(fnMPI_Type_size_x))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_size_x, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_size_x, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Type_size_x, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Type_size_x(ctx, datatype_Obj, size); err != nil {
+		return raise(fnMPI_Type_size_x, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_struct
 func mpixgo_MPI_Type_struct(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.MPI_Aint, array_of_types *C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_struct, &rc)
-	return raise(fnMPI_Type_struct, nil, errNotImplemented(fnMPI_Type_struct))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_struct, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_struct, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_struct(ctx, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); err != nil {
+		return raise(fnMPI_Type_struct, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_ub
-func mpixgo_MPI_Type_ub(ctx *C.mpix_ctx, datatype C.MPI_Datatype, displacement *C.MPI_Aint) (rc C.int) {
+func mpixgo_MPI_Type_ub(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, displacement *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Type_ub, &rc)
-	return raise(fnMPI_Type_ub, nil, errNotImplemented(fnMPI_Type_ub))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_ub, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_ub, nil, err)
+	}
+	if displacement == nil {
+		return raise(fnMPI_Type_ub, nil, core.Errorf(core.ErrArg, "displacement must not be NULL"))
+	}
+	if err := impl_MPI_Type_ub(ctx, datatype_Obj, displacement); err != nil {
+		return raise(fnMPI_Type_ub, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_vector
 func mpixgo_MPI_Type_vector(ctx *C.mpix_ctx, count C.int, blocklength C.int, stride C.int, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_vector, &rc)
-	return raise(fnMPI_Type_vector, nil, errNotImplemented(fnMPI_Type_vector))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_vector, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_vector, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_vector, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_vector, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_vector, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_vector(ctx, count, blocklength, stride, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_vector, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_vector_c
 func mpixgo_MPI_Type_vector_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.MPI_Count, stride C.MPI_Count, oldtype C.MPI_Datatype, newtype *C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Type_vector_c, &rc)
-	return raise(fnMPI_Type_vector_c, nil, errNotImplemented(fnMPI_Type_vector_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_vector_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Type_vector_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	if blocklength < 0 {
+		return raise(fnMPI_Type_vector_c, nil, core.Errorf(core.ErrCount, "blocklength must not be negative (%d)", int64(blocklength)))
+	}
+	oldtypeObj, err := datatype.Lookup(int32(oldtype))
+	if err != nil {
+		return raise(fnMPI_Type_vector_c, nil, err)
+	}
+	if newtype == nil {
+		return raise(fnMPI_Type_vector_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
+	}
+	if err := impl_MPI_Type_vector_c(ctx, count, blocklength, stride, oldtypeObj, newtype); err != nil {
+		return raise(fnMPI_Type_vector_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Unpack
-func mpixgo_MPI_Unpack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf unsafe.Pointer, outcount C.int, datatype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Unpack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf unsafe.Pointer, outcount C.int, datatype_ C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack, &rc)
-	return raise(fnMPI_Unpack, nil, errNotImplemented(fnMPI_Unpack))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Unpack, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Unpack, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Unpack, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Unpack, nil, err)
+	}
+	if err := impl_MPI_Unpack(ctx, inbuf, insize, position, outbuf, outcount, datatype_Obj, commObj); err != nil {
+		return raise(fnMPI_Unpack, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Unpack_c
-func mpixgo_MPI_Unpack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Unpack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype_ C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_c, &rc)
-	return raise(fnMPI_Unpack_c, nil, errNotImplemented(fnMPI_Unpack_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Unpack_c, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Unpack_c, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Unpack_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Unpack_c, nil, err)
+	}
+	if err := impl_MPI_Unpack_c(ctx, inbuf, insize, position, outbuf, outcount, datatype_Obj, commObj); err != nil {
+		return raise(fnMPI_Unpack_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Unpack_external
-func mpixgo_MPI_Unpack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Aint, position *C.MPI_Aint, outbuf unsafe.Pointer, outcount C.int, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_Unpack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Aint, position *C.MPI_Aint, outbuf unsafe.Pointer, outcount C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_external, &rc)
-	return raise(fnMPI_Unpack_external, nil, errNotImplemented(fnMPI_Unpack_external))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Unpack_external, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Unpack_external, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Unpack_external, nil, err)
+	}
+	if err := impl_MPI_Unpack_external(ctx, datarep, inbuf, insize, position, outbuf, outcount, datatype_Obj); err != nil {
+		return raise(fnMPI_Unpack_external, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Unpack_external_c
-func mpixgo_MPI_Unpack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype C.MPI_Datatype) (rc C.int) {
+func mpixgo_MPI_Unpack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_external_c, &rc)
-	return raise(fnMPI_Unpack_external_c, nil, errNotImplemented(fnMPI_Unpack_external_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Unpack_external_c, nil, err)
+	}
+	if position == nil {
+		return raise(fnMPI_Unpack_external_c, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Unpack_external_c, nil, err)
+	}
+	if err := impl_MPI_Unpack_external_c(ctx, datarep, inbuf, insize, position, outbuf, outcount, datatype_Obj); err != nil {
+		return raise(fnMPI_Unpack_external_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Unpublish_name
@@ -5904,25 +8117,58 @@ func mpixgo_MPI_Unpublish_name(ctx *C.mpix_ctx, service_name *C.char, info C.MPI
 //export mpixgo_MPI_Wait
 func mpixgo_MPI_Wait(ctx *C.mpix_ctx, request *C.MPI_Request, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Wait, &rc)
-	return raise(fnMPI_Wait, nil, errNotImplemented(fnMPI_Wait))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Wait, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Wait, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Wait(ctx, request, status); err != nil {
+		return raise(fnMPI_Wait, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Waitall
 func mpixgo_MPI_Waitall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, array_of_statuses *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Waitall, &rc)
-	return raise(fnMPI_Waitall, nil, errNotImplemented(fnMPI_Waitall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Waitall, nil, err)
+	}
+	if err := impl_MPI_Waitall(ctx, count, array_of_requests, array_of_statuses); err != nil {
+		return raise(fnMPI_Waitall, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Waitany
 func mpixgo_MPI_Waitany(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request, index *C.int, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Waitany, &rc)
-	return raise(fnMPI_Waitany, nil, errNotImplemented(fnMPI_Waitany))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Waitany, nil, err)
+	}
+	if index == nil {
+		return raise(fnMPI_Waitany, nil, core.Errorf(core.ErrArg, "index must not be NULL"))
+	}
+	if err := impl_MPI_Waitany(ctx, count, array_of_requests, index, status); err != nil {
+		return raise(fnMPI_Waitany, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Waitsome
 func mpixgo_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MPI_Request, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Waitsome, &rc)
-	return raise(fnMPI_Waitsome, nil, errNotImplemented(fnMPI_Waitsome))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Waitsome, nil, err)
+	}
+	if outcount == nil {
+		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if err := impl_MPI_Waitsome(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
+		return raise(fnMPI_Waitsome, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_allocate

@@ -14,9 +14,12 @@ type Comm struct {
 	Size      int
 	// WorldRanks maps communicator ranks to MPI_COMM_WORLD ranks.
 	WorldRanks []int
-	errh       atomic.Pointer[Errhandler]
-	nameMu     sync.Mutex
-	name       string
+	// eng is the stream this communicator's messages use (the seam for VCIs: each
+	// communicator will get its own).
+	eng    *Engine
+	errh   atomic.Pointer[Errhandler]
+	nameMu sync.Mutex
+	name   string
 }
 
 // Predefined communicators (MPICH: 0x44000000 and 0x44000001).
@@ -77,6 +80,19 @@ func (c *Comm) SetName(n string) {
 	c.nameMu.Lock()
 	defer c.nameMu.Unlock()
 	c.name = n
+}
+
+// rankOfWorld translates a world rank into this communicator's rank (-1 if absent).
+func (c *Comm) rankOfWorld(w int) int {
+	if c == CommWorld {
+		return w
+	}
+	for i, x := range c.WorldRanks {
+		if x == w {
+			return i
+		}
+	}
+	return -1
 }
 
 // CheckRank validates a rank argument against the communicator.

@@ -125,11 +125,25 @@ func Errorf(class int, format string, args ...any) *Error {
 	return &Error{Class: class, Msg: fmt.Sprintf(format, args...)}
 }
 
-// AsError turns any error into an *Error; foreign errors become MPI_ERR_OTHER.
+// MPIError is implemented by errors of packages below core (datatype, transports)
+// that know their MPI error class without importing core.
+type MPIError interface {
+	error
+	MPIErrorClass() int
+}
+
+// MPIErrorClass makes *Error an MPIError.
+func (e *Error) MPIErrorClass() int { return e.Class }
+
+// AsError turns any error into an *Error; errors without a class become MPI_ERR_OTHER.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	var c MPIError
+	if errors.As(err, &c) {
+		return &Error{Class: c.MPIErrorClass(), Msg: c.Error()}
 	}
 	return &Error{Class: ErrOther, Msg: err.Error()}
 }

@@ -135,12 +135,18 @@ func Init(required int, mainSerial uint64) (provided int, err error) {
 		}
 	}()
 	proc.hostname, _ = os.Hostname()
+	if err := readConfig(); err != nil {
+		return 0, err
+	}
 	client, err := pmi.Connect()
 	if err != nil {
 		return 0, Errorf(ErrOther, "cannot reach the process manager: %v", err)
 	}
 	proc.pmi = client
 	if err := exchangeCards(client); err != nil {
+		return 0, err
+	}
+	if err := startTransports(client, proc.peers); err != nil {
 		return 0, err
 	}
 	size, rank := client.Size(), client.Rank()
@@ -197,12 +203,23 @@ func Finalize() error {
 	if runState(proc.state.Load()) != stateRunning {
 		return CheckInitialized()
 	}
+	// Messages still queued for the transports (buffered sends) leave first, then every
+	// process keeps progressing until all have finished communicating.
+	engine.wait(func() bool {
+		engine.mu.Lock()
+		defer engine.mu.Unlock()
+		return len(engine.outbox) == 0
+	})
+	if err := quiesce(CommWorld); err != nil {
+		return err
+	}
 	if err := proc.pmi.Fence(); err != nil {
 		return Errorf(ErrOther, "PMI fence in MPI_Finalize: %v", err)
 	}
 	if err := proc.pmi.Finalize(); err != nil {
 		return Errorf(ErrOther, "PMI finalize: %v", err)
 	}
+	engine.Close()
 	proc.state.Store(int32(stateFinalized))
 	return nil
 }

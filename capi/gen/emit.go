@@ -40,6 +40,7 @@ type resolver struct {
 
 var resolvers = map[string]resolver{
 	"COMMUNICATOR": {"*core.Comm", "core.LookupComm", true},
+	"DATATYPE":     {"*datatype.Type", "datatype.Lookup", false},
 	"ERRHANDLER":   {"*core.Errhandler", "core.LookupErrhandler", false},
 	"INFO":         {"*core.Info", "core.LookupInfoOrNull", false},
 }
@@ -155,7 +156,7 @@ func emitShim(procs []*Proc) []byte {
 func emitExports(procs []*Proc, have map[string]bool) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n\npackage main\n\n/*\n#include \"capi.h\"\n*/\nimport \"C\"\n\n", banner)
-	b.WriteString("import (\n\t\"unsafe\"\n\n\t\"mpix/core\"\n)\n\nvar _ unsafe.Pointer\nvar _ = core.ErrArg\n\n")
+	b.WriteString("import (\n\t\"unsafe\"\n\n\t\"mpix/core\"\n\t\"mpix/core/datatype\"\n)\n\nvar _ unsafe.Pointer\nvar _ = core.ErrArg\nvar _ = datatype.Lookup\n\n")
 
 	// Function identifiers and names, for messages and per-operation counters.
 	b.WriteString("// Procedure identifiers, in the order of funcNames.\nconst (\n")

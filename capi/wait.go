@@ -1,0 +1,438 @@
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"mpix/core"
+)
+
+// Completion bindings: MPI_Wait/Test and their any/all/some forms, MPI-4.1's
+// MPI_Request_get_status_* and request management.
+
+func requestSlice(reqs *C.MPI_Request, n C.int) []C.MPI_Request {
+	if n <= 0 || reqs == nil {
+		return nil
+	}
+	return unsafe.Slice(reqs, int(n))
+}
+
+func statusSlice(st *C.MPI_Status, n C.int) []C.MPI_Status {
+	if n <= 0 || st == nil || st == C.MPI_STATUSES_IGNORE {
+		return nil
+	}
+	return unsafe.Slice(st, int(n))
+}
+
+// lookupAll resolves an array of request handles (nil entries for MPI_REQUEST_NULL).
+func lookupAll(reqs []C.MPI_Request) ([]*core.Request, error) {
+	out := make([]*core.Request, len(reqs))
+	for i, h := range reqs {
+		r, err := core.LookupRequest(int32(h))
+		if err != nil {
+			return nil, core.Errorf(core.ErrRequest, "array_of_requests[%d]: %v", i, err)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// finish reports a completed request to the caller: it fills the status, and a
+// nonpersistent request's handle becomes MPI_REQUEST_NULL.
+func finish(r *core.Request, h *C.MPI_Request, st *C.MPI_Status, s core.Status) {
+	putStatus(st, s)
+	if !r.Persistent() {
+		*h = C.MPI_REQUEST_NULL
+	}
+}
+
+func checkCount(n C.int) error {
+	if n < 0 {
+		return core.Errorf(core.ErrCount, "count must not be negative (%d)", int(n))
+	}
+	return nil
+}
+
+func impl_MPI_Wait(ctx *C.mpix_ctx, request *C.MPI_Request, status *C.MPI_Status) error {
+	r, err := core.LookupRequest(int32(*request))
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		return nil
+	}
+	s := core.Wait(r)
+	finish(r, request, status, s)
+	return statusErr(s)
+}
+
+func impl_MPI_Test(ctx *C.mpix_ctx, request *C.MPI_Request, flag *C.int, status *C.MPI_Status) error {
+	r, err := core.LookupRequest(int32(*request))
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		setFlag(flag, true)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		return nil
+	}
+	done, s := core.Test(r)
+	setFlag(flag, done)
+	if !done {
+		return nil
+	}
+	finish(r, request, status, s)
+	return statusErr(s)
+}
+
+// completeAll reports every request of a finished Waitall/Testall; with any error it
+// sets each status's MPI_ERROR and returns MPI_ERR_IN_STATUS.
+func completeAll(rs []*core.Request, hs []C.MPI_Request, sts []C.MPI_Status, results []core.Status) error {
+	failed := false
+	for i, r := range rs {
+		if r == nil {
+			if sts != nil {
+				putStatus(&sts[i], core.Status{Source: core.AnySource, Tag: core.AnyTag})
+			}
+			continue
+		}
+		var st *C.MPI_Status
+		if sts != nil {
+			st = &sts[i]
+		}
+		finish(r, &hs[i], st, results[i])
+		if results[i].Error != core.Success {
+			failed = true
+		}
+	}
+	if !failed {
+		return nil
+	}
+	for i := range sts {
+		sts[i].MPI_ERROR = C.int(results[i].Error)
+	}
+	return core.Errorf(core.ErrInStatus, "one or more requests failed; see the statuses' MPI_ERROR")
+}
+
+func impl_MPI_Waitall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, statuses *C.MPI_Status) error {
+	if err := checkCount(count); err != nil {
+		return err
+	}
+	hs := requestSlice(reqs, count)
+	rs, err := lookupAll(hs)
+	if err != nil {
+		return err
+	}
+	results := make([]core.Status, len(rs))
+	for i, r := range rs {
+		if r != nil {
+			results[i] = core.Wait(r)
+		}
+	}
+	return completeAll(rs, hs, statusSlice(statuses, count), results)
+}
+
+func impl_MPI_Testall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) error {
+	if err := checkCount(count); err != nil {
+		return err
+	}
+	hs := requestSlice(reqs, count)
+	rs, err := lookupAll(hs)
+	if err != nil {
+		return err
+	}
+	core.Progress()
+	for _, r := range rs {
+		if r != nil && r.Active() && !r.Done() {
+			setFlag(flag, false)
+			return nil
+		}
+	}
+	setFlag(flag, true)
+	results := make([]core.Status, len(rs))
+	for i, r := range rs {
+		if r != nil {
+			_, results[i] = core.Test(r)
+		}
+	}
+	return completeAll(rs, hs, statusSlice(statuses, count), results)
+}
+
+// anyDone returns the index of the first active completed request, -1 if none, and
+// whether any request is active at all.
+func anyDone(rs []*core.Request) (int, bool) {
+	active := false
+	for i, r := range rs {
+		if r == nil || !r.Active() {
+			continue
+		}
+		active = true
+		if r.Done() {
+			return i, true
+		}
+	}
+	return -1, active
+}
+
+func takeAny(rs []*core.Request, hs []C.MPI_Request, i int, index *C.int, status *C.MPI_Status) error {
+	_, s := core.Test(rs[i])
+	finish(rs[i], &hs[i], status, s)
+	*index = C.int(i)
+	return statusErr(s)
+}
+
+func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, status *C.MPI_Status) error {
+	if err := checkCount(count); err != nil {
+		return err
+	}
+	hs := requestSlice(reqs, count)
+	rs, err := lookupAll(hs)
+	if err != nil {
+		return err
+	}
+	i, active := anyDone(rs)
+	if !active {
+		*index = C.MPI_UNDEFINED
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		return nil
+	}
+	if i < 0 {
+		core.WaitUntil(func() bool { i, _ = anyDone(rs); return i >= 0 })
+	}
+	return takeAny(rs, hs, i, index, status)
+}
+
+func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
+	if err := checkCount(count); err != nil {
+		return err
+	}
+	hs := requestSlice(reqs, count)
+	rs, err := lookupAll(hs)
+	if err != nil {
+		return err
+	}
+	core.Progress()
+	i, active := anyDone(rs)
+	if !active {
+		setFlag(flag, true)
+		*index = C.MPI_UNDEFINED
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		return nil
+	}
+	setFlag(flag, i >= 0)
+	if i < 0 {
+		*index = C.MPI_UNDEFINED
+		return nil
+	}
+	return takeAny(rs, hs, i, index, status)
+}
+
+// collectSome reports every completed active request (Waitsome/Testsome).
+func collectSome(rs []*core.Request, hs []C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status, n C.int) error {
+	sts := statusSlice(statuses, n)
+	idx := unsafe.Slice(indices, max(int(n), 1))
+	k := 0
+	failed := false
+	var errs []int
+	for i, r := range rs {
+		if r == nil || !r.Active() || !r.Done() {
+			continue
+		}
+		_, s := core.Test(r)
+		var st *C.MPI_Status
+		if sts != nil {
+			st = &sts[k]
+		}
+		finish(r, &hs[i], st, s)
+		idx[k] = C.int(i)
+		errs = append(errs, s.Error)
+		if s.Error != core.Success {
+			failed = true
+		}
+		k++
+	}
+	*outcount = C.int(k)
+	if !failed {
+		return nil
+	}
+	for j := 0; j < k && sts != nil; j++ {
+		sts[j].MPI_ERROR = C.int(errs[j])
+	}
+	return core.Errorf(core.ErrInStatus, "one or more requests failed; see the statuses' MPI_ERROR")
+}
+
+func someArgs(count C.int, reqs *C.MPI_Request, indices *C.int) ([]C.MPI_Request, []*core.Request, error) {
+	if err := checkCount(count); err != nil {
+		return nil, nil, err
+	}
+	if count > 0 && indices == nil {
+		return nil, nil, core.Errorf(core.ErrArg, "array_of_indices must not be NULL")
+	}
+	hs := requestSlice(reqs, count)
+	rs, err := lookupAll(hs)
+	return hs, rs, err
+}
+
+func impl_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
+	hs, rs, err := someArgs(incount, reqs, indices)
+	if err != nil {
+		return err
+	}
+	i, active := anyDone(rs)
+	if !active {
+		*outcount = C.MPI_UNDEFINED
+		return nil
+	}
+	if i < 0 {
+		core.WaitUntil(func() bool { i, _ = anyDone(rs); return i >= 0 })
+	}
+	return collectSome(rs, hs, outcount, indices, statuses, incount)
+}
+
+func impl_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
+	hs, rs, err := someArgs(incount, reqs, indices)
+	if err != nil {
+		return err
+	}
+	core.Progress()
+	if _, active := anyDone(rs); !active {
+		*outcount = C.MPI_UNDEFINED
+		return nil
+	}
+	return collectSome(rs, hs, outcount, indices, statuses, incount)
+}
+
+func impl_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) error {
+	r, err := core.LookupRequest(int32(*request))
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return core.Errorf(core.ErrRequest, "MPI_Request_free on MPI_REQUEST_NULL")
+	}
+	r.Free()
+	*request = C.MPI_REQUEST_NULL
+	return nil
+}
+
+func impl_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) error {
+	r, err := core.LookupRequest(int32(*request))
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return core.Errorf(core.ErrRequest, "MPI_Cancel on MPI_REQUEST_NULL")
+	}
+	core.Cancel(r)
+	return nil
+}
+
+func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C.int, status *C.MPI_Status) error {
+	r, err := core.LookupRequest(int32(request))
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		setFlag(flag, true)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		return nil
+	}
+	done, s := core.PeekStatus(r)
+	setFlag(flag, done)
+	if done {
+		putStatus(status, s)
+	}
+	return nil
+}
+
+// MPI-4.1: the any/all/some forms of MPI_Request_get_status leave the requests alone.
+
+func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) error {
+	if err := checkCount(count); err != nil {
+		return err
+	}
+	rs, err := lookupAll(requestSlice(reqs, count))
+	if err != nil {
+		return err
+	}
+	core.Progress()
+	for _, r := range rs {
+		if r != nil && r.Active() && !r.Done() {
+			setFlag(flag, false)
+			return nil
+		}
+	}
+	setFlag(flag, true)
+	sts := statusSlice(statuses, count)
+	for i, r := range rs {
+		if sts == nil {
+			break
+		}
+		s := core.Status{Source: core.AnySource, Tag: core.AnyTag}
+		if r != nil {
+			_, s = core.PeekStatus(r)
+		}
+		putStatus(&sts[i], s)
+	}
+	return nil
+}
+
+func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
+	if err := checkCount(count); err != nil {
+		return err
+	}
+	rs, err := lookupAll(requestSlice(reqs, count))
+	if err != nil {
+		return err
+	}
+	core.Progress()
+	i, active := anyDone(rs)
+	switch {
+	case !active:
+		setFlag(flag, true)
+		*index = C.MPI_UNDEFINED
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+	case i < 0:
+		setFlag(flag, false)
+		*index = C.MPI_UNDEFINED
+	default:
+		setFlag(flag, true)
+		*index = C.int(i)
+		_, s := core.PeekStatus(rs[i])
+		putStatus(status, s)
+	}
+	return nil
+}
+
+func impl_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
+	_, rs, err := someArgs(incount, reqs, indices)
+	if err != nil {
+		return err
+	}
+	core.Progress()
+	if _, active := anyDone(rs); !active {
+		*outcount = C.MPI_UNDEFINED
+		return nil
+	}
+	sts := statusSlice(statuses, incount)
+	idx := unsafe.Slice(indices, max(int(incount), 1))
+	k := 0
+	for i, r := range rs {
+		if r == nil || !r.Active() || !r.Done() {
+			continue
+		}
+		_, s := core.PeekStatus(r)
+		if sts != nil {
+			putStatus(&sts[k], s)
+		}
+		idx[k] = C.int(i)
+		k++
+	}
+	*outcount = C.int(k)
+	return nil
+}

@@ -1,0 +1,419 @@
+package core
+
+import (
+	"errors"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"mpix/core/datatype"
+	"mpix/transport"
+)
+
+// Engine is one stream of point-to-point communication: the endpoints it sends and
+// polls, its matching queues, and the requests that wait for protocol messages. The
+// process has one today; the VCI work makes one per VCI, each with its own lock.
+//
+// Protocols (all messages carry a transport.Header):
+//   - eager: one message with the packed data; a synchronous send sets FlagSync and
+//     completes on the receiver's SyncAck, sent when the message is matched;
+//   - rendezvous, for data larger than one transport payload: the sender sends RTS
+//     (with its buffer's address when the data is contiguous). A receiver that can read
+//     the sender's memory directly (shm's process_vm_readv) copies once and answers Fin;
+//     otherwise it answers CTS and the sender streams Data chunks.
+type Engine struct {
+	mu    sync.Mutex
+	self  int                  // this process's world rank
+	route []transport.Endpoint // endpoint per world rank
+	eps   []transport.Endpoint // distinct endpoints, polled in order
+
+	posted     []*Request    // receives waiting for a message, in posting order
+	unexpected []*unexpected // messages waiting for a receive, in arrival order
+	pending    map[uint64]*Request
+	nextID     uint64
+	outbox     []*outMsg // sends waiting for transport resources, in order
+	scratch    []byte    // packing space for eager sends of non-contiguous data
+
+	spinLimit int
+	deliverFn transport.DeliverFunc
+	// polling is set while a transport's Poll runs deliver: replies made then are
+	// queued, so no transport is re-entered from its own callback.
+	polling bool
+}
+
+// unexpected is a message that arrived before its receive was posted.
+type unexpected struct {
+	hdr     transport.Header
+	payload []byte // eager data (copied); nil for RTS
+}
+
+// outMsg is a message the transports could not take yet, or a rendezvous data stream.
+type outMsg struct {
+	dst     int
+	hdr     transport.Header
+	payload []byte
+	req     *Request // send request completed once an eager message is out
+	stream  bool     // Data chunks of req's buffer, from hdr.Offset to req's size
+}
+
+// NewEngine makes an engine for world rank self that reaches rank r through route[r].
+func NewEngine(self int, route []transport.Endpoint, spinLimit int) *Engine {
+	e := &Engine{self: self, route: route, pending: map[uint64]*Request{}, spinLimit: spinLimit}
+	seen := map[transport.Endpoint]bool{}
+	for _, ep := range route {
+		if ep != nil && !seen[ep] {
+			seen[ep] = true
+			e.eps = append(e.eps, ep)
+		}
+	}
+	e.deliverFn = e.deliver
+	return e
+}
+
+// Close releases the engine's endpoints.
+func (e *Engine) Close() error {
+	var first error
+	for _, ep := range e.eps {
+		if err := ep.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (e *Engine) newID() uint64 {
+	e.nextID++
+	return e.nextID
+}
+
+// packedSize is the size in bytes of count elements of t.
+func packedSize(count int64, t *datatype.Type) int64 { return count * t.Size() }
+
+// contiguousBytes returns the memory of count elements of t at buf as one slice, when
+// the data is contiguous.
+func contiguousBytes(buf unsafe.Pointer, count int64, t *datatype.Type) ([]byte, bool) {
+	n := packedSize(count, t)
+	if n == 0 {
+		return nil, true
+	}
+	if !t.Contiguous() {
+		return nil, false
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(buf, t.TrueLB())), n), true
+}
+
+// ---- sending ----
+
+// startSend starts the send of r (under e.mu).
+func (e *Engine) startSend(r *Request, dst int) error {
+	ep := e.route[dst]
+	if ep == nil {
+		return Errorf(ErrOther, "no transport reaches rank %d", dst)
+	}
+	size := packedSize(r.count, r.dtype)
+	h := transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.ContextID, Size: size}
+	if size <= int64(ep.MaxPayload()) {
+		h.Kind = transport.KindEager
+		if r.mode == ModeSync {
+			h.Flags |= transport.FlagSync
+			r.id = e.newID()
+			h.SendReq = r.id
+			e.pending[r.id] = r
+		}
+		payload, contiguous := contiguousBytes(r.buf, r.count, r.dtype)
+		if r.scratch != nil {
+			payload = r.scratch // buffered send: the packed copy
+		} else if !contiguous {
+			if cap(e.scratch) < int(size) {
+				e.scratch = make([]byte, ep.MaxPayload())
+			}
+			payload = e.scratch[:size]
+			datatype.Pack(payload, r.buf, r.count, r.dtype, 0)
+		}
+		return e.send(dst, &h, payload, r, !contiguous && r.scratch == nil)
+	}
+	h.Kind = transport.KindRTS
+	r.id = e.newID()
+	h.SendReq = r.id
+	e.pending[r.id] = r
+	if data, ok := contiguousBytes(r.buf, r.count, r.dtype); ok && r.scratch == nil {
+		h.Offset = int64(uintptr(unsafe.Pointer(&data[0])))
+	}
+	return e.send(dst, &h, nil, nil, false)
+}
+
+// send transmits a message now if the transport takes it and nothing is queued ahead
+// of it, else queues it. done, if not nil, is a send request that completes once the
+// message is out (unless it waits for a SyncAck). copyPayload says payload is engine
+// scratch that must be copied before queueing.
+func (e *Engine) send(dst int, h *transport.Header, payload []byte, done *Request, copyPayload bool) error {
+	if len(e.outbox) == 0 && !e.polling {
+		err := e.route[dst].Send(dst, h, payload)
+		if err == nil {
+			if done != nil && h.Flags&transport.FlagSync == 0 {
+				done.complete(emptyStatus)
+			}
+			return nil
+		}
+		if !errors.Is(err, transport.ErrAgain) {
+			return Errorf(ErrOther, "sending to rank %d: %v", dst, err)
+		}
+	}
+	if copyPayload {
+		payload = append([]byte(nil), payload...)
+	}
+	e.outbox = append(e.outbox, &outMsg{dst: dst, hdr: *h, payload: payload, req: done})
+	return nil
+}
+
+// drainOutbox sends queued messages in order until a transport is full.
+func (e *Engine) drainOutbox() {
+	for len(e.outbox) > 0 {
+		m := e.outbox[0]
+		if m.stream {
+			if !e.streamData(m) {
+				return
+			}
+		} else {
+			if err := e.route[m.dst].Send(m.dst, &m.hdr, m.payload); err != nil {
+				if errors.Is(err, transport.ErrAgain) {
+					return
+				}
+				e.failSend(m, err)
+			} else if m.req != nil && m.hdr.Flags&transport.FlagSync == 0 {
+				m.req.complete(emptyStatus)
+			}
+		}
+		e.outbox[0] = nil
+		e.outbox = e.outbox[1:]
+	}
+}
+
+// streamData sends the Data chunks of a pipelined rendezvous; false when the
+// transport is full (the stream resumes from m.hdr.Offset).
+func (e *Engine) streamData(m *outMsg) bool {
+	r := m.req
+	ep := e.route[m.dst]
+	size := packedSize(r.count, r.dtype)
+	chunk := int64(ep.MaxPayload())
+	data, contiguous := contiguousBytes(r.buf, r.count, r.dtype)
+	if r.scratch != nil {
+		data, contiguous = r.scratch, true
+	}
+	for m.hdr.Offset < size {
+		n := min(chunk, size-m.hdr.Offset)
+		var payload []byte
+		if contiguous {
+			payload = data[m.hdr.Offset : m.hdr.Offset+n]
+		} else {
+			if cap(e.scratch) < int(n) {
+				e.scratch = make([]byte, chunk)
+			}
+			payload = e.scratch[:n]
+			datatype.Pack(payload, r.buf, r.count, r.dtype, m.hdr.Offset)
+		}
+		if err := ep.Send(m.dst, &m.hdr, payload); err != nil {
+			if errors.Is(err, transport.ErrAgain) {
+				return false
+			}
+			e.failSend(m, err)
+			return true
+		}
+		m.hdr.Offset += n
+	}
+	r.complete(emptyStatus)
+	return true
+}
+
+// failSend completes a send whose transport failed with MPI_ERR_OTHER.
+func (e *Engine) failSend(m *outMsg, err error) {
+	if m.req != nil {
+		delete(e.pending, m.req.id)
+		m.req.complete(Status{Source: AnySource, Tag: AnyTag, Error: ErrOther})
+	}
+}
+
+// control sends a protocol message without payload.
+func (e *Engine) control(dst int, kind transport.Kind, sendReq, recvReq uint64) {
+	h := transport.Header{Kind: kind, Src: int32(e.self), SendReq: sendReq, RecvReq: recvReq}
+	e.send(dst, &h, nil, nil, false)
+}
+
+// ---- receiving ----
+
+// matches reports whether a posted receive r accepts a message with header h.
+func matches(r *Request, h *transport.Header) bool {
+	if h.Context != r.comm.ContextID {
+		return false
+	}
+	if r.tag != AnyTag && int32(r.tag) != h.Tag {
+		return false
+	}
+	return r.peer == AnySource || int32(r.comm.WorldRanks[r.peer]) == h.Src
+}
+
+// startRecv posts r or matches it with a message that already arrived (under e.mu).
+func (e *Engine) startRecv(r *Request) {
+	for i, u := range e.unexpected {
+		if matches(r, &u.hdr) {
+			copy(e.unexpected[i:], e.unexpected[i+1:])
+			e.unexpected[len(e.unexpected)-1] = nil
+			e.unexpected = e.unexpected[:len(e.unexpected)-1]
+			e.matched(r, &u.hdr, u.payload)
+			return
+		}
+	}
+	e.posted = append(e.posted, r)
+}
+
+// deliver handles one message from a transport (under e.mu, inside Poll).
+func (e *Engine) deliver(h *transport.Header, payload []byte) {
+	switch h.Kind {
+	case transport.KindEager, transport.KindRTS:
+		for i, r := range e.posted {
+			if matches(r, h) {
+				copy(e.posted[i:], e.posted[i+1:])
+				e.posted[len(e.posted)-1] = nil
+				e.posted = e.posted[:len(e.posted)-1]
+				e.matched(r, h, payload)
+				return
+			}
+		}
+		u := &unexpected{hdr: *h}
+		if h.Kind == transport.KindEager {
+			u.payload = append([]byte(nil), payload...)
+		}
+		e.unexpected = append(e.unexpected, u)
+	case transport.KindSyncAck, transport.KindFin:
+		if r := e.takePending(h.SendReq); r != nil {
+			r.complete(emptyStatus)
+		}
+	case transport.KindCTS:
+		if r := e.takePending(h.SendReq); r != nil {
+			m := &outMsg{dst: int(h.Src), req: r, stream: true,
+				hdr: transport.Header{Kind: transport.KindData, Src: int32(e.self), RecvReq: h.RecvReq}}
+			e.outbox = append(e.outbox, m)
+		}
+	case transport.KindData:
+		r := e.pending[h.RecvReq]
+		if r == nil {
+			return
+		}
+		e.unpackInto(r, payload, h.Offset)
+		r.received += int64(len(payload))
+		if r.received >= r.msgSize {
+			delete(e.pending, r.id)
+			r.complete(r.status)
+		}
+	}
+}
+
+func (e *Engine) takePending(id uint64) *Request {
+	r := e.pending[id]
+	delete(e.pending, id)
+	return r
+}
+
+// matched starts the receive of a message into r: eager data is unpacked now;
+// rendezvous data is read directly or requested with CTS.
+func (e *Engine) matched(r *Request, h *transport.Header, payload []byte) {
+	capacity := packedSize(r.count, r.dtype)
+	n := min(h.Size, capacity)
+	r.msgSize = h.Size
+	r.status = Status{Source: r.comm.rankOfWorld(int(h.Src)), Tag: int(h.Tag), Bytes: n}
+	if h.Size > capacity {
+		r.status.Error = ErrTruncate
+	}
+	if h.Kind == transport.KindEager {
+		e.unpackInto(r, payload[:n], 0)
+		if h.Flags&transport.FlagSync != 0 {
+			e.control(int(h.Src), transport.KindSyncAck, h.SendReq, 0)
+		}
+		r.complete(r.status)
+		return
+	}
+	if h.Offset != 0 && e.readDirect(r, h, n) {
+		e.control(int(h.Src), transport.KindFin, h.SendReq, 0)
+		r.complete(r.status)
+		return
+	}
+	r.id = e.newID()
+	r.received = 0
+	e.pending[r.id] = r
+	e.control(int(h.Src), transport.KindCTS, h.SendReq, r.id)
+}
+
+// readDirect copies n bytes of a rendezvous message straight from the sender's memory.
+func (e *Engine) readDirect(r *Request, h *transport.Header, n int64) bool {
+	ep := e.route[h.Src]
+	if n == 0 {
+		return true
+	}
+	if dst, ok := contiguousBytes(r.buf, r.count, r.dtype); ok {
+		return ep.ReadFrom(int(h.Src), uintptr(h.Offset), dst[:n]) == nil
+	}
+	tmp := make([]byte, n)
+	if ep.ReadFrom(int(h.Src), uintptr(h.Offset), tmp) != nil {
+		return false
+	}
+	datatype.Unpack(tmp, r.buf, r.count, r.dtype, 0)
+	return true
+}
+
+// unpackInto stores data at offset of r's packed stream, dropping what does not fit.
+func (e *Engine) unpackInto(r *Request, data []byte, offset int64) {
+	capacity := packedSize(r.count, r.dtype)
+	if offset >= capacity {
+		return
+	}
+	if int64(len(data)) > capacity-offset {
+		data = data[:capacity-offset]
+	}
+	if len(data) == 0 {
+		return
+	}
+	if dst, ok := contiguousBytes(r.buf, r.count, r.dtype); ok {
+		copy(dst[offset:], data)
+		return
+	}
+	datatype.Unpack(data, r.buf, r.count, r.dtype, offset)
+}
+
+// ---- progress ----
+
+// progress polls every endpoint once and sends what waits; it returns how many
+// messages arrived (under e.mu).
+func (e *Engine) progress() int {
+	n := 0
+	e.polling = true
+	for _, ep := range e.eps {
+		n += ep.Poll(e.deliverFn)
+	}
+	e.polling = false
+	e.drainOutbox()
+	return n
+}
+
+// Progress makes one round of progress.
+func (e *Engine) Progress() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.progress()
+}
+
+// wait progresses until done reports true: it spins, and after spinLimit empty polls
+// it yields the processor between polls so that oversubscribed runs keep moving. It
+// never sleeps.
+func (e *Engine) wait(done func() bool) {
+	empty := 0
+	for !done() {
+		if e.Progress() > 0 {
+			empty = 0
+			continue
+		}
+		if empty++; empty >= e.spinLimit {
+			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		}
+	}
+}

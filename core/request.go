@@ -1,0 +1,160 @@
+package core
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"mpix/core/datatype"
+)
+
+// Status is the outcome of a completed operation, in Go form; capi copies it into the
+// caller's MPI_Status.
+type Status struct {
+	Source    int
+	Tag       int
+	Error     int
+	Bytes     int64 // received bytes; MPI_Get_count divides by the datatype size
+	Cancelled bool
+}
+
+// emptyStatus is what MPI returns for requests with nothing to report (MPI_PROC_NULL,
+// inactive persistent requests): source MPI_ANY_SOURCE, tag MPI_ANY_TAG, count 0.
+var emptyStatus = Status{Source: AnySource, Tag: AnyTag}
+
+type reqKind uint8
+
+const (
+	reqSend reqKind = iota + 1
+	reqRecv
+)
+
+// SendMode distinguishes MPI_Send, MPI_Ssend, MPI_Rsend and MPI_Bsend.
+type SendMode uint8
+
+const (
+	ModeStandard SendMode = iota
+	ModeSync
+	ModeReady
+	ModeBuffered
+)
+
+// Request is a nonblocking or persistent operation.
+type Request struct {
+	Handle int32
+	kind   reqKind
+	id     uint64 // key in the engine's table of requests awaiting protocol messages
+	done   atomic.Bool
+	status Status
+	eng    *Engine
+
+	// What the operation moves.
+	buf   unsafe.Pointer
+	count int64
+	dtype *datatype.Type
+	peer  int // communicator rank: destination of a send, source (or MPI_ANY_SOURCE) of a receive
+	tag   int
+	comm  *Comm
+
+	mode       SendMode
+	persistent bool // MPI_*_init: survives completion, restarted by MPI_Start
+	active     bool // persistent requests between MPI_Start and completion
+	freed      bool // MPI_Request_free on an active request: release on completion
+
+	// Receive-side progress of a pipelined rendezvous, and the packed copy of a
+	// buffered send.
+	received int64
+	msgSize  int64
+	scratch  []byte
+
+	// A compound request (MPI_Isendrecv) completes when its parts have; parts report
+	// to their parent.
+	parent   *Request
+	parts    atomic.Int32
+	partStat Status // the receive part's status
+}
+
+// Done reports whether the operation has completed.
+func (r *Request) Done() bool { return r.done.Load() }
+
+// Status returns the completed operation's status.
+func (r *Request) Status() Status { return r.status }
+
+// Persistent reports whether the request was made by an MPI_*_init call.
+func (r *Request) Persistent() bool { return r.persistent }
+
+// Active reports whether a persistent request has been started and not yet completed.
+func (r *Request) Active() bool { return !r.persistent || r.active }
+
+// NullRequest is MPI_REQUEST_NULL (0x2c000000).
+var NullRequest = NullHandle(KindRequest)
+
+var requests = NewTable[Request](KindRequest)
+
+// LookupRequest resolves a request handle; MPI_REQUEST_NULL gives nil without error.
+func LookupRequest(h int32) (*Request, error) {
+	if h == NullRequest {
+		return nil, nil
+	}
+	if r := requests.Get(h); r != nil {
+		return r, nil
+	}
+	return nil, Errorf(ErrRequest, "invalid request handle 0x%x", uint32(h))
+}
+
+// newInternalRequest makes a request without a user handle (parts of compound
+// operations, buffered-send copies).
+func newInternalRequest(kind reqKind) *Request { return &Request{kind: kind} }
+
+// newRequest makes a request with a user handle.
+func newRequest(kind reqKind) *Request {
+	r := &Request{kind: kind}
+	r.Handle = requests.Add(r)
+	return r
+}
+
+// complete marks the request done with its status and releases what it held.
+func (r *Request) complete(st Status) {
+	r.status = st
+	if r.dtype != nil && !r.persistent {
+		r.dtype.Release()
+	}
+	r.active = false
+	r.done.Store(true)
+	if r.freed && r.Handle != 0 {
+		requests.Remove(r.Handle)
+	}
+	if p := r.parent; p != nil {
+		if r.kind == reqRecv {
+			p.partStat = st
+		} else if st.Error != 0 && p.partStat.Error == 0 {
+			p.partStat.Error = st.Error
+		}
+		if p.parts.Add(-1) == 0 {
+			p.complete(p.partStat)
+		}
+	}
+}
+
+// Free implements MPI_Request_free: an active operation still completes, then its
+// request disappears.
+func (r *Request) Free() {
+	if r.done.Load() || (r.persistent && !r.active) {
+		if r.persistent && r.dtype != nil {
+			r.dtype.Release()
+		}
+		requests.Remove(r.Handle)
+		return
+	}
+	r.freed = true
+	if r.persistent && r.dtype != nil {
+		r.dtype.Release()
+	}
+}
+
+// Release is called when a completed nonpersistent request has been reported to the
+// user by a Wait or Test: its handle becomes MPI_REQUEST_NULL.
+func (r *Request) Release() {
+	if !r.persistent && r.Handle != 0 {
+		requests.Remove(r.Handle)
+	}
+}

@@ -1,0 +1,128 @@
+package core
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strconv"
+
+	"mpix/core/pmi"
+	"mpix/ofi"
+	"mpix/shm"
+	"mpix/transport"
+)
+
+// Config holds the MPIX_* settings read at MPI_Init.
+type Config struct {
+	SHM         bool   // MPIX_SHM: use shared memory between processes of a node (default 1)
+	OFIProvider string // MPIX_OFI_PROVIDER: libfabric provider ("" = best available)
+	SpinPolls   int    // MPIX_SPIN_POLLS: empty polls before a waiting thread yields
+}
+
+// Settings is the configuration in effect.
+var Settings = Config{SHM: true, SpinPolls: 200}
+
+// readConfig applies the environment to Settings.
+func readConfig() error {
+	if v, ok := os.LookupEnv("MPIX_SHM"); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return Errorf(ErrArg, "MPIX_SHM=%q: want 0 or 1", v)
+		}
+		Settings.SHM = b
+	}
+	Settings.OFIProvider = os.Getenv("MPIX_OFI_PROVIDER")
+	if v, ok := os.LookupEnv("MPIX_SPIN_POLLS"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return Errorf(ErrArg, "MPIX_SPIN_POLLS=%q: want a non-negative integer", v)
+		}
+		Settings.SpinPolls = n
+	}
+	return nil
+}
+
+// startTransports opens the endpoints that reach every rank: shared memory for the
+// processes of this node (unless MPIX_SHM=0), libfabric for the others, and builds
+// the engine. Every process calls it at the same point of MPI_Init (it fences).
+func startTransports(c *pmi.Client, peers []Peer) error {
+	self := c.Rank()
+	route := make([]transport.Endpoint, len(peers))
+	var node []int
+	for r, p := range peers {
+		if p.Node == peers[self].Node {
+			node = append(node, r)
+		}
+	}
+	var sm *shm.Endpoint
+	if Settings.SHM {
+		pids := make([]int, len(node))
+		for i, r := range node {
+			pids[i] = peers[r].PID
+		}
+		job := fmt.Sprintf("%s-%d", c.KVSName(), peers[node[0]].PID)
+		var err error
+		sm, err = shm.Create(shm.Config{Job: job, Rank: self, NodeRanks: node, PIDs: pids})
+		if err != nil {
+			return Errorf(ErrOther, "shared memory transport: %v", err)
+		}
+		for _, r := range node {
+			route[r] = sm
+		}
+	}
+	needOFI := false
+	for r := range peers {
+		if route[r] == nil {
+			needOFI = true
+		}
+	}
+	var fab *ofi.Endpoint
+	if needOFI {
+		var err error
+		fab, err = ofi.Open(ofi.Config{Provider: Settings.OFIProvider, Rank: self, Size: len(peers)})
+		if err != nil {
+			return Errorf(ErrOther, "libfabric transport: %v", err)
+		}
+		if err := c.Put(fmt.Sprintf("mpix-ofi-%d", self), hex.EncodeToString(fab.Name())); err != nil {
+			return Errorf(ErrOther, "PMI put: %v", err)
+		}
+	}
+	// Every process publishes whether it opened libfabric, so all agree on the fences.
+	if err := c.Fence(); err != nil {
+		return Errorf(ErrOther, "PMI fence: %v", err)
+	}
+	if sm != nil {
+		if err := sm.Attach(); err != nil {
+			return Errorf(ErrOther, "shared memory transport: %v", err)
+		}
+	}
+	if fab != nil {
+		names := make([][]byte, len(peers))
+		for r := range peers { // every process opened libfabric too: ranks differ only by node
+			v, err := c.Get(fmt.Sprintf("mpix-ofi-%d", r))
+			if err != nil {
+				return Errorf(ErrOther, "rank %d published no libfabric address: %v", r, err)
+			}
+			if names[r], err = hex.DecodeString(v); err != nil {
+				return Errorf(ErrOther, "rank %d's libfabric address: %v", r, err)
+			}
+		}
+		if err := fab.Connect(names); err != nil {
+			return Errorf(ErrOther, "libfabric transport: %v", err)
+		}
+		for r := range peers {
+			if route[r] == nil {
+				route[r] = fab
+			}
+		}
+	}
+	if err := c.Fence(); err != nil { // everyone attached: the names can go
+		return Errorf(ErrOther, "PMI fence: %v", err)
+	}
+	if sm != nil {
+		sm.Unlink()
+	}
+	engine = NewEngine(self, route, Settings.SpinPolls)
+	CommWorld.eng, CommSelf.eng = engine, engine
+	return nil
+}

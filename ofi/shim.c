@@ -1,0 +1,401 @@
+//go:build cgo && !mpix_noofi
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+// mpix_ofi_getinfo asks for reliable datagram endpoints that send and receive
+// untagged messages in send-after-send order, from provider prov (NULL: any).
+int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
+{
+	struct fi_info *hints = fi_allocinfo();
+	if (!hints)
+		return -FI_ENOMEM;
+	hints->caps = FI_MSG;
+	// We hand every operation an fi_context2, so both context modes are fine.
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->tx_attr->msg_order = FI_ORDER_SAS;
+	hints->rx_attr->msg_order = FI_ORDER_SAS;
+	// One VCI owns the endpoint and serializes calls on it; each endpoint has its own
+	// domain.
+	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	hints->domain_attr->av_type = FI_AV_TABLE;
+	// The registration modes we can live with: we register our bounce and receive
+	// buffers when asked (FI_MR_LOCAL), bind them to the endpoint when asked
+	// (FI_MR_ENDPOINT), and they are ordinary allocated memory. No RMA yet, so the
+	// key and address modes cost nothing.
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+				      FI_MR_VIRT_ADDR | FI_MR_ENDPOINT;
+	if (prov) {
+		hints->fabric_attr->prov_name = strdup(prov);
+		if (!hints->fabric_attr->prov_name) {
+			fi_freeinfo(hints);
+			return -FI_ENOMEM;
+		}
+	}
+	int rc = fi_getinfo(MPIX_OFI_API_VERSION, NULL, NULL, 0, hints, out);
+	fi_freeinfo(hints);
+	return rc;
+}
+
+static int post_recv(mpix_ofi *s, int32_t idx)
+{
+	s->rxops[idx].seq = s->post_seq;
+	int rc = (int)fi_recv(s->ep, s->rxmem + (size_t)idx * s->bufsize, s->bufsize, s->rxdesc,
+			      FI_ADDR_UNSPEC, &s->rxops[idx].ctx);
+	if (rc == 0)
+		s->post_seq++;
+	return rc;
+}
+
+// post_unposted posts the waiting receive buffers until the provider pushes back.
+static int post_unposted(mpix_ofi *s)
+{
+	while (s->nunposted > 0) {
+		int rc = post_recv(s, s->unposted[s->nunposted - 1]);
+		if (rc == -FI_EAGAIN)
+			return 0;
+		if (rc)
+			return rc;
+		s->nunposted--;
+	}
+	return 0;
+}
+
+static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key,
+	       struct fid_mr **mr, void **desc, const char **where)
+{
+	int rc = fi_mr_reg(s->domain, buf, len, access, 0, key, 0, mr, NULL);
+	if (rc) {
+		*where = "fi_mr_reg";
+		return rc;
+	}
+	if (s->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+		rc = fi_mr_bind(*mr, &s->ep->fid, 0);
+		if (rc) {
+			*where = "fi_mr_bind";
+			return rc;
+		}
+		rc = fi_mr_enable(*mr);
+		if (rc) {
+			*where = "fi_mr_enable";
+			return rc;
+		}
+	}
+	*desc = fi_mr_desc(*mr);
+	return 0;
+}
+
+// mpix_ofi_open builds fabric, domain, CQs, AV and endpoint from info (which s takes
+// over), allocates and registers the buffers and posts the receives. On failure it
+// names the failing call in *where; mpix_ofi_close frees what was built.
+int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
+		  int32_t naddrs, const char **where)
+{
+	int rc;
+	s->info = info;
+	s->bufsize = bufsize;
+	s->ntx = ntx;
+	s->nrx = nrx;
+
+	*where = "malloc";
+	s->txmem = malloc((size_t)ntx * bufsize);
+	s->rxmem = malloc((size_t)nrx * bufsize);
+	s->injbuf = malloc(info->tx_attr->inject_size > 0 ? info->tx_attr->inject_size : 1);
+	s->txops = calloc((size_t)ntx, sizeof(mpix_ofi_op));
+	s->rxops = calloc((size_t)nrx, sizeof(mpix_ofi_op));
+	s->unposted = calloc((size_t)nrx, sizeof(int32_t));
+	s->addrs = calloc((size_t)naddrs, sizeof(fi_addr_t));
+	s->ring_idx = malloc((size_t)nrx * sizeof(int32_t));
+	s->ring_len = calloc((size_t)nrx, sizeof(uint32_t));
+	s->ring_skip = calloc((size_t)nrx, 1);
+	if (!s->txmem || !s->rxmem || !s->injbuf || !s->txops || !s->rxops || !s->unposted ||
+	    !s->addrs || !s->ring_idx || !s->ring_len || !s->ring_skip)
+		return -FI_ENOMEM;
+	for (int32_t i = 0; i < nrx; i++)
+		s->ring_idx[i] = -1;
+	s->naddrs = naddrs;
+	for (int32_t i = 0; i < naddrs; i++)
+		s->addrs[i] = FI_ADDR_NOTAVAIL;
+	for (int32_t i = 0; i < ntx; i++) {
+		s->txops[i].index = i;
+		s->txops[i].recv = 0;
+	}
+	for (int32_t i = 0; i < nrx; i++) {
+		s->rxops[i].index = i;
+		s->rxops[i].recv = 1;
+	}
+
+	*where = "fi_fabric";
+	if ((rc = fi_fabric(info->fabric_attr, &s->fabric, NULL)))
+		return rc;
+	*where = "fi_domain";
+	if ((rc = fi_domain(s->fabric, info, &s->domain, NULL)))
+		return rc;
+
+	struct fi_cq_attr cq_attr;
+	memset(&cq_attr, 0, sizeof cq_attr);
+	cq_attr.format = FI_CQ_FORMAT_DATA;
+	cq_attr.wait_obj = FI_WAIT_NONE;
+	cq_attr.size = ntx < 128 ? 128 : (size_t)ntx;
+	*where = "fi_cq_open (transmit)";
+	if ((rc = fi_cq_open(s->domain, &cq_attr, &s->txcq, NULL)))
+		return rc;
+	cq_attr.size = nrx < 128 ? 128 : (size_t)nrx;
+	*where = "fi_cq_open (receive)";
+	if ((rc = fi_cq_open(s->domain, &cq_attr, &s->rxcq, NULL)))
+		return rc;
+
+	struct fi_av_attr av_attr;
+	memset(&av_attr, 0, sizeof av_attr);
+	av_attr.type = FI_AV_TABLE;
+	av_attr.count = (size_t)naddrs;
+	*where = "fi_av_open";
+	if ((rc = fi_av_open(s->domain, &av_attr, &s->av, NULL)))
+		return rc;
+
+	*where = "fi_endpoint";
+	if ((rc = fi_endpoint(s->domain, info, &s->ep, NULL)))
+		return rc;
+	*where = "fi_ep_bind (transmit CQ)";
+	if ((rc = fi_ep_bind(s->ep, &s->txcq->fid, FI_TRANSMIT)))
+		return rc;
+	*where = "fi_ep_bind (receive CQ)";
+	if ((rc = fi_ep_bind(s->ep, &s->rxcq->fid, FI_RECV)))
+		return rc;
+	*where = "fi_ep_bind (AV)";
+	if ((rc = fi_ep_bind(s->ep, &s->av->fid, 0)))
+		return rc;
+	*where = "fi_enable";
+	if ((rc = fi_enable(s->ep)))
+		return rc;
+
+	if (info->domain_attr->mr_mode & FI_MR_LOCAL) {
+		if ((rc = reg(s, s->txmem, (size_t)ntx * bufsize, FI_SEND, 1, &s->txmr,
+			      &s->txdesc, where)))
+			return rc;
+		if ((rc = reg(s, s->rxmem, (size_t)nrx * bufsize, FI_RECV, 2, &s->rxmr,
+			      &s->rxdesc, where)))
+			return rc;
+	}
+
+	for (int32_t i = 0; i < nrx; i++)
+		s->unposted[i] = nrx - 1 - i;
+	s->nunposted = nrx;
+	*where = "fi_recv";
+	return post_unposted(s);
+}
+
+static int close_fid(mpix_ofi *s, struct fid *f, const char *what, int rc)
+{
+	if (!f)
+		return rc;
+	int r = fi_close(f);
+	if (r && !rc) {
+		s->close_where = what;
+		return r;
+	}
+	return rc;
+}
+
+// mpix_ofi_close releases everything in the reverse order of mpix_ofi_open and
+// returns the first fi_close failure. s may be partly built.
+int mpix_ofi_close(mpix_ofi *s)
+{
+	int rc = 0;
+	// Closing the endpoint cancels the posted receives and outstanding sends.
+	int eprc = s->ep ? fi_close(&s->ep->fid) : 0;
+	rc = close_fid(s, s->rxmr ? &s->rxmr->fid : NULL, "fi_close (receive MR)", rc);
+	rc = close_fid(s, s->txmr ? &s->txmr->fid : NULL, "fi_close (send MR)", rc);
+	// A provider that binds MRs to the endpoint (FI_MR_ENDPOINT) may refuse to close
+	// the endpoint before its MRs: try again now that they are gone.
+	if (eprc == -FI_EBUSY)
+		eprc = fi_close(&s->ep->fid);
+	if (eprc && !rc) {
+		rc = eprc;
+		s->close_where = "fi_close (endpoint)";
+	}
+	rc = close_fid(s, s->av ? &s->av->fid : NULL, "fi_close (AV)", rc);
+	rc = close_fid(s, s->rxcq ? &s->rxcq->fid : NULL, "fi_close (receive CQ)", rc);
+	rc = close_fid(s, s->txcq ? &s->txcq->fid : NULL, "fi_close (transmit CQ)", rc);
+	rc = close_fid(s, s->domain ? &s->domain->fid : NULL, "fi_close (domain)", rc);
+	rc = close_fid(s, s->fabric ? &s->fabric->fid : NULL, "fi_close (fabric)", rc);
+	const char *where = s->close_where;
+	free(s->ring_skip);
+	free(s->ring_len);
+	free(s->ring_idx);
+	free(s->addrs);
+	free(s->unposted);
+	free(s->rxops);
+	free(s->txops);
+	free(s->injbuf);
+	free(s->rxmem);
+	free(s->txmem);
+	if (s->info)
+		fi_freeinfo(s->info);
+	memset(s, 0, sizeof *s);
+	s->close_where = where;
+	return rc;
+}
+
+int mpix_ofi_getname(mpix_ofi *s, void *buf, size_t *len)
+{
+	return fi_getname(&s->ep->fid, buf, len);
+}
+
+// mpix_ofi_av_insert inserts world rank's address. addr is read during the call only.
+int mpix_ofi_av_insert(mpix_ofi *s, int32_t rank, const void *addr)
+{
+	if (rank < 0 || rank >= s->naddrs)
+		return -FI_EINVAL;
+	fi_addr_t fa = FI_ADDR_NOTAVAIL;
+	int n = fi_av_insert(s->av, addr, 1, &fa, 0, NULL);
+	if (n < 0)
+		return n;
+	if (n != 1)
+		return -FI_EADDRNOTAVAIL;
+	s->addrs[rank] = fa;
+	return 0;
+}
+
+// mpix_ofi_inject sends the first len bytes of injbuf to dst; the provider copies them
+// before returning and reports no completion.
+ssize_t mpix_ofi_inject(mpix_ofi *s, int32_t dst, size_t len)
+{
+	return fi_inject(s->ep, s->injbuf, len, s->addrs[dst]);
+}
+
+// mpix_ofi_send sends the first len bytes of send buffer idx to dst; the buffer comes
+// back through the transmit CQ.
+ssize_t mpix_ofi_send(mpix_ofi *s, int32_t dst, int32_t idx, size_t len)
+{
+	return fi_send(s->ep, s->txmem + (size_t)idx * s->bufsize, len, s->txdesc,
+		       s->addrs[dst], &s->txops[idx].ctx);
+}
+
+static void note_error(mpix_ofi *s, struct fid_cq *cq, const char *what, int err, int prov_errno,
+		       const void *err_data, int recv)
+{
+	if (s->err)
+		return;
+	s->err = err ? err : FI_EOTHER;
+	s->err_recv = recv;
+	const char *prov = cq ? fi_cq_strerror(cq, prov_errno, err_data, NULL, 0) : NULL;
+	snprintf(s->errtext, sizeof s->errtext, "%s: %s%s%s", what, fi_strerror(s->err),
+		 prov ? " (provider: " : "", prov ? prov : "");
+	if (prov) {
+		size_t n = strlen(s->errtext);
+		if (n + 1 < sizeof s->errtext) {
+			s->errtext[n] = ')';
+			s->errtext[n + 1] = 0;
+		}
+	}
+}
+
+// read_err takes one error completion off cq. It returns the op it names, or NULL.
+static mpix_ofi_op *read_err(mpix_ofi *s, struct fid_cq *cq, const char *what)
+{
+	struct fi_cq_err_entry e;
+	memset(&e, 0, sizeof e);
+	ssize_t rc = fi_cq_readerr(cq, &e, 0);
+	if (rc < 0) {
+		if (rc != -FI_EAGAIN)
+			note_error(s, NULL, "fi_cq_readerr", (int)-rc, 0, NULL, 0);
+		return NULL;
+	}
+	mpix_ofi_op *op = e.op_context;
+	// A receive cancelled by closing the endpoint is no error.
+	if (!(op && op->recv && e.err == FI_ECANCELED))
+		note_error(s, cq, what, e.err, e.prov_errno, e.err_data, op ? op->recv : 0);
+	return op;
+}
+
+// mpix_ofi_progress_tx reads the transmit CQ (which also drives a manual-progress
+// provider) and lists the send buffers it gave back in tx_idx. It returns their count.
+int mpix_ofi_progress_tx(mpix_ofi *s)
+{
+	s->ntxdone = 0;
+	ssize_t n = fi_cq_read(s->txcq, s->cqe, MPIX_OFI_BATCH);
+	if (n > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			mpix_ofi_op *op = s->cqe[i].op_context;
+			if (op && !op->recv)
+				s->tx_idx[s->ntxdone++] = op->index;
+		}
+	} else if (n == -FI_EAVAIL) {
+		mpix_ofi_op *op = read_err(s, s->txcq, "send completion");
+		if (op && !op->recv)
+			s->tx_idx[s->ntxdone++] = op->index;
+	} else if (n != -FI_EAGAIN) {
+		note_error(s, NULL, "fi_cq_read (transmit)", (int)-n, 0, NULL, 0);
+	}
+	return s->ntxdone;
+}
+
+// complete_recv files a receive completion in the ring.
+static void complete_recv(mpix_ofi *s, mpix_ofi_op *op, size_t len, int skip)
+{
+	size_t slot = (size_t)(op->seq % (uint64_t)s->nrx);
+	s->ring_idx[slot] = op->index;
+	s->ring_len[slot] = (uint32_t)len;
+	s->ring_skip[slot] = (uint8_t)skip;
+}
+
+// mpix_ofi_poll posts waiting receive buffers, progresses the transmit side, reads the
+// receive CQ, then lists in rx_idx/rx_len up to a batch of arrived messages, in
+// posting order, and returns their count. The listed buffers stay unposted until
+// mpix_ofi_repost.
+int mpix_ofi_poll(mpix_ofi *s)
+{
+	int rc = post_unposted(s);
+	if (rc)
+		note_error(s, NULL, "fi_recv", -rc, 0, NULL, 1);
+	mpix_ofi_progress_tx(s);
+	ssize_t n = fi_cq_read(s->rxcq, s->cqe, MPIX_OFI_BATCH);
+	if (n > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			mpix_ofi_op *op = s->cqe[i].op_context;
+			if (op && op->recv)
+				complete_recv(s, op, s->cqe[i].len, 0);
+		}
+	} else if (n == -FI_EAVAIL) {
+		mpix_ofi_op *op = read_err(s, s->rxcq, "receive completion");
+		if (op && op->recv)
+			complete_recv(s, op, 0, 1);
+	} else if (n != -FI_EAGAIN) {
+		note_error(s, NULL, "fi_cq_read (receive)", (int)-n, 0, NULL, 1);
+	}
+
+	int k = 0;
+	int skipped = 0;
+	while (k < MPIX_OFI_BATCH && s->next_seq < s->post_seq) {
+		size_t slot = (size_t)(s->next_seq % (uint64_t)s->nrx);
+		int32_t idx = s->ring_idx[slot];
+		if (idx < 0)
+			break;
+		s->ring_idx[slot] = -1;
+		s->next_seq++;
+		if (s->ring_skip[slot]) {
+			s->unposted[s->nunposted++] = idx;
+			skipped = 1;
+			continue;
+		}
+		s->rx_idx[k] = idx;
+		s->rx_len[k] = s->ring_len[slot];
+		k++;
+	}
+	if (skipped)
+		post_unposted(s);
+	return k;
+}
+
+// mpix_ofi_repost gives the n buffers of the last mpix_ofi_poll back to the provider.
+int mpix_ofi_repost(mpix_ofi *s, int32_t n)
+{
+	for (int32_t i = 0; i < n; i++)
+		s->unposted[s->nunposted++] = s->rx_idx[i];
+	return post_unposted(s);
+}

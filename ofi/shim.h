@@ -1,0 +1,103 @@
+//go:build cgo && !mpix_noofi
+
+// The C half of package ofi: every libfabric call goes through the small functions
+// declared here, so that the Go side makes one cgo call per Send and a couple per Poll
+// and never hands a Go pointer to libfabric for asynchronous use. All buffers that
+// libfabric reads or writes after a call returns live in C memory owned by mpix_ofi.
+
+#ifndef MPIX_OFI_SHIM_H
+#define MPIX_OFI_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+
+// The libfabric API version mpix is written against.
+#define MPIX_OFI_API_VERSION FI_VERSION(1, 14)
+
+// Completions read from a CQ per call.
+#define MPIX_OFI_BATCH 64
+
+// One posted operation (a send from a bounce buffer or a pre-posted receive). Its
+// address is the operation context; the fi_context2 must come first, since providers
+// that ask for FI_CONTEXT or FI_CONTEXT2 use the memory it points to.
+typedef struct mpix_ofi_op {
+	struct fi_context2 ctx;
+	int32_t index; // buffer index in its pool
+	int32_t recv;  // 1 for a receive buffer, 0 for a send buffer
+	uint64_t seq;  // receive buffers: position in posting order
+} mpix_ofi_op;
+
+typedef struct mpix_ofi {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_cq *txcq;
+	struct fid_cq *rxcq;
+	struct fid_av *av;
+	struct fid_ep *ep;
+	struct fid_mr *txmr;
+	struct fid_mr *rxmr;
+	void *txdesc; // local descriptors, NULL unless the provider wants FI_MR_LOCAL
+	void *rxdesc;
+
+	size_t bufsize;      // bytes per send or receive buffer
+	int32_t ntx, nrx;    // buffers in each pool
+	char *txmem;         // ntx * bufsize bytes of send bounce buffers
+	char *rxmem;         // nrx * bufsize bytes of receive buffers
+	char *injbuf;        // inject_size bytes: staging for fi_inject
+	mpix_ofi_op *txops;  // one per send buffer
+	mpix_ofi_op *rxops;  // one per receive buffer
+
+	fi_addr_t *addrs;    // world rank -> fi_addr_t, after mpix_ofi_av_insert
+	int32_t naddrs;
+
+	int32_t *unposted;   // receive buffers waiting to be (re)posted
+	int32_t nunposted;
+
+	// Receive completions are handed out in the order the buffers were posted, which
+	// is the order the provider matched messages to them (FI_ORDER_SAS keeps each
+	// sender's messages in order on the way in). Completion order itself is not
+	// guaranteed: tcp;ofi_rxm completes a small message that arrived after a large one
+	// (rendezvous) first. Slot seq % nrx of the ring holds buffer seq's completion
+	// until every earlier-posted buffer has been handed out.
+	uint64_t post_seq;   // next posting position
+	uint64_t next_seq;   // next position to hand out
+	int32_t *ring_idx;   // buffer index, or -1: not completed yet
+	uint32_t *ring_len;  // message length
+	uint8_t *ring_skip;  // 1: completed in error, nothing to deliver
+
+	// Results of the last mpix_ofi_poll / mpix_ofi_progress_tx.
+	int32_t rx_idx[MPIX_OFI_BATCH];
+	uint32_t rx_len[MPIX_OFI_BATCH];
+	int32_t tx_idx[MPIX_OFI_BATCH];
+	int32_t ntxdone;
+
+	// The first error completion not yet collected by Go (err == 0: none).
+	int err;
+	int err_recv;
+	char errtext[256];
+	const char *close_where; // the fi_close that failed in mpix_ofi_close
+
+	struct fi_cq_data_entry cqe[MPIX_OFI_BATCH];
+} mpix_ofi;
+
+int mpix_ofi_getinfo(const char *prov, struct fi_info **out);
+int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
+		  int32_t naddrs, const char **where);
+int mpix_ofi_close(mpix_ofi *s);
+int mpix_ofi_getname(mpix_ofi *s, void *buf, size_t *len);
+int mpix_ofi_av_insert(mpix_ofi *s, int32_t rank, const void *addr);
+ssize_t mpix_ofi_inject(mpix_ofi *s, int32_t dst, size_t len);
+ssize_t mpix_ofi_send(mpix_ofi *s, int32_t dst, int32_t idx, size_t len);
+int mpix_ofi_progress_tx(mpix_ofi *s);
+int mpix_ofi_poll(mpix_ofi *s);
+int mpix_ofi_repost(mpix_ofi *s, int32_t n);
+
+#endif

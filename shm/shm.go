@@ -1,0 +1,428 @@
+// Package shm is mpix's intra-node transport: processes on one node exchange small
+// messages through shared memory and read large ones from each other with a single
+// copy (process_vm_readv).
+//
+// Every node-local rank creates one region (a file under /dev/shm that every rank of
+// the node maps). A region holds the rank's receive queue, a lock-free
+// multi-producer single-consumer queue of cell references; the rank's pool of cells,
+// which it fills as a sender; and the pool's free ring, a second MPSC queue to which
+// receivers give the cells back. A send takes a cell from the sender's own pool,
+// writes the header and payload into it and enqueues a reference on the receiver's
+// queue: no lock, no system call, no allocation. A poll dequeues references in
+// order, hands the header and a slice of the cell to the caller and pushes the cell
+// back onto its owner's free ring. This is the design of MPICH's nemesis queues that
+// the threadcomm paper (EuroMPI'23, §3.2) describes, with the pools divided among
+// senders. See ring.go for the queue and its memory-ordering argument, region.go for
+// the layout.
+//
+// Startup is collective: every rank calls Create, the job runs a PMI fence, every
+// rank calls Attach, a second fence, every rank calls Unlink. After Unlink no name is
+// left under /dev/shm, so a crash later leaks nothing; the mappings stay valid for as
+// long as some process holds them.
+package shm
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"mpix/transport"
+)
+
+// Defaults for Config.CellSize and Config.Cells. A cell is 16 KiB with its header;
+// BenchmarkStream (cell_test.go) compares sizes on the build machine.
+const (
+	DefaultCellSize = 16<<10 - cellHeaderSize
+	DefaultCells    = 64
+)
+
+// Dir is where the region files live.
+const Dir = "/dev/shm"
+
+// Config describes this rank and the node it runs on. Every rank of a node passes the
+// same Job, NodeRanks, PIDs, CellSize and Cells.
+type Config struct {
+	Job       string // unique per job (names the segment files under /dev/shm)
+	Rank      int    // this process's MPI_COMM_WORLD rank
+	NodeRanks []int  // world ranks of every process on this node, ascending; includes Rank
+	PIDs      []int  // their process ids, same order (for process_vm_readv)
+	CellSize  int    // payload bytes per cell; 0 = DefaultCellSize
+	Cells     int    // cells in each sender's pool; 0 = DefaultCells
+}
+
+// Errors Send returns besides transport.ErrAgain.
+var (
+	ErrNotLocal    = errors.New("shm: destination rank is not on this node")
+	ErrTooLarge    = errors.New("shm: payload larger than MaxPayload")
+	ErrNotAttached = errors.New("shm: destination region not attached (call Attach)")
+	ErrClosed      = errors.New("shm: endpoint closed")
+)
+
+// Endpoint is one rank's shared-memory transport context. Like every
+// transport.Endpoint it is used by one VCI at a time; other processes reach it only
+// through the lock-free rings in shared memory.
+type Endpoint struct {
+	cfg      Config
+	g        geometry
+	me       int       // this rank's local index
+	path     string    // region file; "" for regions not backed by a file (tests)
+	regions  []*region // by local index; nil until mapped
+	own      *region   // regions[me]
+	attached bool
+	unlinked bool
+	closed   bool
+
+	localOf  []int32 // world rank - minRank -> local index, or -1 (dense table)
+	minRank  int
+	noSingle []bool // per local index: process_vm_readv was refused
+
+	hdr transport.Header // the header Poll hands to deliver
+	err error            // first inconsistency Poll or Send found in shared memory
+}
+
+var _ transport.Endpoint = (*Endpoint)(nil)
+
+func validJob(job string) error {
+	if job == "" || len(job) > 128 {
+		return fmt.Errorf("shm: job name %q must be 1..128 characters", job)
+	}
+	for _, c := range job {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("shm: job name %q: only letters, digits, '.', '_' and '-'", job)
+		}
+	}
+	return nil
+}
+
+// newEndpoint checks cfg and builds an endpoint with no region mapped.
+func newEndpoint(cfg Config) (*Endpoint, error) {
+	if err := validJob(cfg.Job); err != nil {
+		return nil, err
+	}
+	n := len(cfg.NodeRanks)
+	if n == 0 {
+		return nil, errors.New("shm: NodeRanks is empty")
+	}
+	if len(cfg.PIDs) != n {
+		return nil, fmt.Errorf("shm: %d PIDs for %d node ranks", len(cfg.PIDs), n)
+	}
+	me := -1
+	for i, r := range cfg.NodeRanks {
+		if r < 0 || r > 1<<31-1 {
+			return nil, fmt.Errorf("shm: invalid rank %d in NodeRanks", r)
+		}
+		if i > 0 && r <= cfg.NodeRanks[i-1] {
+			return nil, fmt.Errorf("shm: NodeRanks not strictly ascending at index %d", i)
+		}
+		if cfg.PIDs[i] <= 0 {
+			return nil, fmt.Errorf("shm: invalid pid %d for rank %d", cfg.PIDs[i], r)
+		}
+		if r == cfg.Rank {
+			me = i
+		}
+	}
+	if me < 0 {
+		return nil, fmt.Errorf("shm: rank %d is not in NodeRanks", cfg.Rank)
+	}
+	if cfg.CellSize < 0 || cfg.Cells < 0 {
+		return nil, errors.New("shm: negative CellSize or Cells")
+	}
+	if cfg.CellSize == 0 {
+		cfg.CellSize = DefaultCellSize
+	}
+	if cfg.Cells == 0 {
+		cfg.Cells = DefaultCells
+	}
+	g, err := newGeometry(n, cfg.CellSize, cfg.Cells)
+	if err != nil {
+		return nil, err
+	}
+	cfg.NodeRanks = append([]int(nil), cfg.NodeRanks...)
+	cfg.PIDs = append([]int(nil), cfg.PIDs...)
+	e := &Endpoint{
+		cfg:      cfg,
+		g:        g,
+		me:       me,
+		regions:  make([]*region, n),
+		noSingle: make([]bool, n),
+		minRank:  cfg.NodeRanks[0],
+	}
+	if span := cfg.NodeRanks[n-1] - e.minRank + 1; span <= 1<<20 {
+		e.localOf = make([]int32, span)
+		for i := range e.localOf {
+			e.localOf[i] = -1
+		}
+		for i, r := range cfg.NodeRanks {
+			e.localOf[r-e.minRank] = int32(i)
+		}
+	}
+	return e, nil
+}
+
+// segmentPath names rank's region file for job.
+func segmentPath(job string, rank int) string {
+	return filepath.Join(Dir, "mpix-"+job+"-"+strconv.Itoa(rank))
+}
+
+// Create creates, maps and initializes this rank's region. Other ranks may Attach to
+// it once Create has returned (the caller runs a PMI fence in between).
+func Create(cfg Config) (*Endpoint, error) {
+	e, err := newEndpoint(cfg)
+	if err != nil {
+		return nil, err
+	}
+	path := segmentPath(e.cfg.Job, e.cfg.Rank)
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("shm: create %s: %w", path, err)
+	}
+	mem, err := func() ([]byte, error) {
+		defer syscall.Close(fd)
+		if err := syscall.Ftruncate(fd, int64(e.g.size)); err != nil {
+			return nil, fmt.Errorf("shm: size %s to %d bytes: %w", path, e.g.size, err)
+		}
+		mem, err := syscall.Mmap(fd, 0, e.g.size, syscall.PROT_READ|syscall.PROT_WRITE,
+			syscall.MAP_SHARED|syscall.MAP_POPULATE)
+		if err != nil {
+			return nil, fmt.Errorf("shm: map %s: %w", path, err)
+		}
+		return mem, nil
+	}()
+	if err != nil {
+		syscall.Unlink(path)
+		return nil, err
+	}
+	e.path = path
+	r := newRegion(mem, e.g, true)
+	r.initRegion(e.g, e.cfg.Rank, e.cfg.PIDs[e.me], e.me)
+	e.adopt(e.me, r)
+	return e, nil
+}
+
+// adopt installs region r as local index idx.
+func (e *Endpoint) adopt(idx int, r *region) {
+	e.regions[idx] = r
+	if idx == e.me {
+		e.own = r
+	}
+}
+
+// Attach maps the region of every other node-local rank. Every rank must have
+// returned from Create first. Calling it again maps only what is still missing.
+func (e *Endpoint) Attach() error {
+	if e.closed {
+		return ErrClosed
+	}
+	for i, rank := range e.cfg.NodeRanks {
+		if e.regions[i] != nil {
+			continue
+		}
+		r, err := e.mapPeer(rank)
+		if err == nil {
+			if err = r.check(e.g, rank, e.cfg.PIDs[i], i); err != nil {
+				r.unmap()
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("shm: attach rank %d's region: %w", rank, err)
+		}
+		e.adopt(i, r)
+	}
+	e.attached = true
+	return nil
+}
+
+// mapPeer maps rank's region file after checking its size.
+func (e *Endpoint) mapPeer(rank int) (*region, error) {
+	path := segmentPath(e.cfg.Job, rank)
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Size != int64(e.g.size) {
+		return nil, fmt.Errorf("%s has %d bytes, want %d (different CellSize or Cells?)", path, st.Size, e.g.size)
+	}
+	mem, err := syscall.Mmap(fd, 0, e.g.size, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	if err != nil {
+		return nil, err
+	}
+	return newRegion(mem, e.g, true), nil
+}
+
+// Unlink removes this rank's region name from /dev/shm. The mappings stay valid.
+// Every rank calls it after the fence that follows Attach.
+func (e *Endpoint) Unlink() error {
+	if e.unlinked || e.path == "" {
+		e.unlinked = true
+		return nil
+	}
+	e.unlinked = true
+	if err := syscall.Unlink(e.path); err != nil && err != syscall.ENOENT {
+		return fmt.Errorf("shm: unlink %s: %w", e.path, err)
+	}
+	return nil
+}
+
+// Close unlinks the region name if that has not happened yet and unmaps every region.
+// Other ranks keep their own mappings of this rank's region.
+func (e *Endpoint) Close() error {
+	if e.closed {
+		return nil
+	}
+	errs := []error{e.Unlink()}
+	e.closed = true
+	for i, r := range e.regions {
+		if r != nil {
+			if err := r.unmap(); err != nil {
+				errs = append(errs, fmt.Errorf("shm: unmap rank %d's region: %w", e.cfg.NodeRanks[i], err))
+			}
+			e.regions[i] = nil
+		}
+	}
+	e.own = nil
+	return errors.Join(errs...)
+}
+
+// localIndex returns the local index of world rank rank, or -1.
+func (e *Endpoint) localIndex(rank int) int {
+	if e.localOf != nil {
+		i := rank - e.minRank
+		if i < 0 || i >= len(e.localOf) {
+			return -1
+		}
+		return int(e.localOf[i])
+	}
+	i := sort.SearchInts(e.cfg.NodeRanks, rank)
+	if i < len(e.cfg.NodeRanks) && e.cfg.NodeRanks[i] == rank {
+		return i
+	}
+	return -1
+}
+
+// Reaches reports whether dst is a rank on this node (this rank included).
+func (e *Endpoint) Reaches(dst int) bool { return e.localIndex(dst) >= 0 }
+
+// MaxPayload is the payload capacity of one cell; core splits larger messages.
+func (e *Endpoint) MaxPayload() int { return e.g.cellSize }
+
+// Err returns the first inconsistency found in shared memory (a corrupt cell
+// reference or length, an overfull ring), or nil. Such entries are dropped, never
+// delivered.
+func (e *Endpoint) Err() error { return e.err }
+
+func (e *Endpoint) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// Send copies h and payload into a cell of this rank's pool and enqueues it on dst's
+// receive queue. It returns transport.ErrAgain when every cell of the pool is in
+// flight; cells come back as receivers poll.
+func (e *Endpoint) Send(dst int, h *transport.Header, payload []byte) error {
+	li := e.localIndex(dst)
+	if li < 0 {
+		return ErrNotLocal
+	}
+	if len(payload) > e.g.cellSize {
+		return ErrTooLarge
+	}
+	r := e.regions[li]
+	if r == nil {
+		if e.closed {
+			return ErrClosed
+		}
+		return ErrNotAttached
+	}
+	c, ok := e.takeCell()
+	if !ok {
+		return transport.ErrAgain
+	}
+	p := e.own.cell(c)
+	*(*transport.Header)(p) = *h
+	*(*uint32)(unsafe.Add(p, transport.HeaderSize)) = uint32(len(payload))
+	if len(payload) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Add(p, cellHeaderSize)), len(payload)), payload)
+	}
+	if !r.recv.push(uint64(e.me)<<32 | c) {
+		// Cannot happen while every process plays by the rules (the queue has a slot
+		// for every cell on the node); keep the cell and let the caller retry.
+		e.fail(fmt.Errorf("shm: rank %d's receive queue is full", dst))
+		e.own.free.push(c)
+		return transport.ErrAgain
+	}
+	return nil
+}
+
+// takeCell takes a free cell of this rank's pool.
+func (e *Endpoint) takeCell() (uint64, bool) {
+	if e.own == nil {
+		return 0, false
+	}
+	for {
+		c, ok := e.own.free.pop()
+		if !ok {
+			return 0, false
+		}
+		if c < e.own.ncells {
+			return c, true
+		}
+		e.fail(fmt.Errorf("shm: corrupt cell index %d in the free ring", c))
+	}
+}
+
+// Poll delivers the messages waiting in this rank's receive queue, in queue order
+// (which is send order for every sender), at most one queue's capacity per call. The
+// header and payload handed to deliver point into memory that is reused once deliver
+// returns. deliver may call Send, but not Poll.
+func (e *Endpoint) Poll(deliver transport.DeliverFunc) int {
+	own := e.own
+	if own == nil {
+		return 0
+	}
+	q := &own.recv
+	n := 0
+	for i := 0; i < len(q.slots); i++ {
+		v, ok := q.peek()
+		if !ok {
+			break
+		}
+		idx, c := v>>32, v&(1<<32-1)
+		var r *region
+		if idx < uint64(len(e.regions)) {
+			r = e.regions[idx]
+			if r == nil && !e.attached {
+				// A peer that attached before us sent already: deliver after Attach.
+				break
+			}
+		}
+		q.advance()
+		if r == nil || c >= r.ncells {
+			e.fail(fmt.Errorf("shm: corrupt cell reference %#x in the receive queue", v))
+			continue
+		}
+		p := r.cell(c)
+		e.hdr = *(*transport.Header)(p)
+		ln := uint64(*(*uint32)(unsafe.Add(p, transport.HeaderSize)))
+		if ln > uint64(e.g.cellSize) {
+			e.fail(fmt.Errorf("shm: corrupt payload length %d in a cell of rank %d", ln, e.cfg.NodeRanks[idx]))
+		} else {
+			deliver(&e.hdr, unsafe.Slice((*byte)(unsafe.Add(p, cellHeaderSize)), ln))
+			n++
+		}
+		if !r.free.push(c) {
+			e.fail(fmt.Errorf("shm: rank %d's free ring is full (cell returned twice?)", e.cfg.NodeRanks[idx]))
+		}
+	}
+	return n
+}
