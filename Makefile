@@ -73,3 +73,4 @@ clean:
 # Benchmarks against MPICH and Open MPI (grows with each issue).
 bench: all
 	bench/init_finalize.sh
+	bench/p2p.sh

@@ -42,11 +42,7 @@ func statusErr(s core.Status) error {
 }
 
 func send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode) error {
-	r, err := core.Isend(buf, count, t, int(dest), int(tag), comm, mode)
-	if err != nil {
-		return err
-	}
-	return statusErr(core.Wait(r))
+	return core.Send(buf, count, t, int(dest), int(tag), comm, mode)
 }
 
 func isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode, req *C.MPI_Request) error {
@@ -59,11 +55,10 @@ func isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, c
 }
 
 func recv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, status *C.MPI_Status) error {
-	r, err := core.Irecv(buf, count, t, int(source), int(tag), comm)
+	st, err := core.Recv(buf, count, t, int(source), int(tag), comm)
 	if err != nil {
 		return err
 	}
-	st := core.Wait(r)
 	putStatus(status, st)
 	return statusErr(st)
 }

@@ -96,6 +96,46 @@ func (r *Request) start() error {
 	return nil
 }
 
+// Send is a blocking send (MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Bsend).
+func Send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm *Comm, mode SendMode) error {
+	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
+		return err
+	}
+	r := getBlocking(reqSend)
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.eng
+	t.Ref()
+	err := r.start()
+	if err == nil && !r.Done() {
+		r.eng.wait(r.Done)
+	}
+	st := r.status
+	putBlocking(r)
+	if err != nil {
+		return err
+	}
+	if st.Error != Success {
+		return Errorf(st.Error, "send failed")
+	}
+	return nil
+}
+
+// Recv is a blocking receive.
+func Recv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, comm *Comm) (Status, error) {
+	if err := checkRecvArgs(count, t, source, tag, comm); err != nil {
+		return Status{}, err
+	}
+	r := getBlocking(reqRecv)
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.eng = buf, count, t, source, tag, comm, comm.eng
+	t.Ref()
+	r.start()
+	if !r.Done() {
+		r.eng.wait(r.Done)
+	}
+	st := r.status
+	putBlocking(r)
+	return st, nil
+}
+
 // Isend starts a nonblocking send in the given mode.
 func Isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm *Comm, mode SendMode) (*Request, error) {
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -104,6 +105,32 @@ func LookupRequest(h int32) (*Request, error) {
 // newInternalRequest makes a request without a user handle (parts of compound
 // operations, buffered-send copies).
 func newInternalRequest(kind reqKind) *Request { return &Request{kind: kind} }
+
+// blockingPool recycles the requests of blocking calls (MPI_Send, MPI_Recv), which
+// never get a user handle: the fast path allocates nothing.
+var blockingPool = sync.Pool{New: func() any { return new(Request) }}
+
+// getBlocking takes a clean request for a blocking call.
+func getBlocking(kind reqKind) *Request {
+	r := blockingPool.Get().(*Request)
+	r.kind = kind
+	return r
+}
+
+// putBlocking returns a completed blocking request to the pool. Nothing in the engine
+// refers to a completed request any more.
+func putBlocking(r *Request) {
+	r.Handle, r.id, r.eng = 0, 0, nil
+	r.done.Store(false)
+	r.status = Status{}
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm = nil, 0, nil, 0, 0, nil
+	r.mode, r.persistent, r.active, r.freed = 0, false, false, false
+	r.received, r.msgSize, r.scratch = 0, 0, nil
+	r.parent = nil
+	r.parts.Store(0)
+	r.partStat = Status{}
+	blockingPool.Put(r)
+}
 
 // newRequest makes a request with a user handle.
 func newRequest(kind reqKind) *Request {

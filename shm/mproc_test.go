@@ -309,6 +309,9 @@ func echoBody(e *Endpoint, deadline time.Time) error {
 	for spins := 1; !stop && sendErr == nil; spins++ {
 		if e.Poll(deliver) == 0 && spins&1023 == 0 {
 			osYield()
+			if time.Now().After(deadline) {
+				return errors.New("no KindFin before the deadline")
+			}
 		}
 	}
 	return sendErr
@@ -333,6 +336,9 @@ func sinkBody(e *Endpoint, deadline time.Time) error {
 	for spins := 1; !stop; spins++ {
 		if e.Poll(deliver) == 0 && spins&1023 == 0 {
 			osYield()
+			if time.Now().After(deadline) {
+				return errors.New("no KindFin before the deadline")
+			}
 		}
 		for ; syncs > 0; syncs-- {
 			ack := transport.Header{Kind: transport.KindSyncAck, Src: int32(e.cfg.Rank)}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"path/filepath"
+
 	"errors"
 	"fmt"
 	"io"
+	"mpix/shm"
 	"net"
 	"os"
 	"os/exec"
@@ -66,6 +69,7 @@ func (j *job) run() int {
 
 	j.srv = pmi.NewServer(j.opts.n)
 	defer j.srv.Close()
+	defer removeSegments(j.srv.KVSName())
 	if j.opts.pmiPort {
 		addr, err := j.srv.ListenTCP("127.0.0.1:0")
 		if err != nil {
@@ -346,5 +350,14 @@ func (j *job) reap(n int, deadline time.Time) {
 		case <-t.C:
 			return
 		}
+	}
+}
+
+// removeSegments deletes the job's shared-memory segment files. Ranks unlink them once
+// every rank has attached; a job killed during MPI_Init would leave them behind.
+func removeSegments(kvsname string) {
+	files, _ := filepath.Glob(filepath.Join(shm.Dir, "mpix-"+kvsname+"-*"))
+	for _, f := range files {
+		os.Remove(f)
 	}
 }
