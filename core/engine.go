@@ -34,6 +34,9 @@ type Engine struct {
 	nextID     uint64
 	outbox     []*outMsg // sends waiting for transport resources, in order
 	scratch    []byte    // packing space for eager sends of non-contiguous data
+	// hdr is the header being sent: a header passed through the Endpoint interface
+	// would otherwise escape to the heap on every send.
+	hdr transport.Header
 
 	spinLimit int
 	deliverFn transport.DeliverFunc
@@ -112,7 +115,8 @@ func (e *Engine) startSend(r *Request, dst int) error {
 		return Errorf(ErrOther, "no transport reaches rank %d", dst)
 	}
 	size := packedSize(r.count, r.dtype)
-	h := transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.ContextID, Size: size}
+	h := &e.hdr
+	*h = transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.ContextID, Size: size}
 	if size <= int64(ep.MaxPayload()) {
 		h.Kind = transport.KindEager
 		if r.mode == ModeSync {
@@ -131,7 +135,7 @@ func (e *Engine) startSend(r *Request, dst int) error {
 			payload = e.scratch[:size]
 			datatype.Pack(payload, r.buf, r.count, r.dtype, 0)
 		}
-		return e.send(dst, &h, payload, r, !contiguous && r.scratch == nil)
+		return e.send(dst, h, payload, r, !contiguous && r.scratch == nil)
 	}
 	h.Kind = transport.KindRTS
 	r.id = e.newID()
@@ -140,7 +144,7 @@ func (e *Engine) startSend(r *Request, dst int) error {
 	if data, ok := contiguousBytes(r.buf, r.count, r.dtype); ok && r.scratch == nil {
 		h.Offset = int64(uintptr(unsafe.Pointer(&data[0])))
 	}
-	return e.send(dst, &h, nil, nil, false)
+	return e.send(dst, h, nil, nil, false)
 }
 
 // send transmits a message now if the transport takes it and nothing is queued ahead
@@ -236,8 +240,9 @@ func (e *Engine) failSend(m *outMsg, err error) {
 
 // control sends a protocol message without payload.
 func (e *Engine) control(dst int, kind transport.Kind, sendReq, recvReq uint64) {
-	h := transport.Header{Kind: kind, Src: int32(e.self), SendReq: sendReq, RecvReq: recvReq}
-	e.send(dst, &h, nil, nil, false)
+	h := &e.hdr
+	*h = transport.Header{Kind: kind, Src: int32(e.self), SendReq: sendReq, RecvReq: recvReq}
+	e.send(dst, h, nil, nil, false)
 }
 
 // ---- receiving ----

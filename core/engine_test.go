@@ -321,3 +321,24 @@ func TestConcurrentTraffic(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkEagerSendRecv measures the engine's own cost of one 8-byte message (a
+// blocking send on one engine, a blocking receive on the other) over the in-memory
+// transport, i.e. everything but the fabric and the C boundary.
+func BenchmarkEagerSendRecv(b *testing.B) {
+	bt, err := datatype.Lookup(0x4c00010d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	comms := world(2, 1<<20, 64, false)
+	src, dst := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Send(ptr(src), 8, bt, 1, 0, comms[0], ModeStandard); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Recv(ptr(dst), 8, bt, 0, 0, comms[1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
