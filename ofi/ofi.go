@@ -3,7 +3,7 @@
 package ofi
 
 /*
-#cgo LDFLAGS: -lfabric
+#cgo LDFLAGS: -ldl
 #include <stdlib.h>
 #include "shim.h"
 */
@@ -75,7 +75,7 @@ func fiError(op string, rc C.int) error {
 	if code < 0 {
 		code = -code
 	}
-	return &Error{Op: op, Code: code, Text: C.GoString(C.fi_strerror(C.int(code)))}
+	return &Error{Op: op, Code: code, Text: C.GoString(C.mpix_ofi_strerror(C.int(code)))}
 }
 
 // Endpoint is one libfabric endpoint. Like every transport.Endpoint it is used by one
@@ -115,7 +115,7 @@ func Open(cfg Config) (*Endpoint, error) {
 	}
 	provider := C.GoString(info.fabric_attr.prov_name)
 	if info.tx_attr.msg_order&C.FI_ORDER_SAS == 0 || info.rx_attr.msg_order&C.FI_ORDER_SAS == 0 {
-		C.fi_freeinfo(info)
+		C.mpix_ofi_freeinfo(info)
 		return nil, fmt.Errorf("%w: provider %q does not grant send-after-send ordering (FI_ORDER_SAS)", ErrNoProvider, provider)
 	}
 
@@ -124,7 +124,7 @@ func Open(cfg Config) (*Endpoint, error) {
 		bufSize = int(m)
 	}
 	if bufSize < transport.HeaderSize {
-		C.fi_freeinfo(info)
+		C.mpix_ofi_freeinfo(info)
 		return nil, fmt.Errorf("%w: provider %q carries messages of at most %d bytes", ErrNoProvider, provider, bufSize)
 	}
 	ntx, nrx := SendBuffers, RecvBuffers
@@ -141,7 +141,7 @@ func Open(cfg Config) (*Endpoint, error) {
 
 	s := (*C.mpix_ofi)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpix_ofi{}))))
 	if s == nil {
-		C.fi_freeinfo(info)
+		C.mpix_ofi_freeinfo(info)
 		return nil, errors.New("ofi: out of memory")
 	}
 	var where *C.char
@@ -179,8 +179,8 @@ func selectInfo(want string) (*C.struct_fi_info, error) {
 		var list *C.struct_fi_info
 		rc := C.mpix_ofi_getinfo(cs, &list)
 		if rc == 0 && list != nil {
-			info := C.fi_dupinfo(list)
-			C.fi_freeinfo(list)
+			info := C.mpix_ofi_dupinfo(list)
+			C.mpix_ofi_freeinfo(list)
 			if info == nil {
 				return nil, errors.New("ofi: out of memory")
 			}
@@ -207,7 +207,7 @@ func selectInfo(want string) (*C.struct_fi_info, error) {
 		}
 		return nil, fmt.Errorf("%w: libfabric found no provider with reliable datagram endpoints (FI_EP_RDM), FI_MSG and FI_ORDER_SAS (%s)", ErrNoProvider, detail)
 	}
-	defer C.fi_freeinfo(list)
+	defer C.mpix_ofi_freeinfo(list)
 	var names []string
 	for p := list; p != nil; p = p.next {
 		names = append(names, C.GoString(p.fabric_attr.prov_name))
@@ -218,7 +218,7 @@ func selectInfo(want string) (*C.struct_fi_info, error) {
 	}
 	for p := list; p != nil; p = p.next {
 		if C.GoString(p.fabric_attr.prov_name) == pick {
-			info := C.fi_dupinfo(p)
+			info := C.mpix_ofi_dupinfo(p)
 			if info == nil {
 				return nil, errors.New("ofi: out of memory")
 			}
@@ -263,7 +263,7 @@ func Available() ([]string, error) {
 		}
 		return nil, fiError("fi_getinfo", rc)
 	}
-	defer C.fi_freeinfo(list)
+	defer C.mpix_ofi_freeinfo(list)
 	var names []string
 	for p := list; p != nil; p = p.next {
 		names = append(names, C.GoString(p.fabric_attr.prov_name))

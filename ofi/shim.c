@@ -6,11 +6,77 @@
 
 #include "shim.h"
 
+#include <dlfcn.h>
+
+// The libfabric functions mpix calls that are exported symbols (the rest of the API
+// is inline calls through the objects' operation tables).
+static struct {
+	void *lib;
+	struct fi_info *(*dupinfo)(const struct fi_info *info);
+	int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+	void (*freeinfo)(struct fi_info *info);
+	int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+		       const struct fi_info *hints, struct fi_info **info);
+	const char *(*strerror)(int errnum);
+	char err[256];
+} fab;
+
+// load opens libfabric once; 0 on success.
+static int load(void)
+{
+	if (fab.lib)
+		return 0;
+	void *lib = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(fab.err, sizeof fab.err, "libfabric is not installed (%s)", dlerror());
+		return MPIX_OFI_ENOLIB;
+	}
+	fab.dupinfo = dlsym(lib, "fi_dupinfo");
+	fab.fabric = dlsym(lib, "fi_fabric");
+	fab.freeinfo = dlsym(lib, "fi_freeinfo");
+	fab.getinfo = dlsym(lib, "fi_getinfo");
+	fab.strerror = dlsym(lib, "fi_strerror");
+	if (!fab.dupinfo || !fab.fabric || !fab.freeinfo || !fab.getinfo || !fab.strerror) {
+		snprintf(fab.err, sizeof fab.err, "libfabric.so.1 lacks fi_getinfo and friends");
+		dlclose(lib);
+		return MPIX_OFI_ENOLIB;
+	}
+	fab.lib = lib;
+	return 0;
+}
+
+// From here on the libfabric names resolve to the loaded functions.
+#define fi_dupinfo(i) fab.dupinfo(i)
+#define fi_fabric(a, f, c) fab.fabric(a, f, c)
+#define fi_freeinfo(i) fab.freeinfo(i)
+#define fi_getinfo(v, n, s, f, h, i) fab.getinfo(v, n, s, f, h, i)
+#define fi_strerror(e) fab.strerror(e)
+
+const char *mpix_ofi_strerror(int code)
+{
+	if (code == MPIX_OFI_ENOLIB || code == -MPIX_OFI_ENOLIB)
+		return fab.err;
+	return fab.lib ? fi_strerror(code < 0 ? -code : code) : "libfabric not loaded";
+}
+
+void mpix_ofi_freeinfo(struct fi_info *info)
+{
+	fi_freeinfo(info);
+}
+
+struct fi_info *mpix_ofi_dupinfo(const struct fi_info *info)
+{
+	return fi_dupinfo(info);
+}
+
 // mpix_ofi_getinfo asks for reliable datagram endpoints that send and receive
 // untagged messages in send-after-send order, from provider prov (NULL: any).
 int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
 {
-	struct fi_info *hints = fi_allocinfo();
+	int loaded = load();
+	if (loaded)
+		return loaded;
+	struct fi_info *hints = fi_dupinfo(NULL); // fi_allocinfo, through the loaded library
 	if (!hints)
 		return -FI_ENOMEM;
 	hints->caps = FI_MSG;

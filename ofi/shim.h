@@ -89,6 +89,16 @@ typedef struct mpix_ofi {
 } mpix_ofi;
 
 int mpix_ofi_getinfo(const char *prov, struct fi_info **out);
+
+// libfabric is loaded with dlopen on first use, not linked: loading it pulls in
+// provider libraries (psm, infinipath) whose constructors take ~0.2 s, which jobs that
+// only use shared memory should not pay. mpix_ofi_getinfo loads it and returns
+// MPIX_OFI_ENOLIB when it cannot; the Go side reaches the library's exported
+// functions only through these wrappers.
+#define MPIX_OFI_ENOLIB (-100000)
+const char *mpix_ofi_strerror(int code);
+void mpix_ofi_freeinfo(struct fi_info *info);
+struct fi_info *mpix_ofi_dupinfo(const struct fi_info *info);
 int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
 		  int32_t naddrs, const char **where);
 int mpix_ofi_close(mpix_ofi *s);
