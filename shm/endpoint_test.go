@@ -49,14 +49,23 @@ func leftovers(t testing.TB, job string) []string {
 	return m
 }
 
+// fbArg is the optional fastbox argument of heapNode and fileNode (Config.Fastbox).
+func fbArg(fastbox []int) int {
+	if len(fastbox) > 0 {
+		return fastbox[0]
+	}
+	return 0
+}
+
 // heapNode builds the n endpoints of one simulated node over Go heap memory, as if
-// every rank had created and attached. The race detector sees every access.
-func heapNode(t testing.TB, n, cellSize, cells int) []*Endpoint {
+// every rank had created and attached. The race detector sees every access. An
+// optional last argument is Config.Fastbox.
+func heapNode(t testing.TB, n, cellSize, cells int, fastbox ...int) []*Endpoint {
 	t.Helper()
 	eps := make([]*Endpoint, n)
 	var mems [][]byte
 	for i := range eps {
-		e, err := newEndpoint(Config{Job: "heap", Rank: i, NodeRanks: seq(n), PIDs: samePIDs(n), CellSize: cellSize, Cells: cells})
+		e, err := newEndpoint(Config{Job: "heap", Rank: i, NodeRanks: seq(n), PIDs: samePIDs(n), CellSize: cellSize, Cells: cells, Fastbox: fbArg(fastbox)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,13 +90,14 @@ func heapNode(t testing.TB, n, cellSize, cells int) []*Endpoint {
 }
 
 // fileNode builds n endpoints in this process over real /dev/shm regions, going
-// through Create, Attach and Unlink like a job would.
-func fileNode(t testing.TB, n, cellSize, cells int) []*Endpoint {
+// through Create, Attach and Unlink like a job would. An optional last argument is
+// Config.Fastbox.
+func fileNode(t testing.TB, n, cellSize, cells int, fastbox ...int) []*Endpoint {
 	t.Helper()
 	job := jobName("t")
 	eps := make([]*Endpoint, n)
 	for i := range eps {
-		e, err := Create(Config{Job: job, Rank: i, NodeRanks: seq(n), PIDs: samePIDs(n), CellSize: cellSize, Cells: cells})
+		e, err := Create(Config{Job: job, Rank: i, NodeRanks: seq(n), PIDs: samePIDs(n), CellSize: cellSize, Cells: cells, Fastbox: fbArg(fastbox)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +122,7 @@ func fileNode(t testing.TB, n, cellSize, cells int) []*Endpoint {
 
 var nodeKinds = []struct {
 	name string
-	make func(t testing.TB, n, cellSize, cells int) []*Endpoint
+	make func(t testing.TB, n, cellSize, cells int, fastbox ...int) []*Endpoint
 }{
 	{"heap", heapNode},
 	{"file", fileNode},
@@ -125,15 +135,19 @@ func TestExchangeInProcess(t *testing.T) {
 		per = 120
 	}
 	for _, nk := range nodeKinds {
-		for _, tc := range []struct{ ranks, cellSize, cells int }{
-			{1, 64, 4},
-			{2, 100, 2},
-			{2, 0, 0},
-			{4, 1000, 8},
-			{5, 64, 3},
+		for _, tc := range []struct{ ranks, cellSize, cells, fastbox int }{
+			{1, 64, 4, 0},
+			{2, 100, 2, 0},
+			{2, 0, 0, 0},
+			{4, 1000, 8, 0},
+			{5, 64, 3, 0},
+			{4, 1000, 4, 40}, // fastbox-sized and larger messages alternate
+			{3, 200, 1, 100}, // one cell: the fastbox often busy
+			{4, 500, 16, 8},  // many small messages queued behind a busy fastbox
+			{3, 100, 4, -1},  // no fastboxes
 		} {
-			t.Run(fmt.Sprintf("%s/ranks%d/cell%d/cells%d", nk.name, tc.ranks, tc.cellSize, tc.cells), func(t *testing.T) {
-				eps := nk.make(t, tc.ranks, tc.cellSize, tc.cells)
+			t.Run(fmt.Sprintf("%s/ranks%d/cell%d/cells%d/fastbox%d", nk.name, tc.ranks, tc.cellSize, tc.cells, tc.fastbox), func(t *testing.T) {
+				eps := nk.make(t, tc.ranks, tc.cellSize, tc.cells, tc.fastbox)
 				ranks := seq(tc.ranks)
 				errs := make([]error, len(eps))
 				deadline := time.Now().Add(2 * time.Minute)
@@ -149,57 +163,73 @@ func TestExchangeInProcess(t *testing.T) {
 				if err := errors.Join(errs...); err != nil {
 					t.Fatal(err)
 				}
+				var st stats
+				for _, e := range eps {
+					st.fastbox += e.stats.fastbox
+					st.queued += e.stats.queued
+					st.fbAhead += e.stats.fbAhead
+					st.queueAhead += e.stats.queueAhead
+				}
+				t.Logf("%+v", st)
 			})
 		}
 	}
 }
 
 // TestPoolExhaustion: with every cell in flight Send says ErrAgain, and each Poll on
-// the receiving side gives cells back.
+// the receiving side gives cells back. With fastboxes, a peer's fastbox takes one
+// message more (never oneself: self-sends use the queue).
 func TestPoolExhaustion(t *testing.T) {
 	for _, nk := range nodeKinds {
-		for _, dst := range []int{0, 1} { // to a peer and to oneself
-			t.Run(fmt.Sprintf("%s/dst%d", nk.name, dst), func(t *testing.T) {
-				const cells = 4
-				eps := nk.make(t, 2, 32, cells)
-				send := func() error {
-					return eps[0].Send(dst, &transport.Header{Kind: transport.KindEager}, []byte("x"))
-				}
-				for i := 0; i < cells; i++ {
-					if err := send(); err != nil {
-						t.Fatalf("send %d: %v", i, err)
+		for _, fastbox := range []int{-1, 0} {
+			for _, dst := range []int{0, 1} { // to a peer and to oneself
+				t.Run(fmt.Sprintf("%s/fastbox%d/dst%d", nk.name, fastbox, dst), func(t *testing.T) {
+					const cells = 4
+					fits := cells
+					if fastbox == 0 && dst != 0 {
+						fits++
 					}
-				}
-				if err := send(); !errors.Is(err, transport.ErrAgain) {
-					t.Fatalf("send with the pool exhausted = %v, want ErrAgain", err)
-				}
-				got := 0
-				one := func(*transport.Header, []byte) { got++ }
-				if n := eps[dst].Poll(one); n != cells || got != cells {
-					t.Fatalf("Poll delivered %d (%d calls), want %d", n, got, cells)
-				}
-				for i := 0; i < cells; i++ {
-					if err := send(); err != nil {
-						t.Fatalf("send %d after Poll: %v", i, err)
+					eps := nk.make(t, 2, 32, cells, fastbox)
+					send := func() error {
+						return eps[0].Send(dst, &transport.Header{Kind: transport.KindEager}, []byte("x"))
 					}
-				}
-				if err := send(); !errors.Is(err, transport.ErrAgain) {
-					t.Fatalf("second exhaustion: %v, want ErrAgain", err)
-				}
-				if n := eps[dst].Poll(one); n != cells {
-					t.Fatalf("second Poll delivered %d, want %d", n, cells)
-				}
-				if err := eps[0].Err(); err != nil {
-					t.Fatal(err)
-				}
-			})
+					for i := 0; i < fits; i++ {
+						if err := send(); err != nil {
+							t.Fatalf("send %d: %v", i, err)
+						}
+					}
+					if err := send(); !errors.Is(err, transport.ErrAgain) {
+						t.Fatalf("send with the pool exhausted = %v, want ErrAgain", err)
+					}
+					got := 0
+					one := func(*transport.Header, []byte) { got++ }
+					if n := eps[dst].Poll(one); n != fits || got != fits {
+						t.Fatalf("Poll delivered %d (%d calls), want %d", n, got, fits)
+					}
+					for i := 0; i < fits; i++ {
+						if err := send(); err != nil {
+							t.Fatalf("send %d after Poll: %v", i, err)
+						}
+					}
+					if err := send(); !errors.Is(err, transport.ErrAgain) {
+						t.Fatalf("second exhaustion: %v, want ErrAgain", err)
+					}
+					if n := eps[dst].Poll(one); n != fits {
+						t.Fatalf("second Poll delivered %d, want %d", n, fits)
+					}
+					if err := eps[0].Err(); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
 		}
 	}
 }
 
-// TestPartialRecovery: returning one cell makes room for exactly one more send.
+// TestPartialRecovery: returning one cell makes room for exactly one more send (no
+// fastboxes: this is about the pool).
 func TestPartialRecovery(t *testing.T) {
-	eps := heapNode(t, 2, 32, 3)
+	eps := heapNode(t, 2, 32, 3, -1)
 	h := &transport.Header{Kind: transport.KindEager}
 	for i := 0; i < 3; i++ {
 		if err := eps[0].Send(1, h, nil); err != nil {
@@ -225,12 +255,13 @@ func TestPartialRecovery(t *testing.T) {
 }
 
 // TestFreeListReuse: cells go round; a pool of k cells never shows more than k
-// distinct cell addresses, and uses all of them.
+// distinct cell addresses, and uses all of them (no fastboxes: this is about the
+// pool).
 func TestFreeListReuse(t *testing.T) {
 	for _, nk := range nodeKinds {
 		t.Run(nk.name, func(t *testing.T) {
 			const cells = 3
-			eps := nk.make(t, 2, 16, cells)
+			eps := nk.make(t, 2, 16, cells, -1)
 			seen := map[uintptr]int{}
 			deliver := func(_ *transport.Header, p []byte) {
 				seen[uintptr(unsafe.Pointer(unsafe.SliceData(p)))]++
@@ -484,7 +515,7 @@ func TestCorruptQueue(t *testing.T) {
 
 // TestCorruptFreeRing: a corrupt free-ring entry is skipped, never used as a cell.
 func TestCorruptFreeRing(t *testing.T) {
-	eps := heapNode(t, 2, 32, 3) // a free ring of 4 slots: room for one bad entry
+	eps := heapNode(t, 2, 32, 3, -1) // a free ring of 4 slots: room for one bad entry
 	eps[0].own.free.push(12345)
 	for i := 0; i < 3; i++ {
 		if err := eps[0].Send(1, &transport.Header{}, nil); err != nil {

@@ -35,16 +35,26 @@ func fill(b []byte, src, dst, k int) {
 	}
 }
 
-// msgSizes are the payload sizes messages cycle through for a cell of cs bytes.
-func msgSizes(cs int) []int {
-	return []int{0, 1, cs - 1, cs, cs / 2, 8}
+// msgSizes are the payload sizes messages cycle through for a cell of cs bytes and
+// fastboxes of fb (0: none): the edges of both, so that fastbox-sized and larger
+// messages alternate.
+func msgSizes(cs, fb int) []int {
+	sizes := []int{0, 1, cs - 1, cs, cs / 2, 8}
+	if fb > 0 {
+		for _, n := range []int{fb - 1, fb, 3, fb + 1, fb / 2, 2} {
+			if n >= 0 && n <= cs {
+				sizes = append(sizes, n)
+			}
+		}
+	}
+	return sizes
 }
 
 // exchange runs one rank's part of the all-to-all pattern on e until it has sent all
 // its messages and received all messages for it. It returns the first violation.
 func exchange(e *Endpoint, rank int, ranks []int, per int, deadline time.Time) error {
 	cs := e.MaxPayload()
-	sizes := msgSizes(cs)
+	sizes := msgSizes(cs, e.g.fbCap)
 	sent := make(map[int]int, len(ranks))    // per destination
 	expect := make(map[int]int, len(ranks))  // per source: next index
 	bufs := make(map[int][]byte, len(ranks)) // per destination: message sent[dst], filled

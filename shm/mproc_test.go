@@ -30,10 +30,11 @@ const (
 	childEnv = "MPIX_SHM_TEST_CHILD" // the child's role
 	jobEnv   = "MPIX_SHM_TEST_JOB"
 	rankEnv  = "MPIX_SHM_TEST_RANK"
-	sizeEnv  = "MPIX_SHM_TEST_SIZE" // ranks 0..size-1 all on this node
-	cellEnv  = "MPIX_SHM_TEST_CELL" // "cellSize,cells"
-	perEnv   = "MPIX_SHM_TEST_PER"  // messages per pair, bytes to read...
-	argEnv   = "MPIX_SHM_TEST_ARG"  // role-specific
+	sizeEnv  = "MPIX_SHM_TEST_SIZE"    // ranks 0..size-1 all on this node
+	cellEnv  = "MPIX_SHM_TEST_CELL"    // "cellSize,cells"
+	fbEnv    = "MPIX_SHM_TEST_FASTBOX" // Config.Fastbox (optional)
+	perEnv   = "MPIX_SHM_TEST_PER"     // messages per pair, bytes to read...
+	argEnv   = "MPIX_SHM_TEST_ARG"     // role-specific
 )
 
 func TestMain(m *testing.M) {
@@ -99,6 +100,10 @@ func rankMain(c *childIO, role string) error {
 	rank, size := envInt(rankEnv), envInt(sizeEnv)
 	var cellSize, cells int
 	fmt.Sscanf(os.Getenv(cellEnv), "%d,%d", &cellSize, &cells)
+	fastbox := 0
+	if os.Getenv(fbEnv) != "" {
+		fastbox = envInt(fbEnv)
+	}
 	if !c.in.Scan() {
 		return errors.New("no pids line")
 	}
@@ -110,7 +115,7 @@ func rankMain(c *childIO, role string) error {
 	for i := range pids {
 		pids[i], _ = strconv.Atoi(f[i+1])
 	}
-	e, err := Create(Config{Job: os.Getenv(jobEnv), Rank: rank, NodeRanks: seq(size), PIDs: pids, CellSize: cellSize, Cells: cells})
+	e, err := Create(Config{Job: os.Getenv(jobEnv), Rank: rank, NodeRanks: seq(size), PIDs: pids, CellSize: cellSize, Cells: cells, Fastbox: fastbox})
 	if err != nil {
 		return err
 	}
@@ -562,7 +567,13 @@ func startJob(t testing.TB, role string, size, self, cellSize, cells, per int, e
 		selfPIDs = append(selfPIDs, pid)
 	}
 	if self >= 0 {
-		e, err := Create(Config{Job: j.name, Rank: self, NodeRanks: seq(size), PIDs: selfPIDs, CellSize: cellSize, Cells: cells})
+		fastbox := 0
+		for _, kv := range extraEnv {
+			if v, ok := strings.CutPrefix(kv, fbEnv+"="); ok {
+				fastbox, _ = strconv.Atoi(v)
+			}
+		}
+		e, err := Create(Config{Job: j.name, Rank: self, NodeRanks: seq(size), PIDs: selfPIDs, CellSize: cellSize, Cells: cells, Fastbox: fastbox})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -626,22 +637,27 @@ func (j *testJob) finish(t testing.TB) []string {
 	return skips
 }
 
-// TestMultiProcessExchange: 2 and 4 processes exchange checksummed messages of sizes
-// 0, 1, cell-1, cell, ... all-to-all, self included; order per sender is checked.
+// TestMultiProcessExchange: 2 to 4 processes exchange checksummed messages of sizes
+// 0, 1, cell-1, cell, fastbox-1, fastbox, fastbox+1... all-to-all, self included;
+// order per sender is checked across the fastbox and the queue.
 func TestMultiProcessExchange(t *testing.T) {
 	per := 2000
 	if raceEnabled || testing.Short() {
 		per = 300
 	}
-	for _, tc := range []struct{ ranks, cellSize, cells int }{
-		{2, 0, 0},
-		{2, 100, 4},
-		{4, 0, 0},
-		{4, 1000, 8},
-		{4, 64, 2},
+	for _, tc := range []struct{ ranks, cellSize, cells, fastbox int }{
+		{2, 0, 0, 0},
+		{2, 100, 4, 0},
+		{4, 0, 0, 0},
+		{4, 1000, 8, 0},
+		{4, 64, 2, 0},
+		{4, 1000, 4, 40},  // fastbox-sized and larger messages alternate
+		{4, 0, 0, -1},     // no fastboxes
+		{3, 200, 1, 100},  // one cell: the fastbox often busy
+		{4, 5000, 64, 16}, // many small messages queued behind a busy fastbox
 	} {
-		t.Run(fmt.Sprintf("ranks%d/cell%d/cells%d", tc.ranks, tc.cellSize, tc.cells), func(t *testing.T) {
-			j := startJob(t, "alltoall", tc.ranks, -1, tc.cellSize, tc.cells, per)
+		t.Run(fmt.Sprintf("ranks%d/cell%d/cells%d/fastbox%d", tc.ranks, tc.cellSize, tc.cells, tc.fastbox), func(t *testing.T) {
+			j := startJob(t, "alltoall", tc.ranks, -1, tc.cellSize, tc.cells, per, fmt.Sprintf("%s=%d", fbEnv, tc.fastbox))
 			j.finish(t)
 		})
 	}
@@ -674,7 +690,8 @@ func TestMultiProcessReadFromRefused(t *testing.T) {
 }
 
 // TestMultiProcessPeerDied: messages a killed process sent stay deliverable, giving
-// its cells back does not fault, and sends to it run out of cells with ErrAgain.
+// its cells back does not fault, and sends to it run out of cells with ErrAgain (after
+// one message more, which lands in the dead rank's fastbox).
 func TestMultiProcessPeerDied(t *testing.T) {
 	const sent, cells = 5, 8
 	j := startJob(t, "sendanddie", 2, 0, 64, cells, 0, argEnv+"="+strconv.Itoa(sent))
@@ -695,8 +712,8 @@ func TestMultiProcessPeerDied(t *testing.T) {
 	for i := 0; ; i++ {
 		err := j.self.Send(1, &transport.Header{}, []byte("to the dead"))
 		if errors.Is(err, transport.ErrAgain) {
-			if i != cells {
-				t.Fatalf("ErrAgain after %d sends, want %d", i, cells)
+			if i != cells+1 {
+				t.Fatalf("ErrAgain after %d sends, want %d", i, cells+1)
 			}
 			break
 		}

@@ -25,12 +25,22 @@ import (
 //	             recvCap = the power of two >= local ranks x cells
 //	...          free ring slots: freeCap x 16 bytes (seq, cell index)
 //	             freeCap = the power of two >= cells
+//	...          fastboxes: local ranks x fbStride, one per sender (by local index;
+//	             the owner's own is unused), fbStride = 64 + fastbox payload rounded
+//	             up to 64 (no fastboxes when the payload is 0)
+//	             fastbox: flag (uint64: 0 empty, else the message's sequence number
+//	             plus 1), payload length (uint32), 4 bytes unused,
+//	             transport.Header (48 bytes), then the payload
 //	page-aligned cells: cells x stride, stride = 64 + CellSize rounded up to 64
-//	             cell: transport.Header (48 bytes), payload length (uint32), 12 bytes
-//	             unused, then the payload
+//	             cell: transport.Header (48 bytes), payload length (uint32), 4 bytes
+//	             unused, the message's sequence number (uint64), then the payload
 //
 // A cell reference in a receive queue is (owner's local index << 32 | cell index); an
 // entry in a free ring is the cell index alone (the ring belongs to the owner).
+//
+// A fastbox is written only by its sender while its flag is 0 and read only by the
+// region's owner while the flag is not 0; the flag orders the two (see fastbox in
+// shm.go).
 //
 // Only the sender that owns a cell writes it, between taking it from its free ring and
 // publishing it on a receive queue; only the receiver reads it, between taking it from
@@ -39,12 +49,13 @@ import (
 
 const (
 	magic   = 0x314d48535849504d // "MPIXSHM1", little-endian
-	version = 1
+	version = 2
 
 	cacheLine      = 64
 	pageSize       = 4096
 	controlSize    = 4 * cacheLine
-	cellHeaderSize = 64 // transport.Header, payload length, padding
+	cellHeaderSize = 64 // transport.Header, payload length, padding, sequence number
+	fbHeaderSize   = 64 // flag, payload length, padding, transport.Header
 
 	maxLocal    = 1 << 16
 	maxCells    = 1 << 20
@@ -69,7 +80,8 @@ type control struct {
 	size       uint64
 	headerSize uint64
 	ready      uint64 // atomic: 1 once the creator initialized the region
-	_          [3]uint64
+	fastbox    uint64 // payload bytes per fastbox (0: none)
+	_          [2]uint64
 	// line 2
 	recvTail uint64
 	_        [7]uint64
@@ -86,8 +98,11 @@ type geometry struct {
 	stride   int // bytes per cell, header included
 	recvCap  int
 	freeCap  int
+	fbCap    int // payload bytes per fastbox; 0: no fastboxes
+	fbStride int // bytes per fastbox, header included; 0 when fbCap is 0
 	recvOff  int
 	freeOff  int
+	fbOff    int
 	cellsOff int
 	size     int
 }
@@ -104,7 +119,9 @@ func pow2AtLeast(n int) int {
 	return p
 }
 
-func newGeometry(nLocal, cellSize, cells int) (geometry, error) {
+// newGeometry computes the layout; fastbox is the payload capacity of a fastbox,
+// at most cellSize (larger values are cut down to it), 0 for none.
+func newGeometry(nLocal, cellSize, cells, fastbox int) (geometry, error) {
 	switch {
 	case nLocal < 1 || nLocal > maxLocal:
 		return geometry{}, fmt.Errorf("shm: %d node-local ranks, want 1..%d", nLocal, maxLocal)
@@ -113,13 +130,17 @@ func newGeometry(nLocal, cellSize, cells int) (geometry, error) {
 	case cells < 1 || cells > maxCells:
 		return geometry{}, fmt.Errorf("shm: %d cells, want 1..%d", cells, maxCells)
 	}
-	g := geometry{nLocal: nLocal, cellSize: cellSize, cells: cells}
+	g := geometry{nLocal: nLocal, cellSize: cellSize, cells: cells, fbCap: max(min(fastbox, cellSize), 0)}
 	g.stride = cellHeaderSize + roundUp(cellSize, cacheLine)
 	g.recvCap = pow2AtLeast(nLocal * cells)
 	g.freeCap = pow2AtLeast(cells)
 	g.recvOff = controlSize
 	g.freeOff = roundUp(g.recvOff+g.recvCap*slotSize, cacheLine)
-	g.cellsOff = roundUp(g.freeOff+g.freeCap*slotSize, pageSize)
+	g.fbOff = roundUp(g.freeOff+g.freeCap*slotSize, cacheLine)
+	if g.fbCap > 0 {
+		g.fbStride = fbHeaderSize + roundUp(g.fbCap, cacheLine)
+	}
+	g.cellsOff = roundUp(g.fbOff+g.nLocal*g.fbStride, pageSize)
 	if int64(g.cells)*int64(g.stride) > maxRegion {
 		return geometry{}, fmt.Errorf("shm: %d cells of %d bytes is too much shared memory", cells, g.stride)
 	}
@@ -137,6 +158,8 @@ type region struct {
 	cells  unsafe.Pointer // the first cell
 	stride uintptr
 	ncells uint64
+	fbs    unsafe.Pointer // the first fastbox
+	fbStr  uintptr        // fastbox stride; 0: no fastboxes
 }
 
 // newRegion makes a view of mem, which must be g.size bytes, 8-byte aligned.
@@ -148,6 +171,8 @@ func newRegion(mem []byte, g geometry, mapped bool) *region {
 		cells:  unsafe.Pointer(&mem[g.cellsOff]),
 		stride: uintptr(g.stride),
 		ncells: uint64(g.cells),
+		fbs:    unsafe.Pointer(&mem[g.fbOff]),
+		fbStr:  uintptr(g.fbStride),
 	}
 	r.recv = newRing(&r.ctl.recvTail,
 		unsafe.Slice((*slot)(unsafe.Pointer(&mem[g.recvOff])), g.recvCap))
@@ -172,6 +197,10 @@ func (r *region) initRegion(g geometry, rank, pid, idx int) {
 	c.freeCap = uint64(g.freeCap)
 	c.size = uint64(g.size)
 	c.headerSize = uint64(transport.HeaderSize)
+	c.fastbox = uint64(g.fbCap)
+	for i := 0; i < g.nLocal && g.fbCap > 0; i++ {
+		atomic.StoreUint64(&r.fastbox(i).flag, 0)
+	}
 	r.recv.initRing()
 	r.free.initRing()
 	for i := 0; i < g.cells; i++ {
@@ -204,6 +233,7 @@ func (r *region) check(g geometry, rank, pid, idx int) error {
 		{"free ring capacity", c.freeCap, uint64(g.freeCap)},
 		{"size", c.size, uint64(g.size)},
 		{"header size", c.headerSize, uint64(transport.HeaderSize)},
+		{"fastbox size", c.fastbox, uint64(g.fbCap)},
 	} {
 		if f.got != f.want {
 			return fmt.Errorf("%s is %d, want %d", f.name, f.got, f.want)
@@ -215,6 +245,33 @@ func (r *region) check(g geometry, rank, pid, idx int) error {
 // cell returns the address of cell i; i < r.ncells.
 func (r *region) cell(i uint64) unsafe.Pointer {
 	return unsafe.Add(r.cells, uintptr(i)*r.stride)
+}
+
+// cellHead is the start of a cell.
+type cellHead struct {
+	hdr transport.Header
+	len uint32 // payload bytes
+	_   uint32
+	seq uint64 // the message's number among those from this sender to this receiver
+}
+
+// fastbox is the start of a fastbox; the payload follows it.
+type fastbox struct {
+	flag uint64 // atomic: 0 empty, else the message's sequence number + 1
+	len  uint32 // payload bytes
+	_    uint32
+	hdr  transport.Header
+}
+
+// fastbox returns the fastbox of the sender with local index i; the region has
+// fastboxes and i < nLocal.
+func (r *region) fastbox(i int) *fastbox {
+	return (*fastbox)(unsafe.Add(r.fbs, uintptr(i)*r.fbStr))
+}
+
+// fbPayload returns the payload bytes of fastbox fb, n <= its capacity.
+func fbPayload(fb *fastbox, n uint32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(fb), fbHeaderSize)), n)
 }
 
 func (r *region) unmap() error {

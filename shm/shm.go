@@ -15,6 +15,60 @@
 // senders. See ring.go for the queue and its memory-ordering argument, region.go for
 // the layout.
 //
+// Fastboxes. A message through the queue costs several dependent cache-line
+// transfers: the claim on the receiver's tail, the published slot, the cell, and the
+// cell's way back through the owner's free ring. For small messages every region also
+// holds one fastbox per node-local sender, a slot of DefaultFastbox payload bytes
+// after a one-line header whose first word is a flag (MPICH nemesis has the same
+// idea). The sender writes header and payload into its fastbox in the receiver's
+// region and publishes them by storing the flag; the receiver sees the flag, delivers
+// straight out of the fastbox and stores 0 into the flag to hand it back. A send
+// whose payload fits and whose fastbox is empty costs the sender's load of the flag
+// and the line transfers of the fastbox itself, nothing else. When the fastbox is
+// still full (or the payload too large, or the destination is the sender itself) the
+// message goes through the queue as before.
+//
+// Order. Every message from sender s to receiver d carries a sequence number: s
+// counts the messages it sent to d (sendSeq, private to s), d counts those it
+// delivered from s (recvSeq, private to d). A cell carries the number in its header,
+// a fastbox in its flag (number + 1, so that 0 means empty). d delivers message k
+// from s only when recvSeq[s] == k. The two paths can only be out of step in two
+// ways, both of them bounded by the single fastbox:
+//
+//   - the queue entry d pops from s is ahead (k > recvSeq[s]): the messages in
+//     between did not go through the queue, whose entries from one sender are in
+//     send order, so they went through the fastbox, which holds one message: k is
+//     recvSeq[s]+1 and the fastbox holds recvSeq[s]. s published the fastbox before
+//     it pushed k, and d's acquire of k's slot makes that visible: d delivers the
+//     fastbox first, then k.
+//   - the fastbox holds a message ahead (k > recvSeq[s]): s sent earlier messages
+//     through the queue (while the fastbox was full) and they are still there,
+//     published (Send returns only after the push). d leaves the fastbox alone; after
+//     delivering a queue message from s it checks s's fastbox again.
+//
+// A number behind recvSeq, or a gap the fastbox does not fill, means corrupt shared
+// memory: the entry is reported through Err and dropped (a gap resynchronizes on the
+// queue's number), never a reason to stop or to fault.
+//
+// Memory ordering of a fastbox (as for the rings, Go's atomics are sequentially
+// consistent and the same instructions order accesses between processes that map
+// the same pages):
+//
+//   - Publication: the sender writes length, header and payload with plain stores
+//     and then atomically stores flag = k+1. The receiver atomically loads the flag,
+//     sees it not 0, and only then reads the fastbox.
+//   - Return: the receiver reads the fastbox (and deliver returns: the payload slice
+//     is valid only during the call) before it atomically stores flag = 0. The
+//     sender atomically loads the flag, sees 0, and only then writes the fastbox.
+//   - Only the sender stores a non-zero flag and only the receiver stores 0, each only
+//     after it observed the other's value, so the fastbox is never written and read
+//     at the same time. Numbers grow by one per message (64 bits never wrap), so a
+//     stale flag is never mistaken for a fresh one.
+//
+// Fastboxes cost local ranks x (64 + DefaultFastbox) bytes per region: 70 KiB for 64
+// local ranks. A receiver polls every fastbox's flag on each Poll; the flags sit on
+// separate lines that stay in its cache until a sender writes one.
+//
 // Startup is collective: every rank calls Create, the job runs a PMI fence, every
 // rank calls Attach, a second fence, every rank calls Unlink. After Unlink no name is
 // left under /dev/shm, so a crash later leaks nothing; the mappings stay valid for as
@@ -27,6 +81,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -45,6 +100,10 @@ const (
 	DefaultCells    = 64
 )
 
+// DefaultFastbox is Config.Fastbox's default, the payload capacity of a fastbox.
+// BenchmarkPingPong (bench_test.go) measures 8-byte to 1 KiB messages through it.
+const DefaultFastbox = 1 << 10
+
 // Dir is where the region files live.
 const Dir = "/dev/shm"
 
@@ -57,6 +116,7 @@ type Config struct {
 	PIDs      []int  // their process ids, same order (for process_vm_readv)
 	CellSize  int    // payload bytes per cell; 0 = DefaultCellSize
 	Cells     int    // cells in each sender's pool; 0 = DefaultCells
+	Fastbox   int    // payload bytes per fastbox, at most CellSize; 0 = DefaultFastbox, negative = no fastboxes
 }
 
 // Errors Send returns besides transport.ErrAgain.
@@ -85,11 +145,26 @@ type Endpoint struct {
 	minRank  int
 	noSingle []bool // per local index: process_vm_readv was refused
 
+	fbMax   int      // largest payload a fastbox takes; -1 without fastboxes
+	sendSeq []uint64 // per destination local index: messages sent to it
+	recvSeq []uint64 // per source local index: messages delivered from it
+	pending []bool   // per source local index: its fastbox holds a message ahead of the queue
+
+	stats stats // counters for tests and benchmarks
+
 	hdr transport.Header // the header Poll hands to deliver
 	err error            // first inconsistency Poll or Send found in shared memory
 }
 
 var _ transport.Endpoint = (*Endpoint)(nil)
+
+// stats counts which ways messages took (private to the endpoint, no atomics).
+type stats struct {
+	fastbox    uint64 // messages sent through a fastbox
+	queued     uint64 // messages sent through the queue
+	fbAhead    uint64 // fastbox messages found ahead of the sender's queued ones
+	queueAhead uint64 // queue messages found ahead of the sender's fastbox
+}
 
 func validJob(job string) error {
 	if job == "" || len(job) > 128 {
@@ -142,7 +217,10 @@ func newEndpoint(cfg Config) (*Endpoint, error) {
 	if cfg.Cells == 0 {
 		cfg.Cells = DefaultCells
 	}
-	g, err := newGeometry(n, cfg.CellSize, cfg.Cells)
+	if cfg.Fastbox == 0 {
+		cfg.Fastbox = DefaultFastbox
+	}
+	g, err := newGeometry(n, cfg.CellSize, cfg.Cells, cfg.Fastbox)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +233,13 @@ func newEndpoint(cfg Config) (*Endpoint, error) {
 		regions:  make([]*region, n),
 		noSingle: make([]bool, n),
 		minRank:  cfg.NodeRanks[0],
+		sendSeq:  make([]uint64, n),
+		recvSeq:  make([]uint64, n),
+		pending:  make([]bool, n),
+		fbMax:    -1,
+	}
+	if g.fbCap > 0 {
+		e.fbMax = g.fbCap
 	}
 	if span := cfg.NodeRanks[n-1] - e.minRank + 1; span <= 1<<20 {
 		e.localOf = make([]int32, span)
@@ -331,9 +416,11 @@ func (e *Endpoint) fail(err error) {
 	}
 }
 
-// Send copies h and payload into a cell of this rank's pool and enqueues it on dst's
-// receive queue. It returns transport.ErrAgain when every cell of the pool is in
-// flight; cells come back as receivers poll.
+// Send copies h and payload into dst's fastbox for this rank when the payload fits
+// and the fastbox is empty, and otherwise into a cell of this rank's pool that it
+// enqueues on dst's receive queue. It returns transport.ErrAgain when the message
+// needs a cell and every cell of the pool is in flight; cells come back as receivers
+// poll.
 func (e *Endpoint) Send(dst int, h *transport.Header, payload []byte) error {
 	li := e.localIndex(dst)
 	if li < 0 {
@@ -349,13 +436,28 @@ func (e *Endpoint) Send(dst int, h *transport.Header, payload []byte) error {
 		}
 		return ErrNotAttached
 	}
+	k := e.sendSeq[li]
+	if len(payload) <= e.fbMax && li != e.me {
+		fb := r.fastbox(e.me)
+		if atomic.LoadUint64(&fb.flag) == 0 { // acquire: the receiver is done with it
+			fb.len = uint32(len(payload))
+			fb.hdr = *h
+			copy(fbPayload(fb, uint32(len(payload))), payload)
+			e.sendSeq[li] = k + 1
+			atomic.StoreUint64(&fb.flag, k+1) // publish (release)
+			e.stats.fastbox++
+			return nil
+		}
+	}
 	c, ok := e.takeCell()
 	if !ok {
 		return transport.ErrAgain
 	}
 	p := e.own.cell(c)
-	*(*transport.Header)(p) = *h
-	*(*uint32)(unsafe.Add(p, transport.HeaderSize)) = uint32(len(payload))
+	ch := (*cellHead)(p)
+	ch.hdr = *h
+	ch.len = uint32(len(payload))
+	ch.seq = k
 	if len(payload) > 0 {
 		copy(unsafe.Slice((*byte)(unsafe.Add(p, cellHeaderSize)), len(payload)), payload)
 	}
@@ -366,6 +468,8 @@ func (e *Endpoint) Send(dst int, h *transport.Header, payload []byte) error {
 		e.own.free.push(c)
 		return transport.ErrAgain
 	}
+	e.sendSeq[li] = k + 1
+	e.stats.queued++
 	return nil
 }
 
@@ -386,16 +490,84 @@ func (e *Endpoint) takeCell() (uint64, bool) {
 	}
 }
 
-// Poll delivers the messages waiting in this rank's receive queue, in queue order
-// (which is send order for every sender), at most one queue's capacity per call. The
-// header and payload handed to deliver point into memory that is reused once deliver
-// returns. deliver may call Send, but not Poll.
+// Poll delivers the messages waiting in this rank's fastboxes and receive queue, in
+// send order for every sender: at most one queue's capacity of queue messages per
+// call, plus the fastbox messages that come before, between or after them. The header and payload handed to deliver point into memory that
+// is reused once deliver returns. deliver may call Send, but not Poll.
 func (e *Endpoint) Poll(deliver transport.DeliverFunc) int {
-	own := e.own
-	if own == nil {
+	if e.own == nil {
 		return 0
 	}
-	q := &own.recv
+	n := 0
+	if e.attached && e.g.fbCap > 0 {
+		n = e.pollFastboxes(deliver)
+	}
+	return n + e.pollQueue(deliver)
+}
+
+// pollFastboxes delivers the fastboxes whose message is the next one from its sender
+// and marks those that hold a message ahead of the queue as pending.
+func (e *Endpoint) pollFastboxes(deliver transport.DeliverFunc) int {
+	n := 0
+	for s := range e.g.nLocal {
+		if s == e.me {
+			continue
+		}
+		fb := e.own.fastbox(s)
+		if f := atomic.LoadUint64(&fb.flag); f != 0 { // acquire
+			n += e.takeFastbox(s, fb, f, deliver)
+		}
+	}
+	return n
+}
+
+// takeFastbox handles the full fastbox fb of sender s whose flag is f (not 0): it
+// delivers the message if it is the next one from s, leaves it if it is ahead, and
+// drops it if it is behind (corrupt). It returns how many messages it delivered.
+func (e *Endpoint) takeFastbox(s int, fb *fastbox, f uint64, deliver transport.DeliverFunc) int {
+	k, want := f-1, e.recvSeq[s]
+	if d := int64(k - want); d > 0 {
+		if !e.pending[s] {
+			e.pending[s] = true // earlier messages from s are in the queue
+			e.stats.fbAhead++
+		}
+		return 0
+	} else if d < 0 {
+		e.fail(fmt.Errorf("shm: stale message number %d (want %d) in rank %d's fastbox", k, want, e.cfg.NodeRanks[s]))
+		atomic.StoreUint64(&fb.flag, 0)
+		return 0
+	}
+	e.pending[s] = false
+	e.recvSeq[s] = want + 1
+	delivered := 0
+	if ln := fb.len; uint64(ln) > uint64(e.g.fbCap) {
+		e.fail(fmt.Errorf("shm: corrupt payload length %d in rank %d's fastbox", ln, e.cfg.NodeRanks[s]))
+	} else {
+		e.hdr = fb.hdr
+		deliver(&e.hdr, fbPayload(fb, ln))
+		delivered = 1
+	}
+	atomic.StoreUint64(&fb.flag, 0) // hand the fastbox back (release)
+	return delivered
+}
+
+// nextFastbox delivers s's fastbox if it holds the next message from s.
+func (e *Endpoint) nextFastbox(s int, deliver transport.DeliverFunc) int {
+	if s == e.me || e.g.fbCap == 0 {
+		return 0
+	}
+	fb := e.own.fastbox(s)
+	f := atomic.LoadUint64(&fb.flag) // acquire
+	if f == 0 || f-1 != e.recvSeq[s] {
+		return 0
+	}
+	return e.takeFastbox(s, fb, f, deliver)
+}
+
+// pollQueue delivers the messages waiting in the receive queue, in queue order,
+// merged with the fastboxes by message number.
+func (e *Endpoint) pollQueue(deliver transport.DeliverFunc) int {
+	q := &e.own.recv
 	n := 0
 	for i := 0; i < len(q.slots); i++ {
 		v, ok := q.peek()
@@ -416,18 +588,42 @@ func (e *Endpoint) Poll(deliver transport.DeliverFunc) int {
 			e.fail(fmt.Errorf("shm: corrupt cell reference %#x in the receive queue", v))
 			continue
 		}
+		s := int(idx)
 		p := r.cell(c)
-		e.hdr = *(*transport.Header)(p)
-		ln := uint64(*(*uint32)(unsafe.Add(p, transport.HeaderSize)))
-		if ln > uint64(e.g.cellSize) {
-			e.fail(fmt.Errorf("shm: corrupt payload length %d in a cell of rank %d", ln, e.cfg.NodeRanks[idx]))
+		ch := (*cellHead)(p)
+		k := ch.seq
+		if k != e.recvSeq[s] {
+			// The message before k is in the fastbox (see "Order" above).
+			e.stats.queueAhead++
+			n += e.nextFastbox(s, deliver)
+		}
+		switch d := int64(k - e.recvSeq[s]); {
+		case d < 0:
+			e.fail(fmt.Errorf("shm: stale message number %d (want %d) in a cell of rank %d", k, e.recvSeq[s], e.cfg.NodeRanks[s]))
+			e.giveBack(r, s, c)
+			continue
+		case d > 0:
+			e.fail(fmt.Errorf("shm: message number %d from rank %d, want %d (lost messages)", k, e.cfg.NodeRanks[s], e.recvSeq[s]))
+		}
+		e.recvSeq[s] = k + 1
+		if ln := uint64(ch.len); ln > uint64(e.g.cellSize) {
+			e.fail(fmt.Errorf("shm: corrupt payload length %d in a cell of rank %d", ln, e.cfg.NodeRanks[s]))
 		} else {
+			e.hdr = ch.hdr
 			deliver(&e.hdr, unsafe.Slice((*byte)(unsafe.Add(p, cellHeaderSize)), ln))
 			n++
 		}
-		if !r.free.push(c) {
-			e.fail(fmt.Errorf("shm: rank %d's free ring is full (cell returned twice?)", e.cfg.NodeRanks[idx]))
+		e.giveBack(r, s, c)
+		if e.pending[s] {
+			n += e.nextFastbox(s, deliver)
 		}
 	}
 	return n
+}
+
+// giveBack returns cell c to the free ring of r, the region of local rank s.
+func (e *Endpoint) giveBack(r *region, s int, c uint64) {
+	if !r.free.push(c) {
+		e.fail(fmt.Errorf("shm: rank %d's free ring is full (cell returned twice?)", e.cfg.NodeRanks[s]))
+	}
 }
