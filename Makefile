@@ -59,7 +59,7 @@ test: check
 
 gotest:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./core/... ./transport/... ./shm/... ./ofi/... ./cmd/... ./capi/gen/...
+	$(GO) test -race -count=1 ./core/... ./transport/... ./shm/... ./ofi/... ./cmd/... ./capi/gen/... ./bench/...
 	$(GO) test -count=1 ./capi/
 
 ctest: all
@@ -70,7 +70,8 @@ ctest: all
 clean:
 	rm -rf build
 
-# Benchmarks against MPICH and Open MPI (grows with each issue).
-bench: all
-	bench/init_finalize.sh
-	bench/p2p.sh
+# Benchmarks against MPICH and Open MPI (grows with each issue): bench/driver builds
+# bench/*.c with mpixcc, mpicc.mpich and mpicc.openmpi, runs them alternately
+# BENCH_RUNS times (default 5) and writes bench/results/summary.md and PNG plots.
+bench: deps all
+	$(GO) run ./bench/driver

@@ -1,5 +1,12 @@
 /* bandwidth: streaming bandwidth from rank 0 to rank 1 (osu_bw style): a window of
- * 64 nonblocking sends, then a short acknowledgement; prints "bandwidth SIZE MB/s". */
+ * 64 nonblocking sends into 64 distinct receive buffers, then a zero-byte
+ * acknowledgement; for sizes from 1 byte to MAXSIZE (default 4 MiB) prints
+ * "bandwidth SIZE MB/s" (1 MB = 10^6 bytes) on rank 0.
+ *
+ *     bandwidth [MAXSIZE [ITERS]]
+ *
+ * ITERS (default 100) windows are timed for sizes up to 64 KiB, proportionally fewer
+ * above (at least 3), after a few warm-up windows. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +18,19 @@ int main(int argc, char **argv)
 {
     int rank;
     long maxsize = argc > 1 ? atol(argv[1]) : 4 << 20;
+    long base = argc > 2 ? atol(argv[2]) : 100;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char *buf = malloc(maxsize * (rank == 1 ? WINDOW : 1));
-    memset(buf, 1, maxsize);
+    memset(buf, 1, maxsize * (rank == 1 ? WINDOW : 1));
     MPI_Request reqs[WINDOW];
-    for (long size = 1024; size <= maxsize; size *= 4) {
-        int iters = size <= 65536 ? 100 : 20, warm = 5;
+    for (long size = 1; size <= maxsize; size *= (size < 64 ? 8 : 4)) {
+        long iters = size <= 65536 ? base : base * 65536 / size;
+        if (iters < 3)
+            iters = 3;
+        long warm = iters < 10 ? 1 : 5;
         double t0 = 0;
-        for (int i = 0; i < iters + warm; i++) {
+        for (long i = 0; i < iters + warm; i++) {
             if (i == warm)
                 t0 = MPI_Wtime();
             if (rank == 0) {
@@ -36,7 +47,7 @@ int main(int argc, char **argv)
         }
         double secs = MPI_Wtime() - t0;
         if (rank == 0)
-            printf("bandwidth %ld %.1f\n", size, (double)size * WINDOW * iters / secs / 1e6);
+            printf("bandwidth %ld %.3f\n", size, (double)size * WINDOW * iters / secs / 1e6);
     }
     free(buf);
     MPI_Finalize();

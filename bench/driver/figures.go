@@ -1,0 +1,236 @@
+package main
+
+import (
+	"math"
+	"strconv"
+)
+
+// Impl is one MPI implementation under test: which build of the benchmark programs it
+// runs and how it launches them.
+type Impl struct {
+	Name  string // short name used in file names and progress lines
+	Label string // column header
+	Build string // which build of the programs it runs: "mpix", "mpich" or "openmpi"
+	Env   map[string]string
+}
+
+// Builds are the compilers each benchmark program is built with, by build name.
+var builds = []struct{ Name, CC string }{
+	{"mpix", "build/bin/mpixcc"},
+	{"mpich", "mpicc.mpich"},
+	{"openmpi", "mpicc.openmpi"},
+}
+
+var (
+	mpix    = Impl{Name: "mpix", Label: "mpix", Build: "mpix"}
+	mpixOFI = Impl{Name: "mpix-ofi", Label: "mpix-ofi", Build: "mpix", Env: map[string]string{"MPIX_SHM": "0"}}
+	mpich   = Impl{Name: "mpich", Label: "MPICH", Build: "mpich"}
+	openmpi = Impl{Name: "openmpi", Label: "Open MPI", Build: "openmpi"}
+
+	// allImpls is the order of the table columns.
+	allImpls = []Impl{mpix, mpixOFI, mpich, openmpi}
+	// p2pImpls adds mpix over libfabric (MPIX_SHM=0), the inter-node path run on one
+	// node, to the three libraries.
+	p2pImpls     = []string{"mpix", "mpix-ofi", "mpich", "openmpi"}
+	defaultImpls = []string{"mpix", "mpich", "openmpi"}
+)
+
+// Better says which direction of a figure is better.
+type Better int
+
+const (
+	Lower Better = iota
+	Higher
+)
+
+// RowKind says what a figure's rows are: free-form names, message sizes in bytes
+// (shown as "4 KiB", plotted on a log axis) or counts (threads, processes).
+type RowKind int
+
+const (
+	Names RowKind = iota
+	Sizes
+	Counts
+)
+
+// PlotKind selects the PNG drawn for a figure.
+type PlotKind int
+
+const (
+	NoPlot PlotKind = iota
+	LogLog          // value vs size (or count), both axes logarithmic
+	Lines           // value vs count (threads), linear axes
+	Dots            // one point per implementation and named row, logarithmic values
+)
+
+// Parse is the rule that turns a program's output into samples: every line whose first
+// field is Key is "KEY ROW... VALUE"; the fields between the key and the value name the
+// row. Row, when set, replaces that name (all lines then feed one row). Values are
+// multiplied by Scale (when not 0). Several values for one row within one run are
+// combined by taking the largest (the slowest rank, for timings printed by every rank).
+// WallRow, when set, adds a row with the whole launch's wall-clock time in
+// milliseconds (launcher start-up and teardown included).
+type Parse struct {
+	Key     string
+	Row     string
+	Scale   float64
+	WallRow string
+}
+
+// Point is one launch of a figure that sweeps a parameter (threads, processes): its
+// samples all go to row Row. Args, Env and NP (when not 0) replace the figure's.
+type Point struct {
+	Row  string
+	Args []string
+	Env  map[string]string
+	NP   int
+}
+
+// Figure is one table of the summary (and one plot): a program, how to launch it, how
+// to read its output and how to present it. Adding a benchmark is adding an entry to
+// figures.
+type Figure struct {
+	Name    string // unique; names the plot file
+	Title   string
+	Program string   // bench/PROGRAM.c, built once per implementation
+	Args    []string // program arguments
+	NP      int      // processes
+	Env     map[string]string
+	Impls   []string // implementation names (defaultImpls when nil)
+	Points  []Point  // launches per run when the figure sweeps a parameter
+	Parse   Parse
+	Unit    string
+	Better  Better
+	Rows    RowKind
+	RowHead string // header of the row column
+	Plot    PlotKind
+	XLabel  string
+	// Limit gives this machine's bound for a row (a latency floor or a bandwidth
+	// ceiling), when one applies.
+	Limit func(l Limits, row string) (float64, bool)
+	Note  string
+}
+
+// figures are the benchmarks make bench runs, in the order of the summary.
+var figures = []Figure{
+	{
+		Name: "init_finalize", Title: "MPI_Init + MPI_Finalize, 2 processes",
+		Program: "init_finalize", NP: 2, Impls: p2pImpls,
+		Parse: Parse{Key: "init_finalize_us", Row: "init+finalize (slowest rank)", Scale: 1e-3, WallRow: "whole launch"},
+		Unit:  "ms", Better: Lower, Rows: Names, RowHead: "time",
+		Note: "init+finalize is measured inside each process (CLOCK_MONOTONIC); whole launch is the launcher's wall-clock time.",
+	},
+	{
+		Name: "latency", Title: "Point-to-point one-way latency (pingpong), 2 processes",
+		Program: "pingpong", NP: 2, Impls: p2pImpls,
+		Parse: Parse{Key: "latency"},
+		Unit:  "µs", Better: Lower, Rows: Sizes, RowHead: "size",
+		Plot: LogLog, XLabel: "message size (bytes)",
+		Limit: latencyLimit,
+		Note:  "limit: the larger of the cache-line one-way latency and one memcpy of the message (the 1 MiB memcpy figure while the buffers fit in 8 MiB, else the 64 MiB one).",
+	},
+	{
+		Name: "bandwidth", Title: "Point-to-point bandwidth (window of 64), 2 processes",
+		Program: "bandwidth", NP: 2, Impls: p2pImpls,
+		Parse: Parse{Key: "bandwidth"},
+		Unit:  "MB/s", Better: Higher, Rows: Sizes, RowHead: "size",
+		Plot: LogLog, XLabel: "message size (bytes)",
+		Limit: bandwidthLimit,
+		Note:  "limit: memcpy bandwidth, one copy (the 1 MiB figure while the 64 receive buffers fit in 8 MiB, else the 64 MiB one).",
+	},
+	{
+		Name: "msgrate", Title: "Message rate, 8-byte messages, 1 pair, window of 64",
+		Program: "msgrate", Args: []string{"8", "64"}, NP: 2, Impls: p2pImpls,
+		Parse: Parse{Key: "msgrate"},
+		Unit:  "million messages/s", Better: Higher, Rows: Sizes, RowHead: "size",
+	},
+	collectives(2),
+	collectives(4),
+}
+
+func collectives(np int) Figure {
+	f := Figure{
+		Name: "collectives_" + strconv.Itoa(np), Title: "Collective latency, " + strconv.Itoa(np) + " processes",
+		Program: "collectives", NP: np,
+		Parse: Parse{Key: "collective"},
+		Unit:  "µs", Better: Lower, Rows: Names, RowHead: "operation",
+		Plot: Dots, XLabel: "operation",
+		Limit: collectiveLimit,
+		Note:  "limit: one cache-line transfer (64 KiB allreduce: one memcpy of 64 KiB).",
+	}
+	if np > 2 {
+		f.Note += " 4 processes oversubscribe this machine's cores when it has fewer."
+	}
+	return f
+}
+
+// Limits are this machine's figures measured by bench/limits/limits.c.
+type Limits struct {
+	CacheLineNs       float64 // one-way cache-line transfer between two cores, best
+	Memcpy1MiB        float64 // MB/s
+	Memcpy64MiB       float64 // MB/s
+	CacheLineMedianNs float64 // the cache-line transfer's median (shown, not a bound)
+}
+
+// cachedBytes is the largest working set for which the 1 MiB memcpy figure (caches)
+// applies; larger ones get the 64 MiB figure (memory).
+const cachedBytes = 8 << 20
+
+// copyBW is the memcpy bandwidth for a benchmark touching working bytes of buffers.
+func (l Limits) copyBW(working float64) float64 {
+	if working <= cachedBytes {
+		return l.Memcpy1MiB
+	}
+	return l.Memcpy64MiB
+}
+
+// latencyLimit is the floor of a one-way latency in µs: a message needs at least one
+// cache line to move between cores and at least one copy (pingpong touches a send and
+// a receive buffer).
+func latencyLimit(l Limits, row string) (float64, bool) {
+	size, err := strconv.ParseFloat(row, 64)
+	if err != nil || l.CacheLineNs <= 0 || l.copyBW(2*size) <= 0 {
+		return 0, false
+	}
+	return math.Max(l.CacheLineNs/1e3, size/l.copyBW(2*size)), true // bytes / (MB/s) = µs
+}
+
+// bandwidthLimit is one copy's bandwidth; the benchmark's receiver cycles through a
+// window of 64 buffers.
+func bandwidthLimit(l Limits, row string) (float64, bool) {
+	size, err := strconv.ParseFloat(row, 64)
+	if err != nil || l.copyBW(65*size) <= 0 {
+		return 0, false
+	}
+	return l.copyBW(65 * size), true
+}
+
+func collectiveLimit(l Limits, row string) (float64, bool) {
+	if row == "allreduce_64KiB" {
+		if l.Memcpy1MiB <= 0 {
+			return 0, false
+		}
+		return 65536 / l.Memcpy1MiB, true
+	}
+	if l.CacheLineNs <= 0 {
+		return 0, false
+	}
+	return l.CacheLineNs / 1e3, true
+}
+
+// implsOf returns the implementations a figure runs, in column order.
+func implsOf(f Figure) []Impl {
+	names := f.Impls
+	if names == nil {
+		names = defaultImpls
+	}
+	var out []Impl
+	for _, im := range allImpls {
+		for _, n := range names {
+			if n == im.Name {
+				out = append(out, im)
+			}
+		}
+	}
+	return out
+}
