@@ -42,11 +42,12 @@ func lookupAll(reqs []C.MPI_Request) ([]*core.Request, error) {
 }
 
 // finish reports a completed request to the caller: it fills the status, and a
-// nonpersistent request's handle becomes MPI_REQUEST_NULL.
+// nonpersistent request's handle becomes MPI_REQUEST_NULL and the request is recycled.
 func finish(r *core.Request, h *C.MPI_Request, st *C.MPI_Status, s core.Status) {
 	putStatus(st, s)
 	if !r.Persistent() {
 		*h = C.MPI_REQUEST_NULL
+		core.Recycle(r)
 	}
 }
 

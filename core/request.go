@@ -106,19 +106,28 @@ func LookupRequest(h int32) (*Request, error) {
 // operations, buffered-send copies).
 func newInternalRequest(kind reqKind) *Request { return &Request{kind: kind} }
 
-// blockingPool recycles the requests of blocking calls (MPI_Send, MPI_Recv), which
-// never get a user handle: the fast path allocates nothing.
-var blockingPool = sync.Pool{New: func() any { return new(Request) }}
+// requestPool recycles requests: those of blocking calls (MPI_Send, MPI_Recv), which
+// never get a user handle, and nonblocking ones once a Wait or Test has reported them,
+// so the fast paths allocate nothing.
+var requestPool = sync.Pool{New: func() any { return new(Request) }}
 
 // getBlocking takes a clean request for a blocking call.
 func getBlocking(kind reqKind) *Request {
-	r := blockingPool.Get().(*Request)
+	r := requestPool.Get().(*Request)
 	r.kind = kind
 	return r
 }
 
-// putBlocking returns a completed blocking request to the pool. Nothing in the engine
-// refers to a completed request any more.
+// Recycle returns a completed, reported nonpersistent request to the pool; the caller
+// must not touch it afterwards. Nothing in the engine refers to a completed request.
+func Recycle(r *Request) {
+	if r.persistent || r.freed || r.parent != nil || !r.done.Load() {
+		return
+	}
+	putBlocking(r)
+}
+
+// putBlocking returns a completed request to the pool.
 func putBlocking(r *Request) {
 	r.Handle, r.id, r.eng = 0, 0, nil
 	r.done.Store(false)
@@ -129,35 +138,39 @@ func putBlocking(r *Request) {
 	r.parent = nil
 	r.parts.Store(0)
 	r.partStat = Status{}
-	blockingPool.Put(r)
+	requestPool.Put(r)
 }
 
 // newRequest makes a request with a user handle.
 func newRequest(kind reqKind) *Request {
-	r := &Request{kind: kind}
+	r := requestPool.Get().(*Request)
+	r.kind = kind
 	r.Handle = requests.Add(r)
 	return r
 }
 
-// complete marks the request done with its status and releases what it held.
+// complete marks the request done with its status and releases what it held. Once
+// done is published a waiter may recycle the request, so everything complete needs
+// afterwards is read before.
 func (r *Request) complete(st Status) {
 	r.status = st
 	if r.dtype != nil && !r.persistent {
 		r.dtype.Release()
 	}
 	r.active = false
+	freed, handle, parent, kind := r.freed, r.Handle, r.parent, r.kind
 	r.done.Store(true)
-	if r.freed && r.Handle != 0 {
-		requests.Remove(r.Handle)
+	if freed && handle != 0 {
+		requests.Remove(handle)
 	}
-	if p := r.parent; p != nil {
-		if r.kind == reqRecv {
-			p.partStat = st
-		} else if st.Error != 0 && p.partStat.Error == 0 {
-			p.partStat.Error = st.Error
+	if parent != nil {
+		if kind == reqRecv {
+			parent.partStat = st
+		} else if st.Error != 0 && parent.partStat.Error == 0 {
+			parent.partStat.Error = st.Error
 		}
-		if p.parts.Add(-1) == 0 {
-			p.complete(p.partStat)
+		if parent.parts.Add(-1) == 0 {
+			parent.complete(parent.partStat)
 		}
 	}
 }
