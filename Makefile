@@ -1,5 +1,5 @@
 # mpix build. `make` builds the library, headers, tools and pkg-config file under
-# build/ (a self-contained prefix); `make demo` and `make check` are the README's two
+# build/ (a self-contained prefix); `make demo` and `make test` are the README's two
 # commands.
 GO      ?= go
 PREFIX  := $(CURDIR)/build
@@ -53,9 +53,9 @@ demo: deps all
 	@scripts/demo.sh $(NP)
 
 # The README's second command (and CI's): install dependencies, build, run every test.
-check: deps all gotest ctest
+test: deps all gotest ctest
 
-test: check
+check: test
 
 gotest:
 	$(GO) vet ./...

@@ -58,6 +58,16 @@ func checkCount(n C.int) error {
 	return nil
 }
 
+// requestArgs checks and resolves the (count, array_of_requests) arguments.
+func requestArgs(count C.int, reqs *C.MPI_Request) ([]C.MPI_Request, []*core.Request, error) {
+	if err := checkCount(count); err != nil {
+		return nil, nil, err
+	}
+	hs := requestSlice(reqs, count)
+	rs, err := lookupAll(hs)
+	return hs, rs, err
+}
+
 func impl_MPI_Wait(ctx *C.mpix_ctx, request *C.MPI_Request, status *C.MPI_Status) error {
 	r, err := core.LookupRequest(int32(*request))
 	if err != nil {
@@ -121,11 +131,7 @@ func completeAll(rs []*core.Request, hs []C.MPI_Request, sts []C.MPI_Status, res
 }
 
 func impl_MPI_Waitall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, statuses *C.MPI_Status) error {
-	if err := checkCount(count); err != nil {
-		return err
-	}
-	hs := requestSlice(reqs, count)
-	rs, err := lookupAll(hs)
+	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
 	}
@@ -139,11 +145,7 @@ func impl_MPI_Waitall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, statuse
 }
 
 func impl_MPI_Testall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) error {
-	if err := checkCount(count); err != nil {
-		return err
-	}
-	hs := requestSlice(reqs, count)
-	rs, err := lookupAll(hs)
+	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
 	}
@@ -188,11 +190,7 @@ func takeAny(rs []*core.Request, hs []C.MPI_Request, i int, index *C.int, status
 }
 
 func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, status *C.MPI_Status) error {
-	if err := checkCount(count); err != nil {
-		return err
-	}
-	hs := requestSlice(reqs, count)
-	rs, err := lookupAll(hs)
+	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
 	}
@@ -209,11 +207,7 @@ func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 }
 
 func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
-	if err := checkCount(count); err != nil {
-		return err
-	}
-	hs := requestSlice(reqs, count)
-	rs, err := lookupAll(hs)
+	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
 	}
@@ -233,8 +227,10 @@ func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 	return takeAny(rs, hs, i, index, status)
 }
 
-// collectSome reports every completed active request (Waitsome/Testsome).
-func collectSome(rs []*core.Request, hs []C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status, n C.int) error {
+// collectSome reports every completed active request (Waitsome/Testsome, and with
+// take false MPI_Request_get_status_some, which leaves the requests alone). When
+// taking, failures set every reported status's MPI_ERROR and give MPI_ERR_IN_STATUS.
+func collectSome(rs []*core.Request, hs []C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status, n C.int, take bool) error {
 	sts := statusSlice(statuses, n)
 	idx := unsafe.Slice(indices, max(int(n), 1))
 	k := 0
@@ -244,21 +240,25 @@ func collectSome(rs []*core.Request, hs []C.MPI_Request, outcount *C.int, indice
 		if r == nil || !r.Active() || !r.Done() {
 			continue
 		}
-		_, s := core.Test(r)
 		var st *C.MPI_Status
 		if sts != nil {
 			st = &sts[k]
 		}
-		finish(r, &hs[i], st, s)
+		var s core.Status
+		if take {
+			_, s = core.Test(r)
+			finish(r, &hs[i], st, s)
+		} else {
+			_, s = core.PeekStatus(r)
+			putStatus(st, s)
+		}
 		idx[k] = C.int(i)
 		errs = append(errs, s.Error)
-		if s.Error != core.Success {
-			failed = true
-		}
+		failed = failed || s.Error != core.Success
 		k++
 	}
 	*outcount = C.int(k)
-	if !failed {
+	if !failed || !take {
 		return nil
 	}
 	for j := 0; j < k && sts != nil; j++ {
@@ -268,15 +268,10 @@ func collectSome(rs []*core.Request, hs []C.MPI_Request, outcount *C.int, indice
 }
 
 func someArgs(count C.int, reqs *C.MPI_Request, indices *C.int) ([]C.MPI_Request, []*core.Request, error) {
-	if err := checkCount(count); err != nil {
-		return nil, nil, err
-	}
 	if count > 0 && indices == nil {
 		return nil, nil, core.Errorf(core.ErrArg, "array_of_indices must not be NULL")
 	}
-	hs := requestSlice(reqs, count)
-	rs, err := lookupAll(hs)
-	return hs, rs, err
+	return requestArgs(count, reqs)
 }
 
 func impl_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
@@ -292,7 +287,7 @@ func impl_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 	if i < 0 {
 		core.WaitUntil(func() bool { i, _ = anyDone(rs); return i >= 0 })
 	}
-	return collectSome(rs, hs, outcount, indices, statuses, incount)
+	return collectSome(rs, hs, outcount, indices, statuses, incount, true)
 }
 
 func impl_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
@@ -305,7 +300,7 @@ func impl_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 		*outcount = C.MPI_UNDEFINED
 		return nil
 	}
-	return collectSome(rs, hs, outcount, indices, statuses, incount)
+	return collectSome(rs, hs, outcount, indices, statuses, incount, true)
 }
 
 func impl_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) error {
@@ -354,10 +349,7 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 // MPI-4.1: the any/all/some forms of MPI_Request_get_status leave the requests alone.
 
 func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) error {
-	if err := checkCount(count); err != nil {
-		return err
-	}
-	rs, err := lookupAll(requestSlice(reqs, count))
+	_, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
 	}
@@ -384,10 +376,7 @@ func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 }
 
 func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
-	if err := checkCount(count); err != nil {
-		return err
-	}
-	rs, err := lookupAll(requestSlice(reqs, count))
+	_, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
 	}
@@ -411,7 +400,7 @@ func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 }
 
 func impl_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
-	_, rs, err := someArgs(incount, reqs, indices)
+	hs, rs, err := someArgs(incount, reqs, indices)
 	if err != nil {
 		return err
 	}
@@ -420,20 +409,5 @@ func impl_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, reqs *C.MP
 		*outcount = C.MPI_UNDEFINED
 		return nil
 	}
-	sts := statusSlice(statuses, incount)
-	idx := unsafe.Slice(indices, max(int(incount), 1))
-	k := 0
-	for i, r := range rs {
-		if r == nil || !r.Active() || !r.Done() {
-			continue
-		}
-		_, s := core.PeekStatus(r)
-		if sts != nil {
-			putStatus(&sts[k], s)
-		}
-		idx[k] = C.int(i)
-		k++
-	}
-	*outcount = C.int(k)
-	return nil
+	return collectSome(rs, hs, outcount, indices, statuses, incount, false)
 }
