@@ -14,6 +14,11 @@ step "mpixcc examples/hello.c && mpixexec -n $np"
 $bin/mpixcc -O2 -o $out/hello examples/hello.c
 $bin/mpixexec -n "$np" $out/hello
 
+step "point-to-point: examples/ring.c over shared memory, then over libfabric (MPIX_SHM=0)"
+$bin/mpixcc -O2 -o $out/ring examples/ring.c
+$bin/mpixexec -n "$np" $out/ring
+$bin/mpixexec -n "$np" -env MPIX_SHM 0 $out/ring
+
 if command -v mpiexec.hydra >/dev/null; then
     step "the same binary under MPICH's Hydra launcher"
     mpiexec.hydra -launcher fork -n "$np" $out/hello
