@@ -72,64 +72,34 @@ func irecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int,
 	return nil
 }
 
-func impl_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
-	return send(buf, int64(count), dt, dest, tag, comm, core.ModeStandard)
-}
 func impl_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
 	return send(buf, int64(count), dt, dest, tag, comm, core.ModeStandard)
-}
-func impl_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
-	return send(buf, int64(count), dt, dest, tag, comm, core.ModeSync)
 }
 func impl_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
 	return send(buf, int64(count), dt, dest, tag, comm, core.ModeSync)
 }
-func impl_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
-	return send(buf, int64(count), dt, dest, tag, comm, core.ModeReady)
-}
 func impl_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
 	return send(buf, int64(count), dt, dest, tag, comm, core.ModeReady)
-}
-func impl_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
-	return send(buf, int64(count), dt, dest, tag, comm, core.ModeBuffered)
 }
 func impl_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm) error {
 	return send(buf, int64(count), dt, dest, tag, comm, core.ModeBuffered)
 }
 
-func impl_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeStandard, request)
-}
 func impl_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeStandard, request)
-}
-func impl_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeSync, request)
 }
 func impl_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeSync, request)
 }
-func impl_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeReady, request)
-}
 func impl_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeReady, request)
-}
-func impl_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeBuffered, request)
 }
 func impl_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return isend(buf, int64(count), dt, dest, tag, comm, core.ModeBuffered, request)
 }
 
-func impl_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, source C.int, tag C.int, comm *core.Comm, status *C.MPI_Status) error {
-	return recv(buf, int64(count), dt, source, tag, comm, status)
-}
 func impl_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, source C.int, tag C.int, comm *core.Comm, status *C.MPI_Status) error {
 	return recv(buf, int64(count), dt, source, tag, comm, status)
-}
-func impl_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, source C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return irecv(buf, int64(count), dt, source, tag, comm, request)
 }
 func impl_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, source C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return irecv(buf, int64(count), dt, source, tag, comm, request)
@@ -158,26 +128,14 @@ func isendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, st
 	return nil
 }
 
-func impl_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, source C.int, recvtag C.int, comm *core.Comm, status *C.MPI_Status) error {
-	return sendrecv(sendbuf, int64(sendcount), sendtype, dest, sendtag, recvbuf, int64(recvcount), recvtype, source, recvtag, comm, false, status)
-}
 func impl_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, source C.int, recvtag C.int, comm *core.Comm, status *C.MPI_Status) error {
 	return sendrecv(sendbuf, int64(sendcount), sendtype, dest, sendtag, recvbuf, int64(recvcount), recvtype, source, recvtag, comm, false, status)
-}
-func impl_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm *core.Comm, status *C.MPI_Status) error {
-	return sendrecv(buf, int64(count), dt, dest, sendtag, buf, int64(count), dt, source, recvtag, comm, true, status)
 }
 func impl_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm *core.Comm, status *C.MPI_Status) error {
 	return sendrecv(buf, int64(count), dt, dest, sendtag, buf, int64(count), dt, source, recvtag, comm, true, status)
 }
-func impl_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, source C.int, recvtag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return isendrecv(sendbuf, int64(sendcount), sendtype, dest, sendtag, recvbuf, int64(recvcount), recvtype, source, recvtag, comm, false, request)
-}
 func impl_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, source C.int, recvtag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return isendrecv(sendbuf, int64(sendcount), sendtype, dest, sendtag, recvbuf, int64(recvcount), recvtype, source, recvtag, comm, false, request)
-}
-func impl_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return isendrecv(buf, int64(count), dt, dest, sendtag, buf, int64(count), dt, source, recvtag, comm, true, request)
 }
 func impl_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return isendrecv(buf, int64(count), dt, dest, sendtag, buf, int64(count), dt, source, recvtag, comm, true, request)
@@ -194,26 +152,14 @@ func sendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int
 	return nil
 }
 
-func impl_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeStandard, request)
-}
 func impl_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeStandard, request)
-}
-func impl_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeSync, request)
 }
 func impl_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeSync, request)
 }
-func impl_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeReady, request)
-}
 func impl_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeReady, request)
-}
-func impl_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeBuffered, request)
 }
 func impl_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, dest C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return sendInit(buf, int64(count), dt, dest, tag, comm, core.ModeBuffered, request)
@@ -228,9 +174,6 @@ func recvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.i
 	return nil
 }
 
-func impl_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, source C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return recvInit(buf, int64(count), dt, source, tag, comm, request)
-}
 func impl_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, source C.int, tag C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return recvInit(buf, int64(count), dt, source, tag, comm, request)
 }
@@ -328,18 +271,8 @@ func mrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Mes
 	return statusErr(st)
 }
 
-func impl_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, message *C.MPI_Message, status *C.MPI_Status) error {
-	return mrecv(buf, int64(count), dt, message, status)
-}
 func impl_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, message *C.MPI_Message, status *C.MPI_Status) error {
 	return mrecv(buf, int64(count), dt, message, status)
-}
-func impl_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dt *datatype.Type, message *C.MPI_Message, request *C.MPI_Request) error {
-	r, err := imrecv(buf, int64(count), dt, message)
-	if err == nil {
-		*request = C.MPI_Request(r.Handle)
-	}
-	return err
 }
 func impl_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, message *C.MPI_Message, request *C.MPI_Request) error {
 	r, err := imrecv(buf, int64(count), dt, message)
@@ -369,9 +302,6 @@ func bufferDetach(addr unsafe.Pointer) (int64, error) {
 	return size, nil
 }
 
-func impl_MPI_Buffer_attach(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.int) error {
-	return bufferAttach(buffer, int64(size))
-}
 func impl_MPI_Buffer_attach_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.MPI_Count) error {
 	return bufferAttach(buffer, int64(size))
 }

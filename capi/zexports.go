@@ -2113,7 +2113,7 @@ func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Bsend, nil, err)
 	}
-	if err := impl_MPI_Bsend(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+	if err := impl_MPI_Bsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Bsend, commObj, err)
 	}
 	return 0
@@ -2162,7 +2162,7 @@ func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Bsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Bsend_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Bsend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Bsend_init, commObj, err)
 	}
 	return 0
@@ -2200,7 +2200,7 @@ func mpixgo_MPI_Buffer_attach(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.int
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_attach, nil, err)
 	}
-	if err := impl_MPI_Buffer_attach(ctx, buffer, size); err != nil {
+	if err := impl_MPI_Buffer_attach_c(ctx, buffer, C.MPI_Count(size)); err != nil {
 		return raise(fnMPI_Buffer_attach, nil, err)
 	}
 	return 0
@@ -3945,7 +3945,7 @@ func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Ibsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ibsend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Ibsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ibsend, commObj, err)
 	}
 	return 0
@@ -4054,7 +4054,7 @@ func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Imrecv(ctx, buf, count, datatype_Obj, message, request); err != nil {
+	if err := impl_MPI_Imrecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, message, request); err != nil {
 		return raise(fnMPI_Imrecv, nil, err)
 	}
 	return 0
@@ -4437,7 +4437,7 @@ func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if request == nil {
 		return raise(fnMPI_Irecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Irecv(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
+	if err := impl_MPI_Irecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irecv, commObj, err)
 	}
 	return 0
@@ -4525,7 +4525,7 @@ func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Irsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Irsend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Irsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irsend, commObj, err)
 	}
 	return 0
@@ -4628,7 +4628,7 @@ func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if request == nil {
 		return raise(fnMPI_Isend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Isend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Isend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Isend, commObj, err)
 	}
 	return 0
@@ -4687,7 +4687,7 @@ func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if request == nil {
 		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Isendrecv(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, request); err != nil {
+	if err := impl_MPI_Isendrecv_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, dest, sendtag, recvbuf, C.MPI_Count(recvcount), recvtypeObj, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv, commObj, err)
 	}
 	return 0
@@ -4746,7 +4746,7 @@ func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.i
 	if request == nil {
 		return raise(fnMPI_Isendrecv_replace, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Isendrecv_replace(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
+	if err := impl_MPI_Isendrecv_replace_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv_replace, commObj, err)
 	}
 	return 0
@@ -4798,7 +4798,7 @@ func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Issend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Issend(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Issend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Issend, commObj, err)
 	}
 	return 0
@@ -4897,7 +4897,7 @@ func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if message == nil {
 		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
-	if err := impl_MPI_Mrecv(ctx, buf, count, datatype_Obj, message, status); err != nil {
+	if err := impl_MPI_Mrecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, message, status); err != nil {
 		return raise(fnMPI_Mrecv, nil, err)
 	}
 	return 0
@@ -5395,7 +5395,7 @@ func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Recv, nil, err)
 	}
-	if err := impl_MPI_Recv(ctx, buf, count, datatype_Obj, source, tag, commObj, status); err != nil {
+	if err := impl_MPI_Recv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, status); err != nil {
 		return raise(fnMPI_Recv, commObj, err)
 	}
 	return 0
@@ -5444,7 +5444,7 @@ func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if request == nil {
 		return raise(fnMPI_Recv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Recv_init(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
+	if err := impl_MPI_Recv_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Recv_init, commObj, err)
 	}
 	return 0
@@ -5762,7 +5762,7 @@ func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Rsend, nil, err)
 	}
-	if err := impl_MPI_Rsend(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+	if err := impl_MPI_Rsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Rsend, commObj, err)
 	}
 	return 0
@@ -5811,7 +5811,7 @@ func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Rsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Rsend_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Rsend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Rsend_init, commObj, err)
 	}
 	return 0
@@ -5932,7 +5932,7 @@ func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Send, nil, err)
 	}
-	if err := impl_MPI_Send(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+	if err := impl_MPI_Send_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Send, commObj, err)
 	}
 	return 0
@@ -5981,7 +5981,7 @@ func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if request == nil {
 		return raise(fnMPI_Send_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Send_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Send_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Send_init, commObj, err)
 	}
 	return 0
@@ -6037,7 +6037,7 @@ func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv, nil, err)
 	}
-	if err := impl_MPI_Sendrecv(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, status); err != nil {
+	if err := impl_MPI_Sendrecv_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, dest, sendtag, recvbuf, C.MPI_Count(recvcount), recvtypeObj, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv, commObj, err)
 	}
 	return 0
@@ -6090,7 +6090,7 @@ func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace, nil, err)
 	}
-	if err := impl_MPI_Sendrecv_replace(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
+	if err := impl_MPI_Sendrecv_replace_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv_replace, commObj, err)
 	}
 	return 0
@@ -6246,7 +6246,7 @@ func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Ssend, nil, err)
 	}
-	if err := impl_MPI_Ssend(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
+	if err := impl_MPI_Ssend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Ssend, commObj, err)
 	}
 	return 0
@@ -6295,7 +6295,7 @@ func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Ssend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ssend_init(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
+	if err := impl_MPI_Ssend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ssend_init, commObj, err)
 	}
 	return 0

@@ -88,6 +88,45 @@ func implemented(dir string) (map[string]bool, error) {
 	return have, nil
 }
 
+// widenings are the scalar input types of a standard binding that its large-count
+// (_c) twin widens.
+var widenings = map[[2]string]bool{
+	{"int", "MPI_Count"}: true, {"MPI_Aint", "MPI_Count"}: true, {"int", "MPI_Aint"}: true,
+}
+
+// deriveFromLarge finds the procedures without an implementation of their own whose
+// _c twin has one and differs only in scalar input counts: their export widens those
+// arguments and calls the twin's implementation, so int and MPI_Count forms share one
+// piece of code. It returns procedure name -> implementation name.
+func deriveFromLarge(procs []*Proc, have map[string]bool) map[string]string {
+	byName := map[string]*Proc{}
+	for _, f := range procs {
+		byName[f.Name] = f
+	}
+	via := map[string]string{}
+	for _, f := range procs {
+		g := byName[f.Name+"_c"]
+		if have[f.Name] || g == nil || !have[g.Name] || len(f.Params) != len(g.Params) || f.Ret != g.Ret {
+			continue
+		}
+		ok := true
+		for i, p := range f.Params {
+			q := g.Params[i]
+			if p.GoType() == q.GoType() {
+				continue
+			}
+			if p.levels() != 0 || q.levels() != 0 || p.Dir != "in" || !widenings[[2]string{p.Base, q.Base}] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			via[f.Name] = g.Name
+		}
+	}
+	return via
+}
+
 // emitPrototypes renders the MPI_ and PMPI_ prototypes for include/mpi.h.
 func emitPrototypes(procs []*Proc) string {
 	var b strings.Builder
@@ -153,7 +192,11 @@ func emitShim(procs []*Proc) []byte {
 // emitExports renders capi/zexports.go: for each procedure an //export that recovers
 // panics, checks initialization and generic arguments, resolves handles and calls the
 // hand-written impl_<Name>, or reports that the procedure is not implemented yet.
-func emitExports(procs []*Proc, have map[string]bool) []byte {
+func emitExports(procs []*Proc, have map[string]bool, via map[string]string) []byte {
+	byName := map[string]*Proc{}
+	for _, f := range procs {
+		byName[f.Name] = f
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n\npackage main\n\n/*\n#include \"capi.h\"\n*/\nimport \"C\"\n\n", banner)
 	b.WriteString("import (\n\t\"unsafe\"\n\n\t\"mpix/core\"\n\t\"mpix/core/datatype\"\n)\n\nvar _ unsafe.Pointer\nvar _ = core.ErrArg\nvar _ = datatype.Lookup\n\n")
@@ -173,19 +216,29 @@ func emitExports(procs []*Proc, have map[string]bool) []byte {
 	}
 	b.WriteString("}\n\n// funcImplemented says which procedures have an implementation.\nvar funcImplemented = [numFuncs]bool{\n")
 	for _, f := range procs {
-		if have[f.Name] {
+		if have[f.Name] || via[f.Name] != "" {
 			fmt.Fprintf(&b, "\tfn%s: true,\n", f.GoName())
 		}
 	}
 	b.WriteString("}\n")
 
 	for _, f := range procs {
-		emitExport(&b, f, have[f.Name])
+		var impl *Proc
+		switch {
+		case have[f.Name]:
+			impl = f
+		case via[f.Name] != "":
+			impl = byName[via[f.Name]]
+		}
+		emitExport(&b, f, impl)
 	}
 	return b.Bytes()
 }
 
-func emitExport(b *bytes.Buffer, f *Proc, impl bool) {
+// emitExport renders the export of f; impl is the procedure whose implementation it
+// calls (f itself, its large-count twin, or nil when there is none).
+func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc) {
+	impl := implProc != nil
 	id := "fn" + f.GoName()
 	var params []string
 	params = append(params, "ctx *C.mpix_ctx")
@@ -240,11 +293,19 @@ func emitExport(b *bytes.Buffer, f *Proc, impl bool) {
 		}
 		callArgs = append(callArgs, p.GoIdent())
 	}
+	implName := implProc.Name
+	if implProc != f { // the large-count twin's implementation: widen the counts
+		for i, p := range f.callParams() {
+			if q := implProc.callParams()[i]; p.GoType() != q.GoType() {
+				callArgs[i+1] = fmt.Sprintf("C.%s(%s)", q.Base, callArgs[i+1])
+			}
+		}
+	}
 	if errRet {
 		fmt.Fprintf(b, "\tif err := impl_%s(%s); err != nil {\n\t\treturn raise(%s, %s, err)\n\t}\n\treturn 0\n}\n",
-			f.GoName(), strings.Join(callArgs, ", "), id, target)
+			implName, strings.Join(callArgs, ", "), id, target)
 	} else {
-		fmt.Fprintf(b, "\treturn impl_%s(%s)\n}\n", f.GoName(), strings.Join(callArgs, ", "))
+		fmt.Fprintf(b, "\treturn impl_%s(%s)\n}\n", implName, strings.Join(callArgs, ", "))
 	}
 }
 

@@ -61,6 +61,14 @@ func run(root, apis string, dump bool, sig string) error {
 	if err != nil {
 		return err
 	}
+	via := deriveFromLarge(procs, have)
+	implementedToo := map[string]bool{}
+	for name := range have {
+		implementedToo[name] = true
+	}
+	for name := range via {
+		implementedToo[name] = true
+	}
 	if err := spliceHeader(filepath.Join(root, "include", "mpi.h"), emitPrototypes(procs)); err != nil {
 		return err
 	}
@@ -71,10 +79,10 @@ func run(root, apis string, dump bool, sig string) error {
 	if err := os.MkdirAll(testDir, 0o755); err != nil {
 		return err
 	}
-	if err := writeIfChanged(filepath.Join(testDir, "unimplemented.c"), emitUnimplementedTest(procs, have)); err != nil {
+	if err := writeIfChanged(filepath.Join(testDir, "unimplemented.c"), emitUnimplementedTest(procs, implementedToo)); err != nil {
 		return err
 	}
-	src, err := format.Source(emitExports(procs, have))
+	src, err := format.Source(emitExports(procs, have, via))
 	if err != nil {
 		return fmt.Errorf("formatting zexports.go: %w", err)
 	}
