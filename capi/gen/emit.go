@@ -97,7 +97,10 @@ var widenings = map[[2]string]bool{
 // deriveFromLarge finds the procedures without an implementation of their own whose
 // _c twin has one and differs only in scalar input counts: their export widens those
 // arguments and calls the twin's implementation, so int and MPI_Count forms share one
-// piece of code. It returns procedure name -> implementation name.
+// piece of code. It returns procedure name -> implementation name. Derivation is only
+// right where the two forms behave alike apart from the count width; procedures that
+// record how they were called (the datatype constructors, for MPI_Type_get_envelope)
+// keep an implementation of their own, which turns derivation off for them.
 func deriveFromLarge(procs []*Proc, have map[string]bool) map[string]string {
 	byName := map[string]*Proc{}
 	for _, f := range procs {
