@@ -150,11 +150,9 @@ func impl_MPI_Testall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C
 		return err
 	}
 	core.Progress()
-	for _, r := range rs {
-		if r != nil && r.Active() && !r.Done() {
-			setFlag(flag, false)
-			return nil
-		}
+	if !allDone(rs) {
+		setFlag(flag, false)
+		return nil
 	}
 	setFlag(flag, true)
 	results := make([]core.Status, len(rs))
@@ -164,6 +162,17 @@ func impl_MPI_Testall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C
 		}
 	}
 	return completeAll(rs, hs, statusSlice(statuses, count), results)
+}
+
+// allDone reports whether every active request has completed (Testall and
+// MPI_Request_get_status_all).
+func allDone(rs []*core.Request) bool {
+	for _, r := range rs {
+		if r != nil && r.Active() && !r.Done() {
+			return false
+		}
+	}
+	return true
 }
 
 // anyDone returns the index of the first active completed request, -1 if none, and
@@ -354,11 +363,9 @@ func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 		return err
 	}
 	core.Progress()
-	for _, r := range rs {
-		if r != nil && r.Active() && !r.Done() {
-			setFlag(flag, false)
-			return nil
-		}
+	if !allDone(rs) {
+		setFlag(flag, false)
+		return nil
 	}
 	setFlag(flag, true)
 	sts := statusSlice(statuses, count)
