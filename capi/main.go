@@ -10,10 +10,16 @@ package main
 /*
 #cgo CFLAGS: -I${SRCDIR}/../include -O2 -Wall
 #include "capi.h"
+static void *mpix_in_place(void) { return MPI_IN_PLACE; }
 */
 import "C"
+
+import "mpix/core"
 
 // funcID identifies a procedure (see zexports.go).
 type funcID int
 
 func main() {}
+
+// MPI_IN_PLACE's address, for core (cgo cannot take the macro's value directly).
+func init() { core.InPlace = C.mpix_in_place() }

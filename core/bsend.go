@@ -96,7 +96,7 @@ func bufferedSend(r *Request) error {
 	b.mu.Unlock()
 
 	q.eng.mu.Lock()
-	err := q.eng.startSend(q, q.comm.WorldRanks[q.peer])
+	err := q.eng.startSend(q, q.comm.peerWorld(q.peer))
 	q.eng.mu.Unlock()
 	return err
 }

@@ -33,6 +33,7 @@ type Engine struct {
 	pending    map[uint64]*Request
 	nextID     uint64
 	outbox     []*outMsg // sends waiting for transport resources, in order
+	scheds     []*schedule // running collectives
 	scratch    []byte    // packing space for eager sends of non-contiguous data
 	// hdr is the header being sent: a header passed through the Endpoint interface
 	// would otherwise escape to the heap on every send.
@@ -116,7 +117,7 @@ func (e *Engine) startSend(r *Request, dst int) error {
 	}
 	size := packedSize(r.count, r.dtype)
 	h := &e.hdr
-	*h = transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.ContextID, Size: size}
+	*h = transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.sendCtx, Size: size}
 	if size <= int64(ep.MaxPayload()) {
 		h.Kind = transport.KindEager
 		if r.mode == ModeSync {
@@ -255,7 +256,7 @@ func matches(r *Request, h *transport.Header) bool {
 	if r.tag != AnyTag && int32(r.tag) != h.Tag {
 		return false
 	}
-	return r.peer == AnySource || int32(r.comm.WorldRanks[r.peer]) == h.Src
+	return r.peer == AnySource || int32(r.comm.peers[r.peer]) == h.Src
 }
 
 // startRecv posts r or matches it with a message that already arrived (under e.mu).
@@ -396,6 +397,9 @@ func (e *Engine) progress() int {
 		n += ep.Poll(e.deliverFn)
 	}
 	e.polling = false
+	if len(e.scheds) > 0 {
+		e.advanceScheds()
+	}
 	e.drainOutbox()
 	return n
 }

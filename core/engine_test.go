@@ -90,12 +90,13 @@ func world(n, capacity, maxPayload int, singleCopy bool) []*Comm {
 		for i := range route {
 			route[i] = ep
 		}
-		comms[r] = &Comm{ContextID: 7, Rank: r, Size: n, WorldRanks: ranks, eng: NewEngine(r, route, 10)}
+		comms[r] = &Comm{ContextID: 7}
+		comms[r].init(r, NewGroup(ranks), nil, NewEngine(r, route, 10))
 	}
 	return comms
 }
 
-func byteType(t *testing.T) *datatype.Type {
+func testByteType(t *testing.T) *datatype.Type {
 	bt, err := datatype.Lookup(0x4c00010d) // MPI_BYTE
 	require.NoError(t, err)
 	return bt
@@ -128,7 +129,7 @@ func waitBoth(comms []*Comm, r *Request) Status {
 }
 
 func TestSendRecvProtocols(t *testing.T) {
-	bt := byteType(t)
+	bt := testByteType(t)
 	tests := []struct {
 		name       string
 		size       int
@@ -172,7 +173,7 @@ func TestSendRecvProtocols(t *testing.T) {
 
 // A synchronous send completes only after the receive matched it.
 func TestSsendWaitsForMatch(t *testing.T) {
-	bt := byteType(t)
+	bt := testByteType(t)
 	comms := world(2, 64, 64, false)
 	buf := pattern(8, 1)
 	s, err := Isend(ptr(buf), 8, bt, 1, 0, comms[0], ModeSync)
@@ -192,7 +193,7 @@ func TestSsendWaitsForMatch(t *testing.T) {
 // Messages between a pair never overtake each other within (communicator, tag), and
 // wildcards match in arrival order.
 func TestNonOvertakingAndWildcards(t *testing.T) {
-	bt := byteType(t)
+	bt := testByteType(t)
 	comms := world(3, 1000, 64, false)
 	const n = 50
 	var sends []*Request
@@ -226,7 +227,7 @@ func TestNonOvertakingAndWildcards(t *testing.T) {
 }
 
 func TestProbeMprobeCancel(t *testing.T) {
-	bt := byteType(t)
+	bt := testByteType(t)
 	comms := world(2, 64, 64, false)
 	engine = comms[1].eng // Probe/Mprobe progress the engine of the communicator
 	found, _, err := Iprobe(0, 9, comms[1])
@@ -257,7 +258,7 @@ func TestProbeMprobeCancel(t *testing.T) {
 }
 
 func TestProcNull(t *testing.T) {
-	bt := byteType(t)
+	bt := testByteType(t)
 	comms := world(2, 64, 64, false)
 	s, err := Isend(nil, 10, bt, ProcNull, 0, comms[0], ModeStandard)
 	require.NoError(t, err)
@@ -269,7 +270,7 @@ func TestProcNull(t *testing.T) {
 }
 
 func TestArgumentErrors(t *testing.T) {
-	bt := byteType(t)
+	bt := testByteType(t)
 	comms := world(2, 64, 64, false)
 	_, err := Isend(nil, 1, bt, 2, 0, comms[0], ModeStandard)
 	require.Equal(t, ErrRank, AsError(err).Class)
@@ -283,7 +284,7 @@ func TestArgumentErrors(t *testing.T) {
 
 // Concurrent senders and receivers on two engines, checked data, under -race.
 func TestConcurrentTraffic(t *testing.T) {
-	bt := byteType(t)
+	bt := testByteType(t)
 	comms := world(2, 16, 64, true)
 	const threads, msgs = 4, 200
 	var wg sync.WaitGroup

@@ -341,7 +341,8 @@ func TestLookupComm(t *testing.T) {
 }
 
 func TestCheckRank(t *testing.T) {
-	c := &Comm{Size: 4}
+	c := &Comm{}
+	c.init(0, NewGroup([]int{0, 1, 2, 3}), nil, nil)
 	tests := []struct {
 		rank                    int
 		allowProcNull, allowAny bool

@@ -137,7 +137,18 @@ func (in *Info) NthKey(n int) (string, error) {
 
 // Dup copies an info object into a new handle.
 func (in *Info) Dup() *Info {
-	out := NewInfo()
+	out := in.copyUnregistered()
+	out.Handle = infos.Add(out)
+	return out
+}
+
+// copyUnregistered copies an info object without giving the copy a handle (hints that
+// an MPI object keeps); nil copies to nil.
+func (in *Info) copyUnregistered() *Info {
+	if in == nil {
+		return nil
+	}
+	out := &Info{vals: map[string]string{}}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	out.keys = append(out.keys, in.keys...)

@@ -72,6 +72,9 @@ func newRecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int,
 func (r *Request) start() error {
 	r.done.Store(false)
 	r.active = true
+	if r.kind == reqColl {
+		return r.sched.start()
+	}
 	if r.kind == reqSend {
 		if r.peer == ProcNull {
 			r.complete(emptyStatus)
@@ -84,7 +87,7 @@ func (r *Request) start() error {
 		}
 		r.eng.mu.Lock()
 		defer r.eng.mu.Unlock()
-		return r.eng.startSend(r, r.comm.WorldRanks[r.peer])
+		return r.eng.startSend(r, r.comm.peerWorld(r.peer))
 	}
 	if r.peer == ProcNull {
 		r.complete(procNullStatus)
@@ -433,7 +436,8 @@ func quiesce(world *Comm) error {
 	if world.Size == 1 {
 		return nil
 	}
-	c := &Comm{ContextID: ctxFinalize, Rank: world.Rank, Size: world.Size, WorldRanks: world.WorldRanks, eng: world.eng}
+	c := &Comm{ContextID: ctxFinalize}
+	c.init(world.Rank, world.group, nil, world.eng)
 	bt, err := datatype.Lookup(handleMPIByte)
 	if err != nil {
 		return err

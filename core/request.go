@@ -27,6 +27,7 @@ type reqKind uint8
 const (
 	reqSend reqKind = iota + 1
 	reqRecv
+	reqColl // a collective's schedule
 )
 
 // SendMode distinguishes MPI_Send, MPI_Ssend, MPI_Rsend and MPI_Bsend.
@@ -72,6 +73,8 @@ type Request struct {
 	parent   *Request
 	parts    atomic.Int32
 	partStat Status // the receive part's status
+
+	sched *schedule // a collective's
 }
 
 // Done reports whether the operation has completed.
@@ -138,6 +141,7 @@ func putBlocking(r *Request) {
 	r.parent = nil
 	r.parts.Store(0)
 	r.partStat = Status{}
+	r.sched = nil
 	requestPool.Put(r)
 }
 

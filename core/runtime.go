@@ -150,12 +150,7 @@ func Init(required int, mainSerial uint64) (provided int, err error) {
 		return 0, err
 	}
 	size, rank := client.Size(), client.Rank()
-	CommWorld.Rank, CommWorld.Size = rank, size
-	CommWorld.WorldRanks = make([]int, size)
-	for i := range CommWorld.WorldRanks {
-		CommWorld.WorldRanks[i] = i
-	}
-	CommSelf.Rank, CommSelf.Size, CommSelf.WorldRanks = 0, 1, []int{rank}
+	setupPredefined(rank, size, engine)
 	proc.threadLevel = required
 	proc.mainThread = mainSerial
 	fillInfoEnv(size, required)

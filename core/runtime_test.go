@@ -75,8 +75,8 @@ func resetRuntime() {
 	proc.state.Store(int32(stateNone))
 	proc.threadLevel, proc.mainThread = 0, 0
 	proc.pmi, proc.peers, proc.hostname = nil, nil, ""
-	CommWorld.Rank, CommWorld.Size, CommWorld.WorldRanks = 0, 0, nil
-	CommSelf.Rank, CommSelf.Size, CommSelf.WorldRanks = 0, 0, nil
+	CommWorld.Rank, CommWorld.Size, CommWorld.group, CommWorld.peers = 0, 0, nil, nil
+	CommSelf.Rank, CommSelf.Size, CommSelf.group, CommSelf.peers = 0, 0, nil, nil
 	infoEnv.fill(nil)
 }
 
@@ -124,7 +124,7 @@ func TestSingletonInitFinalize(t *testing.T) {
 		Rank, Size int
 		WorldRanks []int
 	}
-	view := func(c *Comm) commView { return commView{c.Rank, c.Size, c.WorldRanks} }
+	view := func(c *Comm) commView { return commView{c.Rank, c.Size, c.group.WorldRanks()} }
 	if diff := cmp.Diff(commView{0, 1, []int{0}}, view(CommWorld)); diff != "" {
 		t.Errorf("MPI_COMM_WORLD (-want +got):\n%s", diff)
 	}

@@ -30,6 +30,18 @@ var anytime = map[string]bool{
 	"MPI_Wtime": true, "MPI_Wtick": true,
 }
 
+// isTool reports whether f belongs to the tools interface: MPI_T procedures work
+// before MPI_Init and after MPI_Finalize (MPI-4.1 §15.3.4), and report bad arguments
+// as MPI_T_ERR_INVALID.
+func isTool(f string) bool { return strings.HasPrefix(f, "MPI_T_") }
+
+// toolOptional reports whether f is an MPI_T query whose outputs may all be NULL:
+// strings by MPI_T's convention for them (MPI-4.1 §15.3.3), the rest for tools that
+// ask for only part of the information.
+func toolOptional(f string) bool {
+	return isTool(f) && (strings.HasSuffix(f, "_get_info") || strings.HasSuffix(f, "_get_item"))
+}
+
 // resolver turns an input handle into a core object before the implementation runs, so
 // that every procedure validates handles the same way and raises on the right object.
 type resolver struct {
@@ -43,6 +55,15 @@ var resolvers = map[string]resolver{
 	"DATATYPE":     {"*datatype.Type", "datatype.Lookup", false},
 	"ERRHANDLER":   {"*core.Errhandler", "core.LookupErrhandler", false},
 	"INFO":         {"*core.Info", "core.LookupInfoOrNull", false},
+	"GROUP":        {"*core.Group", "core.LookupGroup", false},
+	"OPERATION":    {"*op.Op", "op.Lookup", false},
+}
+
+// unresolved lists handle parameters passed through as C handles: they are
+// meaningful only at some processes (MPI_Intercomm_create's peer_comm matters only at
+// the local leader, and may be MPI_COMM_NULL elsewhere).
+var unresolved = map[string]bool{
+	"MPI_Intercomm_create.peer_comm": true,
 }
 
 // noNullCheck lists pointer kinds that may legitimately be NULL or a sentinel.
@@ -202,7 +223,7 @@ func emitExports(procs []*Proc, have map[string]bool, via map[string]string) []b
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n\npackage main\n\n/*\n#include \"capi.h\"\n*/\nimport \"C\"\n\n", banner)
-	b.WriteString("import (\n\t\"unsafe\"\n\n\t\"mpix/core\"\n\t\"mpix/core/datatype\"\n)\n\nvar _ unsafe.Pointer\nvar _ = core.ErrArg\nvar _ = datatype.Lookup\n\n")
+	b.WriteString("import (\n\t\"unsafe\"\n\n\t\"mpix/core\"\n\t\"mpix/core/datatype\"\n\t\"mpix/core/op\"\n)\n\nvar _ unsafe.Pointer\nvar _ = core.ErrArg\nvar _ = datatype.Lookup\nvar _ = op.Lookup\n\n")
 
 	// Function identifiers and names, for messages and per-operation counters.
 	b.WriteString("// Procedure identifiers, in the order of funcNames.\nconst (\n")
@@ -266,7 +287,7 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc) {
 		fmt.Fprintf(b, "\t%s\n}\n", strings.Replace(raise("nil", "errNotImplemented("+id+")"), "\n\t\t", "\n\t", 1))
 		return
 	}
-	if !anytime[f.Name] {
+	if !anytime[f.Name] && !isTool(f.Name) {
 		fmt.Fprintf(b, "\tif err := core.CheckInitialized(); err != nil {\n\t\t%s\n\t}\n", raise("nil", "err"))
 	}
 	target := "nil"
@@ -274,7 +295,7 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc) {
 	callArgs = append(callArgs, "ctx")
 	for _, p := range f.callParams() {
 		r, ok := resolvers[p.Kind]
-		isHandleIn := ok && p.levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f")
+		isHandleIn := ok && p.levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f") && !unresolved[f.Name+"."+p.Name]
 		switch {
 		case isHandleIn:
 			lookup := r.lookup
@@ -289,8 +310,12 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc) {
 			callArgs = append(callArgs, obj)
 			continue
 		case p.levels() > 0 && !p.Array && !noNullCheck[p.Kind] && (p.Dir != "in" || p.Kind == "STRING") && p.Inner == "" &&
-			!nullable[f.Name+"."+p.Name]:
-			fmt.Fprintf(b, "\tif %s == nil {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(core.ErrArg, \"%s must not be NULL\")", p.Name)))
+			!nullable[f.Name+"."+p.Name] && !toolOptional(f.Name):
+			class := "core.ErrArg"
+			if isTool(f.Name) {
+				class = "C.MPI_T_ERR_INVALID"
+			}
+			fmt.Fprintf(b, "\tif %s == nil {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(%s, \"%s must not be NULL\")", class, p.Name)))
 		case p.levels() == 0 && p.Dir == "in" && nonNegative[p.Kind]:
 			fmt.Fprintf(b, "\tif %s < 0 {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(core.ErrCount, \"%s must not be negative (%%d)\", int64(%s))", p.Name, p.GoIdent())))
 		}
@@ -317,7 +342,7 @@ func implSignature(f *Proc) string {
 	var params []string
 	params = append(params, "ctx *C.mpix_ctx")
 	for _, p := range f.callParams() {
-		if r, ok := resolvers[p.Kind]; ok && p.levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f") {
+		if r, ok := resolvers[p.Kind]; ok && p.levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f") && !unresolved[f.Name+"."+p.Name] {
 			params = append(params, p.GoIdent()+" "+r.goType)
 			continue
 		}

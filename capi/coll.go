@@ -1,0 +1,471 @@
+// Collective operations: the C entry points of every form (blocking, I*, *_init;
+// int and MPI_Count). Each calls the one core function that serves all forms.
+// Written with a small script from the generator's -sig output; edit by hand.
+
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"mpix/core"
+	"mpix/core/datatype"
+	"mpix/core/op"
+)
+
+func impl_MPI_Barrier(ctx *C.mpix_ctx, comm *core.Comm) error {
+	r, err := core.Barrier(core.Blocking, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Ibarrier(ctx *C.mpix_ctx, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Barrier(core.Nonblocking, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Barrier_init(ctx *C.mpix_ctx, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Barrier(core.Persistent, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, root C.int, comm *core.Comm) error {
+	r, err := core.Bcast(core.Blocking, buffer, int64(count), datatype_, int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Bcast(core.Nonblocking, buffer, int64(count), datatype_, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Bcast(core.Persistent, buffer, int64(count), datatype_, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, root C.int, comm *core.Comm) error {
+	r, err := core.Reduce(core.Blocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Reduce(core.Nonblocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Reduce(core.Persistent, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	r, err := core.Allreduce(core.Blocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Allreduce(core.Nonblocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Allreduce(core.Persistent, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+	r, err := core.Scatter(core.Blocking, sendbuf, int64(sendcount), nil, nil, sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Scatter(core.Nonblocking, sendbuf, int64(sendcount), nil, nil, sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Scatter(core.Persistent, sendbuf, int64(sendcount), nil, nil, sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm) error {
+	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm) error {
+	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scount: int64(sendcount), St: sendtype, Rbuf: recvbuf, Rcount: int64(recvcount), Rt: recvtype}, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scount: int64(sendcount), St: sendtype, Rbuf: recvbuf, Rcount: int64(recvcount), Rt: recvtype}, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scount: int64(sendcount), St: sendtype, Rbuf: recvbuf, Rcount: int64(recvcount), Rt: recvtype}, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, int64(recvcount), nil, datatype_, reducer(op_), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, int64(recvcount), nil, datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, int64(recvcount), nil, datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	r, err := core.Scan(core.Blocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), false, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Scan(core.Nonblocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), false, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Scan(core.Persistent, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), false, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	r, err := core.Scan(core.Blocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), true, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Scan(core.Nonblocking, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), true, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Scan(core.Persistent, sendbuf, recvbuf, int64(count), datatype_, reducer(op_), true, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+	r, err := core.Scatter(core.Blocking, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+	r, err := core.Scatter(core.Blocking, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Scatter(core.Nonblocking, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Scatter(core.Nonblocking, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Scatter(core.Persistent, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Scatter(core.Persistent, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	return finishColl(r, err, nil)
+}
+
+func impl_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	return finishColl(r, err, request)
+}
+
+func impl_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+	return alltoallw(core.Blocking, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, nil)
+}
+
+func impl_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+	return alltoallw(core.Blocking, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, nil)
+}
+
+func impl_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+	return alltoallw(core.Nonblocking, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, request)
+}
+
+func impl_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+	return alltoallw(core.Nonblocking, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, request)
+}
+
+func impl_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return alltoallw(core.Persistent, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, request)
+}
+
+func impl_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return alltoallw(core.Persistent, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, request)
+}
+
+// alltoallw resolves the per-peer datatypes (ignored on the send side with
+// MPI_IN_PLACE) and runs the exchange.
+func alltoallw(m core.CollMode, sbuf unsafe.Pointer, scounts, sdispls []int64, stypes *C.MPI_Datatype,
+	rbuf unsafe.Pointer, rcounts, rdispls []int64, rtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+	rts, err := typeArr(comm, rtypes)
+	if err != nil {
+		return err
+	}
+	var sts []*datatype.Type
+	if sbuf != core.InPlace {
+		if sts, err = typeArr(comm, stypes); err != nil {
+			return err
+		}
+	}
+	r, err := core.Alltoall(m, core.AlltoallArgs{Sbuf: sbuf, Scounts: scounts, Sdispl: sdispls, Sts: sts,
+		Rbuf: rbuf, Rcounts: rcounts, Rdispl: rdispls, Rts: rts}, comm)
+	return finishColl(r, err, request)
+}
+
+// finishColl hands a nonblocking or persistent collective's request to the caller.
+func finishColl(r *core.Request, err error, request *C.MPI_Request) error {
+	if err != nil {
+		return err
+	}
+	if request != nil {
+		*request = C.MPI_Request(r.Handle)
+	}
+	return nil
+}
+
+// reducer adapts an op to what collectives take; a nil op stays a nil interface.
+func reducer(o *op.Op) core.Reducer {
+	if o == nil {
+		return nil
+	}
+	return o
+}
+
+// peersOf is the length of per-peer arrays: the remote group's size for an
+// intercommunicator.
+func peersOf(comm *core.Comm) int { return comm.PeerCount() }
+
+func intArr(comm *core.Comm, p *C.int) []int64 {
+	n := peersOf(comm)
+	if p == nil {
+		return make([]int64, n) // NULL arrays read as zeros: counts of 0 move nothing
+	}
+	out := make([]int64, n)
+	for i, v := range unsafe.Slice(p, n) {
+		out[i] = int64(v)
+	}
+	return out
+}
+
+func countArr(comm *core.Comm, p *C.MPI_Count) []int64 {
+	n := peersOf(comm)
+	out := make([]int64, n)
+	if p != nil {
+		for i, v := range unsafe.Slice(p, n) {
+			out[i] = int64(v)
+		}
+	}
+	return out
+}
+
+func aintArr(comm *core.Comm, p *C.MPI_Aint) []int64 {
+	n := peersOf(comm)
+	out := make([]int64, n)
+	if p != nil {
+		for i, v := range unsafe.Slice(p, n) {
+			out[i] = int64(v)
+		}
+	}
+	return out
+}
+
+// The *Root forms read arrays significant only at the root.
+func intArrRoot(comm *core.Comm, root int, p *C.int) []int64 {
+	if comm.Rank != root {
+		return nil
+	}
+	return intArr(comm, p)
+}
+
+func countArrRoot(comm *core.Comm, root int, p *C.MPI_Count) []int64 {
+	if comm.Rank != root {
+		return nil
+	}
+	return countArr(comm, p)
+}
+
+func aintArrRoot(comm *core.Comm, root int, p *C.MPI_Aint) []int64 {
+	if comm.Rank != root {
+		return nil
+	}
+	return aintArr(comm, p)
+}
+
+func typeArr(comm *core.Comm, p *C.MPI_Datatype) ([]*datatype.Type, error) {
+	n := peersOf(comm)
+	if p == nil {
+		return nil, core.Errorf(core.ErrArg, "datatype array must not be NULL")
+	}
+	out := make([]*datatype.Type, n)
+	for i, h := range unsafe.Slice(p, n) {
+		t, err := datatype.Lookup(int32(h))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
