@@ -30,6 +30,7 @@ static inline mpix_ctx *mpix_ctx_get(void)
 
 /* Callbacks into user code. */
 void mpix_call_comm_errhandler(void *fn, MPI_Comm comm, int code);
+void mpix_call_session_errhandler(void *fn, MPI_Session session, int code);
 void mpix_flush_stdio(void);
 
 #endif

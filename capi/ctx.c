@@ -44,6 +44,11 @@ void mpix_call_comm_errhandler(void *fn, MPI_Comm comm, int code)
     ((MPI_Comm_errhandler_function *)fn)(&comm, &code);
 }
 
+void mpix_call_session_errhandler(void *fn, MPI_Session session, int code)
+{
+    ((MPI_Session_errhandler_function *)fn)(&session, &code);
+}
+
 void mpix_flush_stdio(void)
 {
     fflush(NULL);

@@ -18,11 +18,17 @@ func errNotImplemented(fn funcID) error {
 	return core.Errorf(core.ErrUnsupportedOp, "mpix: %s is not implemented yet", funcNames[fn])
 }
 
-// raise reports err from procedure fn through the error handler of comm and returns
+// errTarget is an object whose error handler an error goes to: a communicator or a
+// session.
+type errTarget interface {
+	Errhandler() *core.Errhandler
+}
+
+// raise reports err from procedure fn through the error handler of target and returns
 // the error code for the caller. An error that belongs to no valid object goes to
 // MPI_COMM_WORLD's handler, as in MPICH, so programs that set MPI_ERRORS_RETURN on
 // MPI_COMM_WORLD get codes back for invalid handles too.
-func raise(fn funcID, comm *core.Comm, err error) C.int {
+func raise(fn funcID, target errTarget, err error) C.int {
 	e := core.AsError(err)
 	code := core.InstanceCode(e)
 	if strings.HasPrefix(funcNames[fn], "MPI_T_") {
@@ -32,23 +38,41 @@ func raise(fn funcID, comm *core.Comm, err error) C.int {
 		}
 		return C.int(e.Class)
 	}
-	switch {
-	case !core.Initialized() || core.Finalized():
-		// Before MPI_Init or after MPI_Finalize no handler exists: errors are fatal.
+	if !core.LibraryRunning() {
+		// Before MPI starts or after it has finished no handler exists: errors are fatal.
 		fatal(fn, code, e.Msg)
-	case comm == nil:
-		comm = core.CommWorld
 	}
-	return C.int(invokeHandler(fn, comm, code, e.Msg))
+	if target == nil || isNilTarget(target) {
+		target = core.CommWorld
+	}
+	return C.int(invokeHandler(fn, target, code, e.Msg))
 }
 
-// invokeHandler runs comm's error handler for an error code and returns the code.
-func invokeHandler(fn funcID, comm *core.Comm, code int, msg string) int {
-	eh := comm.Errhandler()
+func isNilTarget(t errTarget) bool {
+	switch o := t.(type) {
+	case *core.Comm:
+		return o == nil
+	case *core.Session:
+		return o == nil
+	}
+	return false
+}
+
+// invokeHandler runs target's error handler for an error code and returns the code.
+func invokeHandler(fn funcID, target errTarget, code int, msg string) int {
+	eh := target.Errhandler()
+	if eh == nil {
+		eh = core.ErrhFatal
+	}
 	switch eh.Kind {
 	case core.ErrorsReturn:
 	case core.ErrorsUser:
-		C.mpix_call_comm_errhandler(eh.Fn, C.MPI_Comm(comm.Handle), C.int(code))
+		switch o := target.(type) {
+		case *core.Comm:
+			C.mpix_call_comm_errhandler(eh.Fn, C.MPI_Comm(o.Handle), C.int(code))
+		case *core.Session:
+			C.mpix_call_session_errhandler(eh.Fn, C.MPI_Session(o.Handle), C.int(code))
+		}
 	default:
 		fatal(fn, code, msg)
 	}

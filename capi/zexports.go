@@ -12,11 +12,13 @@ import (
 
 	"mpix/core"
 	"mpix/core/datatype"
+	"mpix/core/op"
 )
 
 var _ unsafe.Pointer
 var _ = core.ErrArg
 var _ = datatype.Lookup
+var _ = op.Lookup
 
 // Procedure identifiers, in the order of funcNames.
 const (
@@ -1444,7 +1446,37 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Address:                      true,
 	fnMPI_Aint_add:                     true,
 	fnMPI_Aint_diff:                    true,
+	fnMPI_Allgather:                    true,
+	fnMPI_Allgather_c:                  true,
+	fnMPI_Allgather_init:               true,
+	fnMPI_Allgather_init_c:             true,
+	fnMPI_Allgatherv:                   true,
+	fnMPI_Allgatherv_c:                 true,
+	fnMPI_Allgatherv_init:              true,
+	fnMPI_Allgatherv_init_c:            true,
 	fnMPI_Alloc_mem:                    true,
+	fnMPI_Allreduce:                    true,
+	fnMPI_Allreduce_c:                  true,
+	fnMPI_Allreduce_init:               true,
+	fnMPI_Allreduce_init_c:             true,
+	fnMPI_Alltoall:                     true,
+	fnMPI_Alltoall_c:                   true,
+	fnMPI_Alltoall_init:                true,
+	fnMPI_Alltoall_init_c:              true,
+	fnMPI_Alltoallv:                    true,
+	fnMPI_Alltoallv_c:                  true,
+	fnMPI_Alltoallv_init:               true,
+	fnMPI_Alltoallv_init_c:             true,
+	fnMPI_Alltoallw:                    true,
+	fnMPI_Alltoallw_c:                  true,
+	fnMPI_Alltoallw_init:               true,
+	fnMPI_Alltoallw_init_c:             true,
+	fnMPI_Barrier:                      true,
+	fnMPI_Barrier_init:                 true,
+	fnMPI_Bcast:                        true,
+	fnMPI_Bcast_c:                      true,
+	fnMPI_Bcast_init:                   true,
+	fnMPI_Bcast_init_c:                 true,
 	fnMPI_Bsend:                        true,
 	fnMPI_Bsend_c:                      true,
 	fnMPI_Bsend_init:                   true,
@@ -1456,14 +1488,32 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Cancel:                       true,
 	fnMPI_Comm_c2f:                     true,
 	fnMPI_Comm_call_errhandler:         true,
+	fnMPI_Comm_compare:                 true,
+	fnMPI_Comm_create:                  true,
 	fnMPI_Comm_create_errhandler:       true,
+	fnMPI_Comm_create_from_group:       true,
+	fnMPI_Comm_create_group:            true,
+	fnMPI_Comm_disconnect:              true,
+	fnMPI_Comm_dup:                     true,
+	fnMPI_Comm_dup_with_info:           true,
 	fnMPI_Comm_f2c:                     true,
+	fnMPI_Comm_free:                    true,
 	fnMPI_Comm_get_errhandler:          true,
+	fnMPI_Comm_get_info:                true,
 	fnMPI_Comm_get_name:                true,
+	fnMPI_Comm_group:                   true,
+	fnMPI_Comm_idup:                    true,
+	fnMPI_Comm_idup_with_info:          true,
 	fnMPI_Comm_rank:                    true,
+	fnMPI_Comm_remote_group:            true,
+	fnMPI_Comm_remote_size:             true,
 	fnMPI_Comm_set_errhandler:          true,
+	fnMPI_Comm_set_info:                true,
 	fnMPI_Comm_set_name:                true,
 	fnMPI_Comm_size:                    true,
+	fnMPI_Comm_split:                   true,
+	fnMPI_Comm_split_type:              true,
+	fnMPI_Comm_test_inter:              true,
 	fnMPI_Errhandler_c2f:               true,
 	fnMPI_Errhandler_create:            true,
 	fnMPI_Errhandler_f2c:               true,
@@ -1472,9 +1522,21 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Errhandler_set:               true,
 	fnMPI_Error_class:                  true,
 	fnMPI_Error_string:                 true,
+	fnMPI_Exscan:                       true,
+	fnMPI_Exscan_c:                     true,
+	fnMPI_Exscan_init:                  true,
+	fnMPI_Exscan_init_c:                true,
 	fnMPI_Finalize:                     true,
 	fnMPI_Finalized:                    true,
 	fnMPI_Free_mem:                     true,
+	fnMPI_Gather:                       true,
+	fnMPI_Gather_c:                     true,
+	fnMPI_Gather_init:                  true,
+	fnMPI_Gather_init_c:                true,
+	fnMPI_Gatherv:                      true,
+	fnMPI_Gatherv_c:                    true,
+	fnMPI_Gatherv_init:                 true,
+	fnMPI_Gatherv_init_c:               true,
 	fnMPI_Get_address:                  true,
 	fnMPI_Get_count:                    true,
 	fnMPI_Get_count_c:                  true,
@@ -1484,8 +1546,41 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Get_library_version:          true,
 	fnMPI_Get_processor_name:           true,
 	fnMPI_Get_version:                  true,
+	fnMPI_Group_compare:                true,
+	fnMPI_Group_difference:             true,
+	fnMPI_Group_excl:                   true,
+	fnMPI_Group_free:                   true,
+	fnMPI_Group_incl:                   true,
+	fnMPI_Group_intersection:           true,
+	fnMPI_Group_range_excl:             true,
+	fnMPI_Group_range_incl:             true,
+	fnMPI_Group_rank:                   true,
+	fnMPI_Group_size:                   true,
+	fnMPI_Group_translate_ranks:        true,
+	fnMPI_Group_union:                  true,
+	fnMPI_Iallgather:                   true,
+	fnMPI_Iallgather_c:                 true,
+	fnMPI_Iallgatherv:                  true,
+	fnMPI_Iallgatherv_c:                true,
+	fnMPI_Iallreduce:                   true,
+	fnMPI_Iallreduce_c:                 true,
+	fnMPI_Ialltoall:                    true,
+	fnMPI_Ialltoall_c:                  true,
+	fnMPI_Ialltoallv:                   true,
+	fnMPI_Ialltoallv_c:                 true,
+	fnMPI_Ialltoallw:                   true,
+	fnMPI_Ialltoallw_c:                 true,
+	fnMPI_Ibarrier:                     true,
+	fnMPI_Ibcast:                       true,
+	fnMPI_Ibcast_c:                     true,
 	fnMPI_Ibsend:                       true,
 	fnMPI_Ibsend_c:                     true,
+	fnMPI_Iexscan:                      true,
+	fnMPI_Iexscan_c:                    true,
+	fnMPI_Igather:                      true,
+	fnMPI_Igather_c:                    true,
+	fnMPI_Igatherv:                     true,
+	fnMPI_Igatherv_c:                   true,
 	fnMPI_Improbe:                      true,
 	fnMPI_Imrecv:                       true,
 	fnMPI_Imrecv_c:                     true,
@@ -1505,12 +1600,26 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Init:                         true,
 	fnMPI_Init_thread:                  true,
 	fnMPI_Initialized:                  true,
+	fnMPI_Intercomm_create:             true,
+	fnMPI_Intercomm_merge:              true,
 	fnMPI_Iprobe:                       true,
 	fnMPI_Irecv:                        true,
 	fnMPI_Irecv_c:                      true,
+	fnMPI_Ireduce:                      true,
+	fnMPI_Ireduce_c:                    true,
+	fnMPI_Ireduce_scatter:              true,
+	fnMPI_Ireduce_scatter_block:        true,
+	fnMPI_Ireduce_scatter_block_c:      true,
+	fnMPI_Ireduce_scatter_c:            true,
 	fnMPI_Irsend:                       true,
 	fnMPI_Irsend_c:                     true,
 	fnMPI_Is_thread_main:               true,
+	fnMPI_Iscan:                        true,
+	fnMPI_Iscan_c:                      true,
+	fnMPI_Iscatter:                     true,
+	fnMPI_Iscatter_c:                   true,
+	fnMPI_Iscatterv:                    true,
+	fnMPI_Iscatterv_c:                  true,
 	fnMPI_Isend:                        true,
 	fnMPI_Isend_c:                      true,
 	fnMPI_Isendrecv:                    true,
@@ -1522,6 +1631,12 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Mprobe:                       true,
 	fnMPI_Mrecv:                        true,
 	fnMPI_Mrecv_c:                      true,
+	fnMPI_Op_c2f:                       true,
+	fnMPI_Op_commutative:               true,
+	fnMPI_Op_create:                    true,
+	fnMPI_Op_create_c:                  true,
+	fnMPI_Op_f2c:                       true,
+	fnMPI_Op_free:                      true,
 	fnMPI_Pack:                         true,
 	fnMPI_Pack_c:                       true,
 	fnMPI_Pack_external:                true,
@@ -1537,6 +1652,20 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Recv_c:                       true,
 	fnMPI_Recv_init:                    true,
 	fnMPI_Recv_init_c:                  true,
+	fnMPI_Reduce:                       true,
+	fnMPI_Reduce_c:                     true,
+	fnMPI_Reduce_init:                  true,
+	fnMPI_Reduce_init_c:                true,
+	fnMPI_Reduce_local:                 true,
+	fnMPI_Reduce_local_c:               true,
+	fnMPI_Reduce_scatter:               true,
+	fnMPI_Reduce_scatter_block:         true,
+	fnMPI_Reduce_scatter_block_c:       true,
+	fnMPI_Reduce_scatter_block_init:    true,
+	fnMPI_Reduce_scatter_block_init_c:  true,
+	fnMPI_Reduce_scatter_c:             true,
+	fnMPI_Reduce_scatter_init:          true,
+	fnMPI_Reduce_scatter_init_c:        true,
 	fnMPI_Remove_error_class:           true,
 	fnMPI_Remove_error_code:            true,
 	fnMPI_Remove_error_string:          true,
@@ -1549,6 +1678,18 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Rsend_c:                      true,
 	fnMPI_Rsend_init:                   true,
 	fnMPI_Rsend_init_c:                 true,
+	fnMPI_Scan:                         true,
+	fnMPI_Scan_c:                       true,
+	fnMPI_Scan_init:                    true,
+	fnMPI_Scan_init_c:                  true,
+	fnMPI_Scatter:                      true,
+	fnMPI_Scatter_c:                    true,
+	fnMPI_Scatter_init:                 true,
+	fnMPI_Scatter_init_c:               true,
+	fnMPI_Scatterv:                     true,
+	fnMPI_Scatterv_c:                   true,
+	fnMPI_Scatterv_init:                true,
+	fnMPI_Scatterv_init_c:              true,
 	fnMPI_Send:                         true,
 	fnMPI_Send_c:                       true,
 	fnMPI_Send_init:                    true,
@@ -1691,7 +1832,7 @@ func mpixgo_MPIX_Put_notify(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_
 }
 
 //export mpixgo_MPIX_Rraccumulate
-func mpixgo_MPIX_Rraccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPIX_Rraccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Rraccumulate, &rc)
 	return raise(fnMPIX_Rraccumulate, nil, errNotImplemented(fnMPIX_Rraccumulate))
 }
@@ -1703,7 +1844,7 @@ func mpixgo_MPIX_Rrget(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count
 }
 
 //export mpixgo_MPIX_Rrget_accumulate
-func mpixgo_MPIX_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPIX_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Rrget_accumulate, &rc)
 	return raise(fnMPIX_Rrget_accumulate, nil, errNotImplemented(fnMPIX_Rrget_accumulate))
 }
@@ -1800,13 +1941,13 @@ func mpixgo_MPI_Abort(ctx *C.mpix_ctx, comm C.MPI_Comm, errorcode C.int) (rc C.i
 }
 
 //export mpixgo_MPI_Accumulate
-func mpixgo_MPI_Accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win) (rc C.int) {
+func mpixgo_MPI_Accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Accumulate, &rc)
 	return raise(fnMPI_Accumulate, nil, errNotImplemented(fnMPI_Accumulate))
 }
 
 //export mpixgo_MPI_Accumulate_c
-func mpixgo_MPI_Accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win) (rc C.int) {
+func mpixgo_MPI_Accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Accumulate_c, &rc)
 	return raise(fnMPI_Accumulate_c, nil, errNotImplemented(fnMPI_Accumulate_c))
 }
@@ -1885,49 +2026,257 @@ func mpixgo_MPI_Aint_diff(ctx *C.mpix_ctx, addr1 C.MPI_Aint, addr2 C.MPI_Aint) (
 //export mpixgo_MPI_Allgather
 func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather, &rc)
-	return raise(fnMPI_Allgather, nil, errNotImplemented(fnMPI_Allgather))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgather, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgather, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Allgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgather, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgather, nil, err)
+	}
+	if err := impl_MPI_Allgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Allgather, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allgather_c
 func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_c, &rc)
-	return raise(fnMPI_Allgather_c, nil, errNotImplemented(fnMPI_Allgather_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgather_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgather_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Allgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgather_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgather_c, nil, err)
+	}
+	if err := impl_MPI_Allgather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Allgather_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allgather_init
 func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_init, &rc)
-	return raise(fnMPI_Allgather_init, nil, errNotImplemented(fnMPI_Allgather_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgather_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgather_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgather_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Allgather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgather_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgather_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Allgather_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Allgather_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Allgather_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Allgather_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allgather_init_c
 func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_init_c, &rc)
-	return raise(fnMPI_Allgather_init_c, nil, errNotImplemented(fnMPI_Allgather_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgather_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgather_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgather_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Allgather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgather_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgather_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Allgather_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Allgather_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Allgather_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Allgather_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allgatherv
 func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv, &rc)
-	return raise(fnMPI_Allgatherv, nil, errNotImplemented(fnMPI_Allgatherv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgatherv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgatherv, nil, err)
+	}
+	if err := impl_MPI_Allgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Allgatherv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allgatherv_c
 func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_c, &rc)
-	return raise(fnMPI_Allgatherv_c, nil, errNotImplemented(fnMPI_Allgatherv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgatherv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_c, nil, err)
+	}
+	if err := impl_MPI_Allgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Allgatherv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allgatherv_init
 func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_init, &rc)
-	return raise(fnMPI_Allgatherv_init, nil, errNotImplemented(fnMPI_Allgatherv_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgatherv_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Allgatherv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Allgatherv_init(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Allgatherv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allgatherv_init_c
 func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_init_c, &rc)
-	return raise(fnMPI_Allgatherv_init_c, nil, errNotImplemented(fnMPI_Allgatherv_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allgatherv_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Allgatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Allgatherv_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Allgatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Allgatherv_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Allgatherv_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alloc_mem
@@ -1947,99 +2296,447 @@ func mpixgo_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info C.MPI_Info, bas
 }
 
 //export mpixgo_MPI_Allreduce
-func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce, &rc)
-	return raise(fnMPI_Allreduce, nil, errNotImplemented(fnMPI_Allreduce))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allreduce, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Allreduce, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Allreduce, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Allreduce, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allreduce, nil, err)
+	}
+	if err := impl_MPI_Allreduce_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Allreduce, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allreduce_c
-func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_c, &rc)
-	return raise(fnMPI_Allreduce_c, nil, errNotImplemented(fnMPI_Allreduce_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allreduce_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Allreduce_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Allreduce_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Allreduce_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allreduce_c, nil, err)
+	}
+	if err := impl_MPI_Allreduce_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Allreduce_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allreduce_init
-func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init, &rc)
-	return raise(fnMPI_Allreduce_init, nil, errNotImplemented(fnMPI_Allreduce_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allreduce_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Allreduce_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Allreduce_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Allreduce_init_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Allreduce_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Allreduce_init_c
-func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init_c, &rc)
-	return raise(fnMPI_Allreduce_init_c, nil, errNotImplemented(fnMPI_Allreduce_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Allreduce_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Allreduce_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Allreduce_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Allreduce_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Allreduce_init_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Allreduce_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoall
 func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall, &rc)
-	return raise(fnMPI_Alltoall, nil, errNotImplemented(fnMPI_Alltoall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoall, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Alltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Alltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoall, nil, err)
+	}
+	if err := impl_MPI_Alltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Alltoall, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoall_c
 func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_c, &rc)
-	return raise(fnMPI_Alltoall_c, nil, errNotImplemented(fnMPI_Alltoall_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoall_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Alltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Alltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoall_c, nil, err)
+	}
+	if err := impl_MPI_Alltoall_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Alltoall_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoall_init
 func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_init, &rc)
-	return raise(fnMPI_Alltoall_init, nil, errNotImplemented(fnMPI_Alltoall_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoall_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Alltoall_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Alltoall_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Alltoall_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Alltoall_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Alltoall_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoall_init_c
 func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_init_c, &rc)
-	return raise(fnMPI_Alltoall_init_c, nil, errNotImplemented(fnMPI_Alltoall_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoall_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Alltoall_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Alltoall_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Alltoall_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Alltoall_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Alltoall_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Alltoall_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallv
 func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv, &rc)
-	return raise(fnMPI_Alltoallv, nil, errNotImplemented(fnMPI_Alltoallv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallv, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallv, nil, err)
+	}
+	if err := impl_MPI_Alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Alltoallv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallv_c
 func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_c, &rc)
-	return raise(fnMPI_Alltoallv_c, nil, errNotImplemented(fnMPI_Alltoallv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallv_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_c, nil, err)
+	}
+	if err := impl_MPI_Alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Alltoallv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallv_init
 func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init, &rc)
-	return raise(fnMPI_Alltoallv_init, nil, errNotImplemented(fnMPI_Alltoallv_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallv_init, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Alltoallv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Alltoallv_init(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Alltoallv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallv_init_c
 func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init_c, &rc)
-	return raise(fnMPI_Alltoallv_init_c, nil, errNotImplemented(fnMPI_Alltoallv_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallv_init_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Alltoallv_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Alltoallv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Alltoallv_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Alltoallv_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallw
 func mpixgo_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw, &rc)
-	return raise(fnMPI_Alltoallw, nil, errNotImplemented(fnMPI_Alltoallw))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallw, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallw, nil, err)
+	}
+	if err := impl_MPI_Alltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
+		return raise(fnMPI_Alltoallw, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallw_c
 func mpixgo_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_c, &rc)
-	return raise(fnMPI_Alltoallw_c, nil, errNotImplemented(fnMPI_Alltoallw_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallw_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallw_c, nil, err)
+	}
+	if err := impl_MPI_Alltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
+		return raise(fnMPI_Alltoallw_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallw_init
 func mpixgo_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_init, &rc)
-	return raise(fnMPI_Alltoallw_init, nil, errNotImplemented(fnMPI_Alltoallw_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallw_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallw_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Alltoallw_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Alltoallw_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Alltoallw_init(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Alltoallw_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Alltoallw_init_c
 func mpixgo_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_init_c, &rc)
-	return raise(fnMPI_Alltoallw_init_c, nil, errNotImplemented(fnMPI_Alltoallw_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Alltoallw_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Alltoallw_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Alltoallw_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Alltoallw_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Alltoallw_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Alltoallw_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Attr_delete
@@ -2063,37 +2760,146 @@ func mpixgo_MPI_Attr_put(ctx *C.mpix_ctx, comm C.MPI_Comm, keyval C.int, attribu
 //export mpixgo_MPI_Barrier
 func mpixgo_MPI_Barrier(ctx *C.mpix_ctx, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Barrier, &rc)
-	return raise(fnMPI_Barrier, nil, errNotImplemented(fnMPI_Barrier))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Barrier, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Barrier, nil, err)
+	}
+	if err := impl_MPI_Barrier(ctx, commObj); err != nil {
+		return raise(fnMPI_Barrier, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Barrier_init
 func mpixgo_MPI_Barrier_init(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Barrier_init, &rc)
-	return raise(fnMPI_Barrier_init, nil, errNotImplemented(fnMPI_Barrier_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Barrier_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Barrier_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Barrier_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Barrier_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Barrier_init(ctx, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Barrier_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bcast
 func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast, &rc)
-	return raise(fnMPI_Bcast, nil, errNotImplemented(fnMPI_Bcast))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bcast, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bcast, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bcast, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bcast, nil, err)
+	}
+	if err := impl_MPI_Bcast_c(ctx, buffer, C.MPI_Count(count), datatype_Obj, root, commObj); err != nil {
+		return raise(fnMPI_Bcast, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bcast_c
 func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_c, &rc)
-	return raise(fnMPI_Bcast_c, nil, errNotImplemented(fnMPI_Bcast_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bcast_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bcast_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bcast_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bcast_c, nil, err)
+	}
+	if err := impl_MPI_Bcast_c(ctx, buffer, count, datatype_Obj, root, commObj); err != nil {
+		return raise(fnMPI_Bcast_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bcast_init
 func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init, &rc)
-	return raise(fnMPI_Bcast_init, nil, errNotImplemented(fnMPI_Bcast_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bcast_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bcast_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bcast_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bcast_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Bcast_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Bcast_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Bcast_init_c(ctx, buffer, C.MPI_Count(count), datatype_Obj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Bcast_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bcast_init_c
 func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init_c, &rc)
-	return raise(fnMPI_Bcast_init_c, nil, errNotImplemented(fnMPI_Bcast_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Bcast_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Bcast_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Bcast_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Bcast_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Bcast_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Bcast_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Bcast_init_c(ctx, buffer, count, datatype_Obj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Bcast_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Bsend
@@ -2373,7 +3179,24 @@ func mpixgo_MPI_Comm_call_errhandler(ctx *C.mpix_ctx, comm C.MPI_Comm, errorcode
 //export mpixgo_MPI_Comm_compare
 func mpixgo_MPI_Comm_compare(ctx *C.mpix_ctx, comm1 C.MPI_Comm, comm2 C.MPI_Comm, result *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_compare, &rc)
-	return raise(fnMPI_Comm_compare, nil, errNotImplemented(fnMPI_Comm_compare))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_compare, nil, err)
+	}
+	comm1Obj, err := core.LookupComm(int32(comm1))
+	if err != nil {
+		return raise(fnMPI_Comm_compare, nil, err)
+	}
+	comm2Obj, err := core.LookupComm(int32(comm2))
+	if err != nil {
+		return raise(fnMPI_Comm_compare, comm1Obj, err)
+	}
+	if result == nil {
+		return raise(fnMPI_Comm_compare, comm1Obj, core.Errorf(core.ErrArg, "result must not be NULL"))
+	}
+	if err := impl_MPI_Comm_compare(ctx, comm1Obj, comm2Obj, result); err != nil {
+		return raise(fnMPI_Comm_compare, comm1Obj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_connect
@@ -2385,7 +3208,24 @@ func mpixgo_MPI_Comm_connect(ctx *C.mpix_ctx, port_name *C.char, info C.MPI_Info
 //export mpixgo_MPI_Comm_create
 func mpixgo_MPI_Comm_create(ctx *C.mpix_ctx, comm C.MPI_Comm, group C.MPI_Group, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_create, &rc)
-	return raise(fnMPI_Comm_create, nil, errNotImplemented(fnMPI_Comm_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_create, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_create, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Comm_create, commObj, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_create, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_create(ctx, commObj, groupObj, newcomm); err != nil {
+		return raise(fnMPI_Comm_create, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_create_endpoints
@@ -2412,13 +3252,54 @@ func mpixgo_MPI_Comm_create_errhandler(ctx *C.mpix_ctx, comm_errhandler_fn unsaf
 //export mpixgo_MPI_Comm_create_from_group
 func mpixgo_MPI_Comm_create_from_group(ctx *C.mpix_ctx, group C.MPI_Group, stringtag *C.char, info C.MPI_Info, errhandler C.MPI_Errhandler, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_create_from_group, &rc)
-	return raise(fnMPI_Comm_create_from_group, nil, errNotImplemented(fnMPI_Comm_create_from_group))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_create_from_group, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Comm_create_from_group, nil, err)
+	}
+	if stringtag == nil {
+		return raise(fnMPI_Comm_create_from_group, nil, core.Errorf(core.ErrArg, "stringtag must not be NULL"))
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Comm_create_from_group, nil, err)
+	}
+	errhandlerObj, err := core.LookupErrhandler(int32(errhandler))
+	if err != nil {
+		return raise(fnMPI_Comm_create_from_group, nil, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_create_from_group, nil, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_create_from_group(ctx, groupObj, stringtag, infoObj, errhandlerObj, newcomm); err != nil {
+		return raise(fnMPI_Comm_create_from_group, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_create_group
 func mpixgo_MPI_Comm_create_group(ctx *C.mpix_ctx, comm C.MPI_Comm, group C.MPI_Group, tag C.int, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_create_group, &rc)
-	return raise(fnMPI_Comm_create_group, nil, errNotImplemented(fnMPI_Comm_create_group))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_create_group, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_create_group, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Comm_create_group, commObj, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_create_group, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_create_group(ctx, commObj, groupObj, tag, newcomm); err != nil {
+		return raise(fnMPI_Comm_create_group, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_create_keyval
@@ -2448,19 +3329,58 @@ func mpixgo_MPI_Comm_detach_buffer_c(ctx *C.mpix_ctx, comm C.MPI_Comm, buffer_ad
 //export mpixgo_MPI_Comm_disconnect
 func mpixgo_MPI_Comm_disconnect(ctx *C.mpix_ctx, comm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_disconnect, &rc)
-	return raise(fnMPI_Comm_disconnect, nil, errNotImplemented(fnMPI_Comm_disconnect))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_disconnect, nil, err)
+	}
+	if comm == nil {
+		return raise(fnMPI_Comm_disconnect, nil, core.Errorf(core.ErrArg, "comm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_disconnect(ctx, comm); err != nil {
+		return raise(fnMPI_Comm_disconnect, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_dup
 func mpixgo_MPI_Comm_dup(ctx *C.mpix_ctx, comm C.MPI_Comm, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_dup, &rc)
-	return raise(fnMPI_Comm_dup, nil, errNotImplemented(fnMPI_Comm_dup))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_dup, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_dup, nil, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_dup, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_dup(ctx, commObj, newcomm); err != nil {
+		return raise(fnMPI_Comm_dup, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_dup_with_info
 func mpixgo_MPI_Comm_dup_with_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_dup_with_info, &rc)
-	return raise(fnMPI_Comm_dup_with_info, nil, errNotImplemented(fnMPI_Comm_dup_with_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_dup_with_info, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_dup_with_info, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Comm_dup_with_info, commObj, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_dup_with_info, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_dup_with_info(ctx, commObj, infoObj, newcomm); err != nil {
+		return raise(fnMPI_Comm_dup_with_info, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_f2c
@@ -2482,7 +3402,16 @@ func mpixgo_MPI_Comm_flush_buffer(ctx *C.mpix_ctx, comm C.MPI_Comm) (rc C.int) {
 //export mpixgo_MPI_Comm_free
 func mpixgo_MPI_Comm_free(ctx *C.mpix_ctx, comm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_free, &rc)
-	return raise(fnMPI_Comm_free, nil, errNotImplemented(fnMPI_Comm_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_free, nil, err)
+	}
+	if comm == nil {
+		return raise(fnMPI_Comm_free, nil, core.Errorf(core.ErrArg, "comm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_free(ctx, comm); err != nil {
+		return raise(fnMPI_Comm_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_free_keyval
@@ -2519,7 +3448,20 @@ func mpixgo_MPI_Comm_get_errhandler(ctx *C.mpix_ctx, comm C.MPI_Comm, errhandler
 //export mpixgo_MPI_Comm_get_info
 func mpixgo_MPI_Comm_get_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info_used *C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_get_info, &rc)
-	return raise(fnMPI_Comm_get_info, nil, errNotImplemented(fnMPI_Comm_get_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_get_info, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_get_info, nil, err)
+	}
+	if info_used == nil {
+		return raise(fnMPI_Comm_get_info, commObj, core.Errorf(core.ErrArg, "info_used must not be NULL"))
+	}
+	if err := impl_MPI_Comm_get_info(ctx, commObj, info_used); err != nil {
+		return raise(fnMPI_Comm_get_info, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_get_name
@@ -2550,19 +3492,68 @@ func mpixgo_MPI_Comm_get_parent(ctx *C.mpix_ctx, parent *C.MPI_Comm) (rc C.int) 
 //export mpixgo_MPI_Comm_group
 func mpixgo_MPI_Comm_group(ctx *C.mpix_ctx, comm C.MPI_Comm, group *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_group, &rc)
-	return raise(fnMPI_Comm_group, nil, errNotImplemented(fnMPI_Comm_group))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_group, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_group, nil, err)
+	}
+	if group == nil {
+		return raise(fnMPI_Comm_group, commObj, core.Errorf(core.ErrArg, "group must not be NULL"))
+	}
+	if err := impl_MPI_Comm_group(ctx, commObj, group); err != nil {
+		return raise(fnMPI_Comm_group, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_idup
 func mpixgo_MPI_Comm_idup(ctx *C.mpix_ctx, comm C.MPI_Comm, newcomm *C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_idup, &rc)
-	return raise(fnMPI_Comm_idup, nil, errNotImplemented(fnMPI_Comm_idup))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_idup, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_idup, nil, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_idup, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if request == nil {
+		return raise(fnMPI_Comm_idup, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Comm_idup(ctx, commObj, newcomm, request); err != nil {
+		return raise(fnMPI_Comm_idup, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_idup_with_info
 func mpixgo_MPI_Comm_idup_with_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, newcomm *C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_idup_with_info, &rc)
-	return raise(fnMPI_Comm_idup_with_info, nil, errNotImplemented(fnMPI_Comm_idup_with_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_idup_with_info, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_idup_with_info, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Comm_idup_with_info, commObj, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_idup_with_info, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if request == nil {
+		return raise(fnMPI_Comm_idup_with_info, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Comm_idup_with_info(ctx, commObj, infoObj, newcomm, request); err != nil {
+		return raise(fnMPI_Comm_idup_with_info, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_iflush_buffer
@@ -2599,13 +3590,39 @@ func mpixgo_MPI_Comm_rank(ctx *C.mpix_ctx, comm C.MPI_Comm, rank *C.int) (rc C.i
 //export mpixgo_MPI_Comm_remote_group
 func mpixgo_MPI_Comm_remote_group(ctx *C.mpix_ctx, comm C.MPI_Comm, group *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_remote_group, &rc)
-	return raise(fnMPI_Comm_remote_group, nil, errNotImplemented(fnMPI_Comm_remote_group))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_remote_group, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_remote_group, nil, err)
+	}
+	if group == nil {
+		return raise(fnMPI_Comm_remote_group, commObj, core.Errorf(core.ErrArg, "group must not be NULL"))
+	}
+	if err := impl_MPI_Comm_remote_group(ctx, commObj, group); err != nil {
+		return raise(fnMPI_Comm_remote_group, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_remote_size
 func mpixgo_MPI_Comm_remote_size(ctx *C.mpix_ctx, comm C.MPI_Comm, size *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_remote_size, &rc)
-	return raise(fnMPI_Comm_remote_size, nil, errNotImplemented(fnMPI_Comm_remote_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_remote_size, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_remote_size, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Comm_remote_size, commObj, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Comm_remote_size(ctx, commObj, size); err != nil {
+		return raise(fnMPI_Comm_remote_size, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_set_attr
@@ -2637,7 +3654,21 @@ func mpixgo_MPI_Comm_set_errhandler(ctx *C.mpix_ctx, comm C.MPI_Comm, errhandler
 //export mpixgo_MPI_Comm_set_info
 func mpixgo_MPI_Comm_set_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_set_info, &rc)
-	return raise(fnMPI_Comm_set_info, nil, errNotImplemented(fnMPI_Comm_set_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_set_info, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_set_info, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Comm_set_info, commObj, err)
+	}
+	if err := impl_MPI_Comm_set_info(ctx, commObj, infoObj); err != nil {
+		return raise(fnMPI_Comm_set_info, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_set_name
@@ -2693,19 +3724,62 @@ func mpixgo_MPI_Comm_spawn_multiple(ctx *C.mpix_ctx, count C.int, array_of_comma
 //export mpixgo_MPI_Comm_split
 func mpixgo_MPI_Comm_split(ctx *C.mpix_ctx, comm C.MPI_Comm, color C.int, key C.int, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_split, &rc)
-	return raise(fnMPI_Comm_split, nil, errNotImplemented(fnMPI_Comm_split))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_split, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_split, nil, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_split, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_split(ctx, commObj, color, key, newcomm); err != nil {
+		return raise(fnMPI_Comm_split, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_split_type
 func mpixgo_MPI_Comm_split_type(ctx *C.mpix_ctx, comm C.MPI_Comm, split_type C.int, key C.int, info C.MPI_Info, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_split_type, &rc)
-	return raise(fnMPI_Comm_split_type, nil, errNotImplemented(fnMPI_Comm_split_type))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_split_type, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_split_type, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Comm_split_type, commObj, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Comm_split_type, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_split_type(ctx, commObj, split_type, key, infoObj, newcomm); err != nil {
+		return raise(fnMPI_Comm_split_type, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_test_inter
 func mpixgo_MPI_Comm_test_inter(ctx *C.mpix_ctx, comm C.MPI_Comm, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_test_inter, &rc)
-	return raise(fnMPI_Comm_test_inter, nil, errNotImplemented(fnMPI_Comm_test_inter))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_test_inter, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_test_inter, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Comm_test_inter, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Comm_test_inter(ctx, commObj, flag); err != nil {
+		return raise(fnMPI_Comm_test_inter, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Compare_and_swap
@@ -2858,31 +3932,129 @@ func mpixgo_MPI_Error_string(ctx *C.mpix_ctx, errorcode C.int, string_ *C.char, 
 }
 
 //export mpixgo_MPI_Exscan
-func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan, &rc)
-	return raise(fnMPI_Exscan, nil, errNotImplemented(fnMPI_Exscan))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Exscan, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Exscan, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Exscan, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Exscan, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Exscan, nil, err)
+	}
+	if err := impl_MPI_Exscan_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Exscan, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Exscan_c
-func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_c, &rc)
-	return raise(fnMPI_Exscan_c, nil, errNotImplemented(fnMPI_Exscan_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Exscan_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Exscan_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Exscan_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Exscan_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Exscan_c, nil, err)
+	}
+	if err := impl_MPI_Exscan_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Exscan_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Exscan_init
-func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init, &rc)
-	return raise(fnMPI_Exscan_init, nil, errNotImplemented(fnMPI_Exscan_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Exscan_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Exscan_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Exscan_init, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Exscan_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Exscan_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Exscan_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Exscan_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Exscan_init_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Exscan_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Exscan_init_c
-func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init_c, &rc)
-	return raise(fnMPI_Exscan_init_c, nil, errNotImplemented(fnMPI_Exscan_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Exscan_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Exscan_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Exscan_init_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Exscan_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Exscan_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Exscan_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Exscan_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Exscan_init_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Exscan_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Fetch_and_op
-func mpixgo_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, op C.MPI_Op, win C.MPI_Win) (rc C.int) {
+func mpixgo_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Fetch_and_op, &rc)
 	return raise(fnMPI_Fetch_and_op, nil, errNotImplemented(fnMPI_Fetch_and_op))
 }
@@ -3468,49 +4640,257 @@ func mpixgo_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) (rc C.int) {
 //export mpixgo_MPI_Gather
 func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gather, &rc)
-	return raise(fnMPI_Gather, nil, errNotImplemented(fnMPI_Gather))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gather, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gather, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Gather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gather, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gather, nil, err)
+	}
+	if err := impl_MPI_Gather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Gather, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Gather_c
 func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_c, &rc)
-	return raise(fnMPI_Gather_c, nil, errNotImplemented(fnMPI_Gather_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gather_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gather_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Gather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gather_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gather_c, nil, err)
+	}
+	if err := impl_MPI_Gather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Gather_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Gather_init
 func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_init, &rc)
-	return raise(fnMPI_Gather_init, nil, errNotImplemented(fnMPI_Gather_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gather_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gather_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gather_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Gather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gather_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gather_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Gather_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Gather_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Gather_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Gather_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Gather_init_c
 func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_init_c, &rc)
-	return raise(fnMPI_Gather_init_c, nil, errNotImplemented(fnMPI_Gather_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gather_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gather_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gather_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Gather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gather_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gather_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Gather_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Gather_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Gather_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Gather_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Gatherv
 func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv, &rc)
-	return raise(fnMPI_Gatherv, nil, errNotImplemented(fnMPI_Gatherv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gatherv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gatherv, nil, err)
+	}
+	if err := impl_MPI_Gatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Gatherv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Gatherv_c
 func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_c, &rc)
-	return raise(fnMPI_Gatherv_c, nil, errNotImplemented(fnMPI_Gatherv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gatherv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gatherv_c, nil, err)
+	}
+	if err := impl_MPI_Gatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Gatherv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Gatherv_init
 func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_init, &rc)
-	return raise(fnMPI_Gatherv_init, nil, errNotImplemented(fnMPI_Gatherv_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gatherv_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Gatherv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Gatherv_init(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Gatherv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Gatherv_init_c
 func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_init_c, &rc)
-	return raise(fnMPI_Gatherv_init_c, nil, errNotImplemented(fnMPI_Gatherv_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Gatherv_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Gatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Gatherv_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Gatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Gatherv_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Gatherv_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get
@@ -3520,13 +4900,13 @@ func mpixgo_MPI_Get(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.
 }
 
 //export mpixgo_MPI_Get_accumulate
-func mpixgo_MPI_Get_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win) (rc C.int) {
+func mpixgo_MPI_Get_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Get_accumulate, &rc)
 	return raise(fnMPI_Get_accumulate, nil, errNotImplemented(fnMPI_Get_accumulate))
 }
 
 //export mpixgo_MPI_Get_accumulate_c
-func mpixgo_MPI_Get_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win) (rc C.int) {
+func mpixgo_MPI_Get_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Get_accumulate_c, &rc)
 	return raise(fnMPI_Get_accumulate_c, nil, errNotImplemented(fnMPI_Get_accumulate_c))
 }
@@ -3753,19 +5133,66 @@ func mpixgo_MPI_Group_c2f(ctx *C.mpix_ctx, group C.MPI_Group) (rc C.MPI_Fint) {
 //export mpixgo_MPI_Group_compare
 func mpixgo_MPI_Group_compare(ctx *C.mpix_ctx, group1 C.MPI_Group, group2 C.MPI_Group, result *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Group_compare, &rc)
-	return raise(fnMPI_Group_compare, nil, errNotImplemented(fnMPI_Group_compare))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_compare, nil, err)
+	}
+	group1Obj, err := core.LookupGroup(int32(group1))
+	if err != nil {
+		return raise(fnMPI_Group_compare, nil, err)
+	}
+	group2Obj, err := core.LookupGroup(int32(group2))
+	if err != nil {
+		return raise(fnMPI_Group_compare, nil, err)
+	}
+	if result == nil {
+		return raise(fnMPI_Group_compare, nil, core.Errorf(core.ErrArg, "result must not be NULL"))
+	}
+	if err := impl_MPI_Group_compare(ctx, group1Obj, group2Obj, result); err != nil {
+		return raise(fnMPI_Group_compare, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_difference
 func mpixgo_MPI_Group_difference(ctx *C.mpix_ctx, group1 C.MPI_Group, group2 C.MPI_Group, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_difference, &rc)
-	return raise(fnMPI_Group_difference, nil, errNotImplemented(fnMPI_Group_difference))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_difference, nil, err)
+	}
+	group1Obj, err := core.LookupGroup(int32(group1))
+	if err != nil {
+		return raise(fnMPI_Group_difference, nil, err)
+	}
+	group2Obj, err := core.LookupGroup(int32(group2))
+	if err != nil {
+		return raise(fnMPI_Group_difference, nil, err)
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_difference, nil, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_difference(ctx, group1Obj, group2Obj, newgroup); err != nil {
+		return raise(fnMPI_Group_difference, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_excl
 func mpixgo_MPI_Group_excl(ctx *C.mpix_ctx, group C.MPI_Group, n C.int, ranks *C.int, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_excl, &rc)
-	return raise(fnMPI_Group_excl, nil, errNotImplemented(fnMPI_Group_excl))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_excl, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Group_excl, nil, err)
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_excl, nil, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_excl(ctx, groupObj, n, ranks, newgroup); err != nil {
+		return raise(fnMPI_Group_excl, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_f2c
@@ -3778,7 +5205,16 @@ func mpixgo_MPI_Group_f2c(ctx *C.mpix_ctx, group C.MPI_Fint) (rc C.MPI_Group) {
 //export mpixgo_MPI_Group_free
 func mpixgo_MPI_Group_free(ctx *C.mpix_ctx, group *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_free, &rc)
-	return raise(fnMPI_Group_free, nil, errNotImplemented(fnMPI_Group_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_free, nil, err)
+	}
+	if group == nil {
+		return raise(fnMPI_Group_free, nil, core.Errorf(core.ErrArg, "group must not be NULL"))
+	}
+	if err := impl_MPI_Group_free(ctx, group); err != nil {
+		return raise(fnMPI_Group_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_from_session_pset
@@ -3790,139 +5226,577 @@ func mpixgo_MPI_Group_from_session_pset(ctx *C.mpix_ctx, session C.MPI_Session, 
 //export mpixgo_MPI_Group_incl
 func mpixgo_MPI_Group_incl(ctx *C.mpix_ctx, group C.MPI_Group, n C.int, ranks *C.int, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_incl, &rc)
-	return raise(fnMPI_Group_incl, nil, errNotImplemented(fnMPI_Group_incl))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_incl, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Group_incl, nil, err)
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_incl, nil, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_incl(ctx, groupObj, n, ranks, newgroup); err != nil {
+		return raise(fnMPI_Group_incl, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_intersection
 func mpixgo_MPI_Group_intersection(ctx *C.mpix_ctx, group1 C.MPI_Group, group2 C.MPI_Group, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_intersection, &rc)
-	return raise(fnMPI_Group_intersection, nil, errNotImplemented(fnMPI_Group_intersection))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_intersection, nil, err)
+	}
+	group1Obj, err := core.LookupGroup(int32(group1))
+	if err != nil {
+		return raise(fnMPI_Group_intersection, nil, err)
+	}
+	group2Obj, err := core.LookupGroup(int32(group2))
+	if err != nil {
+		return raise(fnMPI_Group_intersection, nil, err)
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_intersection, nil, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_intersection(ctx, group1Obj, group2Obj, newgroup); err != nil {
+		return raise(fnMPI_Group_intersection, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_range_excl
 func mpixgo_MPI_Group_range_excl(ctx *C.mpix_ctx, group C.MPI_Group, n C.int, ranges unsafe.Pointer, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_range_excl, &rc)
-	return raise(fnMPI_Group_range_excl, nil, errNotImplemented(fnMPI_Group_range_excl))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_range_excl, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Group_range_excl, nil, err)
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_range_excl, nil, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_range_excl(ctx, groupObj, n, ranges, newgroup); err != nil {
+		return raise(fnMPI_Group_range_excl, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_range_incl
 func mpixgo_MPI_Group_range_incl(ctx *C.mpix_ctx, group C.MPI_Group, n C.int, ranges unsafe.Pointer, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_range_incl, &rc)
-	return raise(fnMPI_Group_range_incl, nil, errNotImplemented(fnMPI_Group_range_incl))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_range_incl, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Group_range_incl, nil, err)
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_range_incl, nil, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_range_incl(ctx, groupObj, n, ranges, newgroup); err != nil {
+		return raise(fnMPI_Group_range_incl, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_rank
 func mpixgo_MPI_Group_rank(ctx *C.mpix_ctx, group C.MPI_Group, rank *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Group_rank, &rc)
-	return raise(fnMPI_Group_rank, nil, errNotImplemented(fnMPI_Group_rank))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_rank, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Group_rank, nil, err)
+	}
+	if rank == nil {
+		return raise(fnMPI_Group_rank, nil, core.Errorf(core.ErrArg, "rank must not be NULL"))
+	}
+	if err := impl_MPI_Group_rank(ctx, groupObj, rank); err != nil {
+		return raise(fnMPI_Group_rank, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_size
 func mpixgo_MPI_Group_size(ctx *C.mpix_ctx, group C.MPI_Group, size *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Group_size, &rc)
-	return raise(fnMPI_Group_size, nil, errNotImplemented(fnMPI_Group_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_size, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Group_size, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Group_size, nil, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_Group_size(ctx, groupObj, size); err != nil {
+		return raise(fnMPI_Group_size, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_translate_ranks
 func mpixgo_MPI_Group_translate_ranks(ctx *C.mpix_ctx, group1 C.MPI_Group, n C.int, ranks1 *C.int, group2 C.MPI_Group, ranks2 *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Group_translate_ranks, &rc)
-	return raise(fnMPI_Group_translate_ranks, nil, errNotImplemented(fnMPI_Group_translate_ranks))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_translate_ranks, nil, err)
+	}
+	group1Obj, err := core.LookupGroup(int32(group1))
+	if err != nil {
+		return raise(fnMPI_Group_translate_ranks, nil, err)
+	}
+	group2Obj, err := core.LookupGroup(int32(group2))
+	if err != nil {
+		return raise(fnMPI_Group_translate_ranks, nil, err)
+	}
+	if err := impl_MPI_Group_translate_ranks(ctx, group1Obj, n, ranks1, group2Obj, ranks2); err != nil {
+		return raise(fnMPI_Group_translate_ranks, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_union
 func mpixgo_MPI_Group_union(ctx *C.mpix_ctx, group1 C.MPI_Group, group2 C.MPI_Group, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_union, &rc)
-	return raise(fnMPI_Group_union, nil, errNotImplemented(fnMPI_Group_union))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_union, nil, err)
+	}
+	group1Obj, err := core.LookupGroup(int32(group1))
+	if err != nil {
+		return raise(fnMPI_Group_union, nil, err)
+	}
+	group2Obj, err := core.LookupGroup(int32(group2))
+	if err != nil {
+		return raise(fnMPI_Group_union, nil, err)
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_union, nil, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_union(ctx, group1Obj, group2Obj, newgroup); err != nil {
+		return raise(fnMPI_Group_union, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iallgather
 func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgather, &rc)
-	return raise(fnMPI_Iallgather, nil, errNotImplemented(fnMPI_Iallgather))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iallgather, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Iallgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iallgather, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Iallgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iallgather, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iallgather, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iallgather, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iallgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Iallgather, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iallgather_c
 func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgather_c, &rc)
-	return raise(fnMPI_Iallgather_c, nil, errNotImplemented(fnMPI_Iallgather_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iallgather_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Iallgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iallgather_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Iallgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iallgather_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iallgather_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iallgather_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iallgather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Iallgather_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iallgatherv
 func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgatherv, &rc)
-	return raise(fnMPI_Iallgatherv, nil, errNotImplemented(fnMPI_Iallgatherv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iallgatherv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Iallgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iallgatherv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iallgatherv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iallgatherv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iallgatherv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iallgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Iallgatherv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iallgatherv_c
 func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgatherv_c, &rc)
-	return raise(fnMPI_Iallgatherv_c, nil, errNotImplemented(fnMPI_Iallgatherv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iallgatherv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Iallgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iallgatherv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iallgatherv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iallgatherv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iallgatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iallgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Iallgatherv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iallreduce
-func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce, &rc)
-	return raise(fnMPI_Iallreduce, nil, errNotImplemented(fnMPI_Iallreduce))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iallreduce, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Iallreduce, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Iallreduce, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Iallreduce, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iallreduce, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iallreduce, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iallreduce_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Iallreduce, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iallreduce_c
-func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce_c, &rc)
-	return raise(fnMPI_Iallreduce_c, nil, errNotImplemented(fnMPI_Iallreduce_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iallreduce_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Iallreduce_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Iallreduce_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Iallreduce_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iallreduce_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iallreduce_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iallreduce_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Iallreduce_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ialltoall
 func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoall, &rc)
-	return raise(fnMPI_Ialltoall, nil, errNotImplemented(fnMPI_Ialltoall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ialltoall, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ialltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoall, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ialltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoall, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ialltoall, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ialltoall, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ialltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ialltoall, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ialltoall_c
 func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoall_c, &rc)
-	return raise(fnMPI_Ialltoall_c, nil, errNotImplemented(fnMPI_Ialltoall_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ialltoall_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ialltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoall_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ialltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoall_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ialltoall_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ialltoall_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ialltoall_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ialltoall_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ialltoallv
 func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv, &rc)
-	return raise(fnMPI_Ialltoallv, nil, errNotImplemented(fnMPI_Ialltoallv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ialltoallv, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoallv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoallv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ialltoallv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ialltoallv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ialltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ialltoallv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ialltoallv_c
 func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv_c, &rc)
-	return raise(fnMPI_Ialltoallv_c, nil, errNotImplemented(fnMPI_Ialltoallv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ialltoallv_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoallv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ialltoallv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ialltoallv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ialltoallv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ialltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ialltoallv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ialltoallw
 func mpixgo_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallw, &rc)
-	return raise(fnMPI_Ialltoallw, nil, errNotImplemented(fnMPI_Ialltoallw))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ialltoallw, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ialltoallw, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ialltoallw, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ialltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
+		return raise(fnMPI_Ialltoallw, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ialltoallw_c
 func mpixgo_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallw_c, &rc)
-	return raise(fnMPI_Ialltoallw_c, nil, errNotImplemented(fnMPI_Ialltoallw_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ialltoallw_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ialltoallw_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ialltoallw_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ialltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
+		return raise(fnMPI_Ialltoallw_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ibarrier
 func mpixgo_MPI_Ibarrier(ctx *C.mpix_ctx, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibarrier, &rc)
-	return raise(fnMPI_Ibarrier, nil, errNotImplemented(fnMPI_Ibarrier))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ibarrier, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ibarrier, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ibarrier, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ibarrier(ctx, commObj, request); err != nil {
+		return raise(fnMPI_Ibarrier, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ibcast
 func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast, &rc)
-	return raise(fnMPI_Ibcast, nil, errNotImplemented(fnMPI_Ibcast))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ibcast, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ibcast, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ibcast, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ibcast, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ibcast, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ibcast_c(ctx, buffer, C.MPI_Count(count), datatype_Obj, root, commObj, request); err != nil {
+		return raise(fnMPI_Ibcast, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ibcast_c
 func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast_c, &rc)
-	return raise(fnMPI_Ibcast_c, nil, errNotImplemented(fnMPI_Ibcast_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ibcast_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ibcast_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ibcast_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ibcast_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ibcast_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ibcast_c(ctx, buffer, count, datatype_Obj, root, commObj, request); err != nil {
+		return raise(fnMPI_Ibcast_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ibsend
@@ -3978,39 +5852,189 @@ func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 }
 
 //export mpixgo_MPI_Iexscan
-func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan, &rc)
-	return raise(fnMPI_Iexscan, nil, errNotImplemented(fnMPI_Iexscan))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iexscan, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Iexscan, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Iexscan, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Iexscan, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iexscan, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iexscan, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iexscan_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Iexscan, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iexscan_c
-func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan_c, &rc)
-	return raise(fnMPI_Iexscan_c, nil, errNotImplemented(fnMPI_Iexscan_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iexscan_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Iexscan_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Iexscan_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Iexscan_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iexscan_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iexscan_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iexscan_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Iexscan_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Igather
 func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igather, &rc)
-	return raise(fnMPI_Igather, nil, errNotImplemented(fnMPI_Igather))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Igather, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Igather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Igather, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Igather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Igather, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Igather, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Igather, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Igather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Igather, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Igather_c
 func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igather_c, &rc)
-	return raise(fnMPI_Igather_c, nil, errNotImplemented(fnMPI_Igather_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Igather_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Igather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Igather_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Igather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Igather_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Igather_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Igather_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Igather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Igather_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Igatherv
 func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igatherv, &rc)
-	return raise(fnMPI_Igatherv, nil, errNotImplemented(fnMPI_Igatherv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Igatherv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Igatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Igatherv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Igatherv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Igatherv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Igatherv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Igatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Igatherv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Igatherv_c
 func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igatherv_c, &rc)
-	return raise(fnMPI_Igatherv_c, nil, errNotImplemented(fnMPI_Igatherv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Igatherv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Igatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Igatherv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Igatherv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Igatherv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Igatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Igatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Igatherv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Improbe
@@ -4383,7 +6407,20 @@ func mpixgo_MPI_Initialized(ctx *C.mpix_ctx, flag *C.int) (rc C.int) {
 //export mpixgo_MPI_Intercomm_create
 func mpixgo_MPI_Intercomm_create(ctx *C.mpix_ctx, local_comm C.MPI_Comm, local_leader C.int, peer_comm C.MPI_Comm, remote_leader C.int, tag C.int, newintercomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Intercomm_create, &rc)
-	return raise(fnMPI_Intercomm_create, nil, errNotImplemented(fnMPI_Intercomm_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Intercomm_create, nil, err)
+	}
+	local_commObj, err := core.LookupComm(int32(local_comm))
+	if err != nil {
+		return raise(fnMPI_Intercomm_create, nil, err)
+	}
+	if newintercomm == nil {
+		return raise(fnMPI_Intercomm_create, local_commObj, core.Errorf(core.ErrArg, "newintercomm must not be NULL"))
+	}
+	if err := impl_MPI_Intercomm_create(ctx, local_commObj, local_leader, peer_comm, remote_leader, tag, newintercomm); err != nil {
+		return raise(fnMPI_Intercomm_create, local_commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Intercomm_create_from_groups
@@ -4395,7 +6432,20 @@ func mpixgo_MPI_Intercomm_create_from_groups(ctx *C.mpix_ctx, local_group C.MPI_
 //export mpixgo_MPI_Intercomm_merge
 func mpixgo_MPI_Intercomm_merge(ctx *C.mpix_ctx, intercomm C.MPI_Comm, high C.int, newintracomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Intercomm_merge, &rc)
-	return raise(fnMPI_Intercomm_merge, nil, errNotImplemented(fnMPI_Intercomm_merge))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Intercomm_merge, nil, err)
+	}
+	intercommObj, err := core.LookupComm(int32(intercomm))
+	if err != nil {
+		return raise(fnMPI_Intercomm_merge, nil, err)
+	}
+	if newintracomm == nil {
+		return raise(fnMPI_Intercomm_merge, intercommObj, core.Errorf(core.ErrArg, "newintracomm must not be NULL"))
+	}
+	if err := impl_MPI_Intercomm_merge(ctx, intercommObj, high, newintracomm); err != nil {
+		return raise(fnMPI_Intercomm_merge, intercommObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iprobe
@@ -4470,39 +6520,177 @@ func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 }
 
 //export mpixgo_MPI_Ireduce
-func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce, &rc)
-	return raise(fnMPI_Ireduce, nil, errNotImplemented(fnMPI_Ireduce))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ireduce, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ireduce, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ireduce, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Ireduce, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ireduce, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ireduce, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ireduce_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, root, commObj, request); err != nil {
+		return raise(fnMPI_Ireduce, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ireduce_c
-func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_c, &rc)
-	return raise(fnMPI_Ireduce_c, nil, errNotImplemented(fnMPI_Ireduce_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ireduce_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Ireduce_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ireduce_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ireduce_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ireduce_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, root, commObj, request); err != nil {
+		return raise(fnMPI_Ireduce_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ireduce_scatter
-func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter, &rc)
-	return raise(fnMPI_Ireduce_scatter, nil, errNotImplemented(fnMPI_Ireduce_scatter))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ireduce_scatter, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ireduce_scatter, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ireduce_scatter(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Ireduce_scatter, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ireduce_scatter_block
-func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block, &rc)
-	return raise(fnMPI_Ireduce_scatter_block, nil, errNotImplemented(fnMPI_Ireduce_scatter_block))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ireduce_scatter_block, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ireduce_scatter_block, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_block, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_block, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_block, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ireduce_scatter_block, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ireduce_scatter_block_c(ctx, sendbuf, recvbuf, C.MPI_Count(recvcount), datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Ireduce_scatter_block, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ireduce_scatter_block_c
-func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block_c, &rc)
-	return raise(fnMPI_Ireduce_scatter_block_c, nil, errNotImplemented(fnMPI_Ireduce_scatter_block_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ireduce_scatter_block_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ireduce_scatter_block_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ireduce_scatter_block_c(ctx, sendbuf, recvbuf, recvcount, datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Ireduce_scatter_block_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ireduce_scatter_c
-func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_c, &rc)
-	return raise(fnMPI_Ireduce_scatter_c, nil, errNotImplemented(fnMPI_Ireduce_scatter_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ireduce_scatter_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ireduce_scatter_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ireduce_scatter_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ireduce_scatter_c(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Ireduce_scatter_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Irsend
@@ -4573,39 +6761,189 @@ func mpixgo_MPI_Is_thread_main(ctx *C.mpix_ctx, flag *C.int) (rc C.int) {
 }
 
 //export mpixgo_MPI_Iscan
-func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan, &rc)
-	return raise(fnMPI_Iscan, nil, errNotImplemented(fnMPI_Iscan))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iscan, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Iscan, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Iscan, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Iscan, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iscan, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iscan, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iscan_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Iscan, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iscan_c
-func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan_c, &rc)
-	return raise(fnMPI_Iscan_c, nil, errNotImplemented(fnMPI_Iscan_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iscan_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Iscan_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Iscan_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Iscan_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iscan_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iscan_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iscan_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj, request); err != nil {
+		return raise(fnMPI_Iscan_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iscatter
 func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatter, &rc)
-	return raise(fnMPI_Iscatter, nil, errNotImplemented(fnMPI_Iscatter))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iscatter, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Iscatter, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iscatter, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Iscatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iscatter, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iscatter, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iscatter, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iscatter_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Iscatter, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iscatter_c
 func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatter_c, &rc)
-	return raise(fnMPI_Iscatter_c, nil, errNotImplemented(fnMPI_Iscatter_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iscatter_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Iscatter_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iscatter_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Iscatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iscatter_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iscatter_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iscatter_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iscatter_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Iscatter_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iscatterv
 func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatterv, &rc)
-	return raise(fnMPI_Iscatterv, nil, errNotImplemented(fnMPI_Iscatterv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iscatterv, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iscatterv, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Iscatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iscatterv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iscatterv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iscatterv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iscatterv(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Iscatterv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Iscatterv_c
 func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatterv_c, &rc)
-	return raise(fnMPI_Iscatterv_c, nil, errNotImplemented(fnMPI_Iscatterv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Iscatterv_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Iscatterv_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Iscatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Iscatterv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Iscatterv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Iscatterv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Iscatterv_c(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+		return raise(fnMPI_Iscatterv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Isend
@@ -5046,41 +7384,87 @@ func mpixgo_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 }
 
 //export mpixgo_MPI_Op_c2f
-func mpixgo_MPI_Op_c2f(ctx *C.mpix_ctx, op C.MPI_Op) (rc C.MPI_Fint) {
+func mpixgo_MPI_Op_c2f(ctx *C.mpix_ctx, op_ C.MPI_Op) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Op_c2f)
-	raise(fnMPI_Op_c2f, nil, errNotImplemented(fnMPI_Op_c2f))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Op_c2f, nil, err)
+		return
+	}
+	return impl_MPI_Op_c2f(ctx, op_)
 }
 
 //export mpixgo_MPI_Op_commutative
-func mpixgo_MPI_Op_commutative(ctx *C.mpix_ctx, op C.MPI_Op, commute *C.int) (rc C.int) {
+func mpixgo_MPI_Op_commutative(ctx *C.mpix_ctx, op_ C.MPI_Op, commute *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Op_commutative, &rc)
-	return raise(fnMPI_Op_commutative, nil, errNotImplemented(fnMPI_Op_commutative))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Op_commutative, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Op_commutative, nil, err)
+	}
+	if commute == nil {
+		return raise(fnMPI_Op_commutative, nil, core.Errorf(core.ErrArg, "commute must not be NULL"))
+	}
+	if err := impl_MPI_Op_commutative(ctx, op_Obj, commute); err != nil {
+		return raise(fnMPI_Op_commutative, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Op_create
-func mpixgo_MPI_Op_create(ctx *C.mpix_ctx, user_fn unsafe.Pointer, commute C.int, op *C.MPI_Op) (rc C.int) {
+func mpixgo_MPI_Op_create(ctx *C.mpix_ctx, user_fn unsafe.Pointer, commute C.int, op_ *C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Op_create, &rc)
-	return raise(fnMPI_Op_create, nil, errNotImplemented(fnMPI_Op_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Op_create, nil, err)
+	}
+	if op_ == nil {
+		return raise(fnMPI_Op_create, nil, core.Errorf(core.ErrArg, "op must not be NULL"))
+	}
+	if err := impl_MPI_Op_create(ctx, user_fn, commute, op_); err != nil {
+		return raise(fnMPI_Op_create, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Op_create_c
-func mpixgo_MPI_Op_create_c(ctx *C.mpix_ctx, user_fn unsafe.Pointer, commute C.int, op *C.MPI_Op) (rc C.int) {
+func mpixgo_MPI_Op_create_c(ctx *C.mpix_ctx, user_fn unsafe.Pointer, commute C.int, op_ *C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Op_create_c, &rc)
-	return raise(fnMPI_Op_create_c, nil, errNotImplemented(fnMPI_Op_create_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Op_create_c, nil, err)
+	}
+	if op_ == nil {
+		return raise(fnMPI_Op_create_c, nil, core.Errorf(core.ErrArg, "op must not be NULL"))
+	}
+	if err := impl_MPI_Op_create_c(ctx, user_fn, commute, op_); err != nil {
+		return raise(fnMPI_Op_create_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Op_f2c
-func mpixgo_MPI_Op_f2c(ctx *C.mpix_ctx, op C.MPI_Fint) (rc C.MPI_Op) {
+func mpixgo_MPI_Op_f2c(ctx *C.mpix_ctx, op_ C.MPI_Fint) (rc C.MPI_Op) {
 	defer recoverValue(fnMPI_Op_f2c)
-	raise(fnMPI_Op_f2c, nil, errNotImplemented(fnMPI_Op_f2c))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Op_f2c, nil, err)
+		return
+	}
+	return impl_MPI_Op_f2c(ctx, op_)
 }
 
 //export mpixgo_MPI_Op_free
-func mpixgo_MPI_Op_free(ctx *C.mpix_ctx, op *C.MPI_Op) (rc C.int) {
+func mpixgo_MPI_Op_free(ctx *C.mpix_ctx, op_ *C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Op_free, &rc)
-	return raise(fnMPI_Op_free, nil, errNotImplemented(fnMPI_Op_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Op_free, nil, err)
+	}
+	if op_ == nil {
+		return raise(fnMPI_Op_free, nil, core.Errorf(core.ErrArg, "op must not be NULL"))
+	}
+	if err := impl_MPI_Op_free(ctx, op_); err != nil {
+		return raise(fnMPI_Op_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Open_port
@@ -5367,13 +7751,13 @@ func mpixgo_MPI_Query_thread(ctx *C.mpix_ctx, provided *C.int) (rc C.int) {
 }
 
 //export mpixgo_MPI_Raccumulate
-func mpixgo_MPI_Raccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Raccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Raccumulate, &rc)
 	return raise(fnMPI_Raccumulate, nil, errNotImplemented(fnMPI_Raccumulate))
 }
 
 //export mpixgo_MPI_Raccumulate_c
-func mpixgo_MPI_Raccumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Raccumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Raccumulate_c, &rc)
 	return raise(fnMPI_Raccumulate_c, nil, errNotImplemented(fnMPI_Raccumulate_c))
 }
@@ -5477,87 +7861,403 @@ func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 }
 
 //export mpixgo_MPI_Reduce
-func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce, &rc)
-	return raise(fnMPI_Reduce, nil, errNotImplemented(fnMPI_Reduce))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Reduce, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce, nil, err)
+	}
+	if err := impl_MPI_Reduce_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, root, commObj); err != nil {
+		return raise(fnMPI_Reduce, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_c
-func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_c, &rc)
-	return raise(fnMPI_Reduce_c, nil, errNotImplemented(fnMPI_Reduce_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Reduce_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_c, nil, err)
+	}
+	if err := impl_MPI_Reduce_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, root, commObj); err != nil {
+		return raise(fnMPI_Reduce_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_init
-func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init, &rc)
-	return raise(fnMPI_Reduce_init, nil, errNotImplemented(fnMPI_Reduce_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Reduce_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_init, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Reduce_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Reduce_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Reduce_init_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Reduce_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_init_c
-func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init_c, &rc)
-	return raise(fnMPI_Reduce_init_c, nil, errNotImplemented(fnMPI_Reduce_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Reduce_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_init_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Reduce_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Reduce_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Reduce_init_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Reduce_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_local
-func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op) (rc C.int) {
+func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local, &rc)
-	return raise(fnMPI_Reduce_local, nil, errNotImplemented(fnMPI_Reduce_local))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_local, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Reduce_local, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_local, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_local, nil, err)
+	}
+	if err := impl_MPI_Reduce_local_c(ctx, inbuf, inoutbuf, C.MPI_Count(count), datatype_Obj, op_Obj); err != nil {
+		return raise(fnMPI_Reduce_local, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_local_c
-func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op) (rc C.int) {
+func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local_c, &rc)
-	return raise(fnMPI_Reduce_local_c, nil, errNotImplemented(fnMPI_Reduce_local_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_local_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Reduce_local_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_local_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_local_c, nil, err)
+	}
+	if err := impl_MPI_Reduce_local_c(ctx, inbuf, inoutbuf, count, datatype_Obj, op_Obj); err != nil {
+		return raise(fnMPI_Reduce_local_c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter
-func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter, &rc)
-	return raise(fnMPI_Reduce_scatter, nil, errNotImplemented(fnMPI_Reduce_scatter))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter, nil, err)
+	}
+	if err := impl_MPI_Reduce_scatter(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Reduce_scatter, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter_block
-func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block, &rc)
-	return raise(fnMPI_Reduce_scatter_block, nil, errNotImplemented(fnMPI_Reduce_scatter_block))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter_block, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Reduce_scatter_block, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block, nil, err)
+	}
+	if err := impl_MPI_Reduce_scatter_block_c(ctx, sendbuf, recvbuf, C.MPI_Count(recvcount), datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Reduce_scatter_block, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter_block_c
-func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_c, &rc)
-	return raise(fnMPI_Reduce_scatter_block_c, nil, errNotImplemented(fnMPI_Reduce_scatter_block_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Reduce_scatter_block_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
+	}
+	if err := impl_MPI_Reduce_scatter_block_c(ctx, sendbuf, recvbuf, recvcount, datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Reduce_scatter_block_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter_block_init
-func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init, &rc)
-	return raise(fnMPI_Reduce_scatter_block_init, nil, errNotImplemented(fnMPI_Reduce_scatter_block_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Reduce_scatter_block_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Reduce_scatter_block_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Reduce_scatter_block_init_c(ctx, sendbuf, recvbuf, C.MPI_Count(recvcount), datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter_block_init_c
-func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init_c, &rc)
-	return raise(fnMPI_Reduce_scatter_block_init_c, nil, errNotImplemented(fnMPI_Reduce_scatter_block_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Reduce_scatter_block_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Reduce_scatter_block_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Reduce_scatter_block_init_c(ctx, sendbuf, recvbuf, recvcount, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Reduce_scatter_block_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter_c
-func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_c, &rc)
-	return raise(fnMPI_Reduce_scatter_c, nil, errNotImplemented(fnMPI_Reduce_scatter_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_c, nil, err)
+	}
+	if err := impl_MPI_Reduce_scatter_c(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Reduce_scatter_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter_init
-func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init, &rc)
-	return raise(fnMPI_Reduce_scatter_init, nil, errNotImplemented(fnMPI_Reduce_scatter_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter_init, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Reduce_scatter_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Reduce_scatter_init(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Reduce_scatter_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Reduce_scatter_init_c
-func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init_c, &rc)
-	return raise(fnMPI_Reduce_scatter_init_c, nil, errNotImplemented(fnMPI_Reduce_scatter_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Reduce_scatter_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Reduce_scatter_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Reduce_scatter_init_c(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Reduce_scatter_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Register_datarep
@@ -5698,13 +8398,13 @@ func mpixgo_MPI_Rget(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C
 }
 
 //export mpixgo_MPI_Rget_accumulate
-func mpixgo_MPI_Rget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Rget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rget_accumulate, &rc)
 	return raise(fnMPI_Rget_accumulate, nil, errNotImplemented(fnMPI_Rget_accumulate))
 }
 
 //export mpixgo_MPI_Rget_accumulate_c
-func mpixgo_MPI_Rget_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Rget_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rget_accumulate_c, &rc)
 	return raise(fnMPI_Rget_accumulate_c, nil, errNotImplemented(fnMPI_Rget_accumulate_c))
 }
@@ -5728,13 +8428,13 @@ func mpixgo_MPI_Rput_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count
 }
 
 //export mpixgo_MPI_Rraccumulate
-func mpixgo_MPI_Rraccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Rraccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rraccumulate, &rc)
 	return raise(fnMPI_Rraccumulate, nil, errNotImplemented(fnMPI_Rraccumulate))
 }
 
 //export mpixgo_MPI_Rrget_accumulate
-func mpixgo_MPI_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rrget_accumulate, &rc)
 	return raise(fnMPI_Rrget_accumulate, nil, errNotImplemented(fnMPI_Rrget_accumulate))
 }
@@ -5844,75 +8544,381 @@ func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 }
 
 //export mpixgo_MPI_Scan
-func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan, &rc)
-	return raise(fnMPI_Scan, nil, errNotImplemented(fnMPI_Scan))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scan, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Scan, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Scan, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Scan, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scan, nil, err)
+	}
+	if err := impl_MPI_Scan_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Scan, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scan_c
-func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
+func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_c, &rc)
-	return raise(fnMPI_Scan_c, nil, errNotImplemented(fnMPI_Scan_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scan_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Scan_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Scan_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Scan_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scan_c, nil, err)
+	}
+	if err := impl_MPI_Scan_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj); err != nil {
+		return raise(fnMPI_Scan_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scan_init
-func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init, &rc)
-	return raise(fnMPI_Scan_init, nil, errNotImplemented(fnMPI_Scan_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scan_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Scan_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Scan_init, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Scan_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scan_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Scan_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Scan_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Scan_init_c(ctx, sendbuf, recvbuf, C.MPI_Count(count), datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Scan_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scan_init_c
-func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
+func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init_c, &rc)
-	return raise(fnMPI_Scan_init_c, nil, errNotImplemented(fnMPI_Scan_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scan_init_c, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Scan_init_c, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Scan_init_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Scan_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scan_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Scan_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Scan_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Scan_init_c(ctx, sendbuf, recvbuf, count, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Scan_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatter
 func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter, &rc)
-	return raise(fnMPI_Scatter, nil, errNotImplemented(fnMPI_Scatter))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatter, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Scatter, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatter, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatter, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatter, nil, err)
+	}
+	if err := impl_MPI_Scatter_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Scatter, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatter_c
 func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_c, &rc)
-	return raise(fnMPI_Scatter_c, nil, errNotImplemented(fnMPI_Scatter_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatter_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Scatter_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatter_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatter_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatter_c, nil, err)
+	}
+	if err := impl_MPI_Scatter_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Scatter_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatter_init
 func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_init, &rc)
-	return raise(fnMPI_Scatter_init, nil, errNotImplemented(fnMPI_Scatter_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatter_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Scatter_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatter_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatter_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatter_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatter_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Scatter_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Scatter_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Scatter_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Scatter_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatter_init_c
 func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_init_c, &rc)
-	return raise(fnMPI_Scatter_init_c, nil, errNotImplemented(fnMPI_Scatter_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatter_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Scatter_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatter_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatter_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatter_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatter_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Scatter_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Scatter_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Scatter_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Scatter_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatterv
 func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv, &rc)
-	return raise(fnMPI_Scatterv, nil, errNotImplemented(fnMPI_Scatterv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatterv, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatterv, nil, err)
+	}
+	if err := impl_MPI_Scatterv(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Scatterv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatterv_c
 func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_c, &rc)
-	return raise(fnMPI_Scatterv_c, nil, errNotImplemented(fnMPI_Scatterv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatterv_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatterv_c, nil, err)
+	}
+	if err := impl_MPI_Scatterv_c(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+		return raise(fnMPI_Scatterv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatterv_init
 func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_init, &rc)
-	return raise(fnMPI_Scatterv_init, nil, errNotImplemented(fnMPI_Scatterv_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatterv_init, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatterv_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Scatterv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Scatterv_init(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Scatterv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Scatterv_init_c
 func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_init_c, &rc)
-	return raise(fnMPI_Scatterv_init_c, nil, errNotImplemented(fnMPI_Scatterv_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Scatterv_init_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Scatterv_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Scatterv_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Scatterv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Scatterv_init_c(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Scatterv_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Send

@@ -55,10 +55,14 @@ type Peer struct {
 	Node int // index of the host among the job's distinct hosts, in rank order
 }
 
-// proc is the process-wide runtime state.
+// proc is the process-wide runtime state. state is the world model's (MPI_Init /
+// MPI_Finalize); the library underneath (process manager, transports) runs while the
+// world model or any session uses it (users), and stops when the last one finishes.
 var proc struct {
 	state       atomic.Int32
-	mu          sync.Mutex // serializes Init and Finalize
+	lib         atomic.Int32 // the library's runState
+	users       int          // world model (while running) + live sessions
+	mu          sync.Mutex   // serializes Init, Finalize and sessions' init and finalize
 	threadLevel int
 	mainThread  uint64 // context serial of the thread that called MPI_Init
 	pmi         *pmi.Client
@@ -83,9 +87,10 @@ func Initialized() bool {
 // Finalized reports whether MPI_Finalize has completed.
 func Finalized() bool { return runState(proc.state.Load()) == stateFinalized }
 
-// CheckInitialized is the guard of every procedure that needs the world model.
+// CheckInitialized is the guard of every procedure that needs MPI running: through
+// the world model or a session.
 func CheckInitialized() error {
-	switch runState(proc.state.Load()) {
+	switch runState(proc.lib.Load()) {
 	case stateRunning:
 		return nil
 	case stateFinalized:
@@ -93,6 +98,9 @@ func CheckInitialized() error {
 	}
 	return Errorf(ErrOther, "called before MPI_Init")
 }
+
+// LibraryRunning reports whether MPI is usable now (world model or a session).
+func LibraryRunning() bool { return runState(proc.lib.Load()) == stateRunning }
 
 // ThreadLevel is the provided thread level.
 func ThreadLevel() int { return proc.threadLevel }
@@ -127,35 +135,54 @@ func Init(required int, mainSerial uint64) (provided int, err error) {
 	case stateFinalized:
 		return 0, Errorf(ErrOther, "MPI cannot be initialized again after MPI_Finalize")
 	}
-	proc.state.Store(int32(stateInitializing))
+	if err := acquireLibrary(required); err != nil {
+		return 0, err
+	}
+	proc.threadLevel = required
+	proc.mainThread = mainSerial
+	fillInfoEnv(CommWorld.Size, required)
+	proc.state.Store(int32(stateRunning))
+	return required, nil
+}
+
+// acquireLibrary starts the library for a new user (the world model or a session)
+// unless it runs already (under proc.mu).
+func acquireLibrary(threadLevel int) (err error) {
+	switch runState(proc.lib.Load()) {
+	case stateRunning:
+		proc.users++
+		return nil
+	case stateFinalized:
+		return Errorf(ErrOther, "MPI cannot start again once every session and the world model have finalized")
+	}
+	proc.lib.Store(int32(stateInitializing))
 	defer func() {
 		if err != nil {
 			proc.pmi = nil
-			proc.state.Store(int32(stateNone))
+			proc.lib.Store(int32(stateNone))
 		}
 	}()
 	proc.hostname, _ = os.Hostname()
 	if err := readConfig(); err != nil {
-		return 0, err
+		return err
 	}
 	client, err := pmi.Connect()
 	if err != nil {
-		return 0, Errorf(ErrOther, "cannot reach the process manager: %v", err)
+		return Errorf(ErrOther, "cannot reach the process manager: %v", err)
 	}
 	proc.pmi = client
 	if err := exchangeCards(client); err != nil {
-		return 0, err
+		return err
 	}
 	if err := startTransports(client, proc.peers); err != nil {
-		return 0, err
+		return err
 	}
 	size, rank := client.Size(), client.Rank()
 	setupPredefined(rank, size, engine)
-	proc.threadLevel = required
-	proc.mainThread = mainSerial
-	fillInfoEnv(size, required)
-	proc.state.Store(int32(stateRunning))
-	return required, nil
+	fillInfoEnv(size, threadLevel)
+	proc.users = 1
+	proc.lib.Store(int32(stateRunning))
+	return nil
 }
 
 // cardKey is the PMI key of a rank's card.
@@ -196,7 +223,23 @@ func Finalize() error {
 	proc.mu.Lock()
 	defer proc.mu.Unlock()
 	if runState(proc.state.Load()) != stateRunning {
-		return CheckInitialized()
+		if runState(proc.state.Load()) == stateFinalized {
+			return Errorf(ErrOther, "called after MPI_Finalize")
+		}
+		return Errorf(ErrOther, "called before MPI_Init")
+	}
+	if err := releaseLibrary(); err != nil {
+		return err
+	}
+	proc.state.Store(int32(stateFinalized))
+	return nil
+}
+
+// releaseLibrary ends one user's use of the library and stops it after the last
+// (under proc.mu).
+func releaseLibrary() error {
+	if proc.users--; proc.users > 0 {
+		return nil
 	}
 	// Messages still queued for the transports (buffered sends) leave first, then every
 	// process keeps progressing until all have finished communicating.
@@ -215,7 +258,7 @@ func Finalize() error {
 		return Errorf(ErrOther, "PMI finalize: %v", err)
 	}
 	engine.Close()
-	proc.state.Store(int32(stateFinalized))
+	proc.lib.Store(int32(stateFinalized))
 	return nil
 }
 

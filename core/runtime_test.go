@@ -73,6 +73,8 @@ func resetRuntime() {
 	proc.mu.Lock()
 	defer proc.mu.Unlock()
 	proc.state.Store(int32(stateNone))
+	proc.lib.Store(int32(stateNone))
+	proc.users = 0
 	proc.threadLevel, proc.mainThread = 0, 0
 	proc.pmi, proc.peers, proc.hostname = nil, nil, ""
 	CommWorld.Rank, CommWorld.Size, CommWorld.group, CommWorld.peers = 0, 0, nil, nil

@@ -21,11 +21,16 @@ type schedule struct {
 	cur    int
 	posted bool
 	reqs   []*Request
-	err    int // first error class
+	err    int   // first error class
+	fail   error // the first failed local step's error, for its message
 	req    *Request
 	// build, for persistent collectives, rebuilds the stages at each start; nil when
 	// the stages never change.
 	build func(s *schedule) error
+	// inserted collects the stages a running local step adds: they run right after
+	// it, before the stages that were already there.
+	inserting bool
+	inserted  []stage
 }
 
 type stage struct {
@@ -56,10 +61,22 @@ func newSchedule(c *Comm, tag int) *schedule { return &schedule{comm: c, tag: ta
 func (c *Comm) collTag() int { return -2 - int(c.collSeq.Add(1)&0x3fffffff) }
 
 func (s *schedule) last() *stage {
-	if len(s.stages) == 0 {
+	list := &s.stages
+	if s.inserting {
+		list = &s.inserted
+	}
+	if len(*list) == 0 {
+		*list = append(*list, stage{})
+	}
+	return &(*list)[len(*list)-1]
+}
+
+func (s *schedule) appendStage() {
+	if s.inserting {
+		s.inserted = append(s.inserted, stage{})
+	} else {
 		s.stages = append(s.stages, stage{})
 	}
-	return &s.stages[len(s.stages)-1]
 }
 
 // send adds a send to the current stage.
@@ -77,13 +94,13 @@ func (s *schedule) recv(peer int, buf unsafe.Pointer, count int64, t *datatype.T
 // then sets the current stage's local step and closes the stage.
 func (s *schedule) then(f func() error) {
 	s.last().local = f
-	s.stages = append(s.stages, stage{})
+	s.appendStage()
 }
 
 // next closes the current stage: what follows waits for its transfers.
 func (s *schedule) next() {
-	if len(s.stages) > 0 && (len(s.last().xfers) > 0 || s.last().local != nil) {
-		s.stages = append(s.stages, stage{})
+	if st := s.last(); len(st.xfers) > 0 || st.local != nil {
+		s.appendStage()
 	}
 }
 
@@ -110,8 +127,15 @@ func (s *schedule) advance(e *Engine) bool {
 		}
 		s.reqs = s.reqs[:0]
 		if st.local != nil && s.err == Success {
-			if err := st.local(); err != nil {
-				s.err = AsError(err).Class
+			s.inserting = true
+			err := st.local()
+			s.inserting = false
+			if err != nil {
+				s.err, s.fail = AsError(err).Class, err
+			}
+			if len(s.inserted) > 0 {
+				s.stages = append(s.stages[:s.cur+1], append(s.inserted, s.stages[s.cur+1:]...)...)
+				s.inserted = nil
 			}
 		}
 		s.cur++
@@ -158,7 +182,7 @@ func (s *schedule) post(e *Engine, st *stage) {
 // advances it from then on.
 func (s *schedule) start() error {
 	if s.build != nil {
-		s.stages, s.cur, s.posted, s.err = s.stages[:0], 0, false, Success
+		s.stages, s.cur, s.posted, s.err, s.fail = s.stages[:0], 0, false, Success, nil
 		if err := s.build(s); err != nil {
 			return err
 		}
@@ -216,6 +240,9 @@ func runColl(m CollMode, c *Comm, build func(s *schedule) error) (*Request, erro
 		}
 		st := s.req.status
 		putBlocking(s.req)
+		if s.fail != nil {
+			return nil, s.fail
+		}
 		if st.Error != Success {
 			return nil, Errorf(st.Error, "a transfer of the collective operation failed")
 		}

@@ -27,6 +27,7 @@ var anytime = map[string]bool{
 	"MPI_Add_error_code": true, "MPI_Add_error_string": true,
 	"MPI_Remove_error_class": true, "MPI_Remove_error_code": true, "MPI_Remove_error_string": true,
 	"MPI_Session_create_errhandler": true, "MPI_Session_call_errhandler": true,
+	"MPI_Session_init": true,
 	"MPI_Wtime": true, "MPI_Wtick": true,
 }
 
@@ -56,6 +57,7 @@ var resolvers = map[string]resolver{
 	"ERRHANDLER":   {"*core.Errhandler", "core.LookupErrhandler", false},
 	"INFO":         {"*core.Info", "core.LookupInfoOrNull", false},
 	"GROUP":        {"*core.Group", "core.LookupGroup", false},
+	"SESSION":      {"*core.Session", "core.LookupSession", true},
 	"OPERATION":    {"*op.Op", "op.Lookup", false},
 }
 
@@ -77,6 +79,7 @@ var noNullCheck = map[string]bool{
 // nullable lists output parameters that MPI allows to be NULL in some calls.
 var nullable = map[string]bool{
 	"MPI_Info_get_string.value": true, // with buflen 0: a size query
+	"MPI_Session_get_nth_pset.pset_name": true, // with pset_len 0: a size query
 }
 
 // nonNegative lists count kinds whose negative values are MPI_ERR_COUNT.

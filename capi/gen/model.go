@@ -127,7 +127,7 @@ func (f *Proc) callParams() []Param {
 // goKeywords are C parameter names that cannot be Go identifiers.
 var goKeywords = map[string]bool{"type": true, "func": true, "range": true, "map": true,
 	"chan": true, "select": true, "go": true, "defer": true, "package": true, "string": true,
-	"len": true, "new": true, "copy": true, "error": true, "datatype": true, "core": true}
+	"len": true, "new": true, "copy": true, "error": true, "datatype": true, "core": true, "op": true}
 
 // GoIdent is the parameter's name in Go.
 func (p Param) GoIdent() string {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package op
+
+const raceEnabled = false
