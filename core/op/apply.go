@@ -11,8 +11,9 @@ import (
 
 // ForeignKernel computes a predefined op (Max, Min, Sum, Prod, MinLoc or MaxLoc) on n
 // elements of a foreign kind, stride bytes apart; for LongDoubleInt the index is idx
-// bytes after the value. Operands may be unaligned.
-type ForeignKernel func(k Kind, f Foreign, in, inout unsafe.Pointer, n int64, stride, idx int64)
+// bytes after the value. Operands may be unaligned. It returns false for a
+// combination it has no kernel for.
+type ForeignKernel func(k Kind, f Foreign, in, inout unsafe.Pointer, n int64, stride, idx int64) bool
 
 var foreign atomic.Pointer[ForeignKernel]
 
@@ -127,7 +128,9 @@ func run(k Kind, l *leaf, in, inout unsafe.Pointer, n, stride, idx int64) error 
 		if fk == nil {
 			return errorf(ErrIntern, "%s on %s needs mpix's C kernels, which this program lacks", k, leafName(l))
 		}
-		(*fk)(k, f, in, inout, n, stride, idx)
+		if !(*fk)(k, f, in, inout, n, stride, idx) {
+			return errorf(ErrIntern, "mpix's C kernels cannot compute %s on %s", k, leafName(l))
+		}
 		return nil
 	}
 	if l.e.isPair() {

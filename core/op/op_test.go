@@ -673,8 +673,9 @@ func TestForeign(t *testing.T) {
 		n, stride, idx int64
 	}
 	var calls []call
-	SetForeignKernel(func(k Kind, f Foreign, in, inout unsafe.Pointer, n, stride, idx int64) {
+	SetForeignKernel(func(k Kind, f Foreign, in, inout unsafe.Pointer, n, stride, idx int64) bool {
 		calls = append(calls, call{k, f, n, stride, idx})
+		return k != Land
 	})
 	defer foreign.Store(nil)
 	must := mustType(t)
@@ -700,6 +701,10 @@ func TestForeign(t *testing.T) {
 		if len(calls) != 1 || calls[0] != c.want {
 			t.Errorf("%s on %s: calls %v, want %v", Predefined(c.k), typeName(c.ty), calls, c.want)
 		}
+	}
+	// A kernel that refuses is an internal error, not a crash.
+	if err := run(Land, predefinedLeaf(tLD.Handle()), p, p, 1, 16, 0); classOf(err) != ErrIntern {
+		t.Errorf("refused by the kernel: %v, want MPI_ERR_INTERN", err)
 	}
 }
 
