@@ -16,8 +16,11 @@ MPI_F08_status *MPI_F08_STATUS_IGNORE = &MPIR_F08_MPI_STATUS_IGNORE_OBJ;
 MPI_F08_status *MPI_F08_STATUSES_IGNORE = MPIR_F08_MPI_STATUSES_IGNORE_OBJ;
 int MPIR_F08_MPI_IN_PLACE;
 int MPIR_F08_MPI_BOTTOM;
-/* No pvar handle is ever at address 1. */
-struct MPIR_T_pvar_handle_s * const MPI_T_PVAR_ALL_HANDLES = (struct MPIR_T_pvar_handle_s *)1;
+/* The address of an object of ours, so no pvar handle ever equals it. Not a small
+ * integer such as 1: handles reach Go as pointer-typed arguments, and the Go runtime
+ * aborts when it finds a value below 4096 in a pointer slot while moving a stack. */
+static char all_pvar_handles;
+struct MPIR_T_pvar_handle_s * const MPI_T_PVAR_ALL_HANDLES = (struct MPIR_T_pvar_handle_s *)&all_pvar_handles;
 
 /* MPIR_Dup_fn is the attribute copy callback behind MPI_COMM_DUP_FN and friends:
  * the new attribute gets the same value. */

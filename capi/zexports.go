@@ -1550,6 +1550,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Group_difference:             true,
 	fnMPI_Group_excl:                   true,
 	fnMPI_Group_free:                   true,
+	fnMPI_Group_from_session_pset:      true,
 	fnMPI_Group_incl:                   true,
 	fnMPI_Group_intersection:           true,
 	fnMPI_Group_range_excl:             true,
@@ -1698,6 +1699,18 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Sendrecv_c:                   true,
 	fnMPI_Sendrecv_replace:             true,
 	fnMPI_Sendrecv_replace_c:           true,
+	fnMPI_Session_c2f:                  true,
+	fnMPI_Session_call_errhandler:      true,
+	fnMPI_Session_create_errhandler:    true,
+	fnMPI_Session_f2c:                  true,
+	fnMPI_Session_finalize:             true,
+	fnMPI_Session_get_errhandler:       true,
+	fnMPI_Session_get_info:             true,
+	fnMPI_Session_get_nth_pset:         true,
+	fnMPI_Session_get_num_psets:        true,
+	fnMPI_Session_get_pset_info:        true,
+	fnMPI_Session_init:                 true,
+	fnMPI_Session_set_errhandler:       true,
 	fnMPI_Ssend:                        true,
 	fnMPI_Ssend_c:                      true,
 	fnMPI_Ssend_init:                   true,
@@ -1713,6 +1726,37 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Status_set_error:             true,
 	fnMPI_Status_set_source:            true,
 	fnMPI_Status_set_tag:               true,
+	fnMPI_T_category_changed:           true,
+	fnMPI_T_category_get_categories:    true,
+	fnMPI_T_category_get_cvars:         true,
+	fnMPI_T_category_get_events:        true,
+	fnMPI_T_category_get_index:         true,
+	fnMPI_T_category_get_info:          true,
+	fnMPI_T_category_get_num:           true,
+	fnMPI_T_category_get_num_events:    true,
+	fnMPI_T_category_get_pvars:         true,
+	fnMPI_T_cvar_get_index:             true,
+	fnMPI_T_cvar_get_info:              true,
+	fnMPI_T_cvar_get_num:               true,
+	fnMPI_T_cvar_handle_alloc:          true,
+	fnMPI_T_cvar_handle_free:           true,
+	fnMPI_T_cvar_read:                  true,
+	fnMPI_T_cvar_write:                 true,
+	fnMPI_T_finalize:                   true,
+	fnMPI_T_init_thread:                true,
+	fnMPI_T_pvar_get_index:             true,
+	fnMPI_T_pvar_get_info:              true,
+	fnMPI_T_pvar_get_num:               true,
+	fnMPI_T_pvar_handle_alloc:          true,
+	fnMPI_T_pvar_handle_free:           true,
+	fnMPI_T_pvar_read:                  true,
+	fnMPI_T_pvar_readreset:             true,
+	fnMPI_T_pvar_reset:                 true,
+	fnMPI_T_pvar_session_create:        true,
+	fnMPI_T_pvar_session_free:          true,
+	fnMPI_T_pvar_start:                 true,
+	fnMPI_T_pvar_stop:                  true,
+	fnMPI_T_pvar_write:                 true,
 	fnMPI_Test:                         true,
 	fnMPI_Test_cancelled:               true,
 	fnMPI_Testall:                      true,
@@ -5220,7 +5264,23 @@ func mpixgo_MPI_Group_free(ctx *C.mpix_ctx, group *C.MPI_Group) (rc C.int) {
 //export mpixgo_MPI_Group_from_session_pset
 func mpixgo_MPI_Group_from_session_pset(ctx *C.mpix_ctx, session C.MPI_Session, pset_name *C.char, newgroup *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Group_from_session_pset, &rc)
-	return raise(fnMPI_Group_from_session_pset, nil, errNotImplemented(fnMPI_Group_from_session_pset))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Group_from_session_pset, nil, err)
+	}
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Group_from_session_pset, nil, err)
+	}
+	if pset_name == nil {
+		return raise(fnMPI_Group_from_session_pset, sessionObj, core.Errorf(core.ErrArg, "pset_name must not be NULL"))
+	}
+	if newgroup == nil {
+		return raise(fnMPI_Group_from_session_pset, sessionObj, core.Errorf(core.ErrArg, "newgroup must not be NULL"))
+	}
+	if err := impl_MPI_Group_from_session_pset(ctx, sessionObj, pset_name, newgroup); err != nil {
+		return raise(fnMPI_Group_from_session_pset, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_incl
@@ -9140,20 +9200,36 @@ func mpixgo_MPI_Session_attach_buffer_c(ctx *C.mpix_ctx, session C.MPI_Session, 
 //export mpixgo_MPI_Session_c2f
 func mpixgo_MPI_Session_c2f(ctx *C.mpix_ctx, session C.MPI_Session) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Session_c2f)
-	raise(fnMPI_Session_c2f, nil, errNotImplemented(fnMPI_Session_c2f))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Session_c2f, nil, err)
+		return
+	}
+	return impl_MPI_Session_c2f(ctx, session)
 }
 
 //export mpixgo_MPI_Session_call_errhandler
 func mpixgo_MPI_Session_call_errhandler(ctx *C.mpix_ctx, session C.MPI_Session, errorcode C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Session_call_errhandler, &rc)
-	return raise(fnMPI_Session_call_errhandler, nil, errNotImplemented(fnMPI_Session_call_errhandler))
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Session_call_errhandler, nil, err)
+	}
+	if err := impl_MPI_Session_call_errhandler(ctx, sessionObj, errorcode); err != nil {
+		return raise(fnMPI_Session_call_errhandler, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_create_errhandler
 func mpixgo_MPI_Session_create_errhandler(ctx *C.mpix_ctx, session_errhandler_fn unsafe.Pointer, errhandler *C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_Session_create_errhandler, &rc)
-	return raise(fnMPI_Session_create_errhandler, nil, errNotImplemented(fnMPI_Session_create_errhandler))
+	if errhandler == nil {
+		return raise(fnMPI_Session_create_errhandler, nil, core.Errorf(core.ErrArg, "errhandler must not be NULL"))
+	}
+	if err := impl_MPI_Session_create_errhandler(ctx, session_errhandler_fn, errhandler); err != nil {
+		return raise(fnMPI_Session_create_errhandler, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_detach_buffer
@@ -9171,14 +9247,26 @@ func mpixgo_MPI_Session_detach_buffer_c(ctx *C.mpix_ctx, session C.MPI_Session, 
 //export mpixgo_MPI_Session_f2c
 func mpixgo_MPI_Session_f2c(ctx *C.mpix_ctx, session C.MPI_Fint) (rc C.MPI_Session) {
 	defer recoverValue(fnMPI_Session_f2c)
-	raise(fnMPI_Session_f2c, nil, errNotImplemented(fnMPI_Session_f2c))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Session_f2c, nil, err)
+		return
+	}
+	return impl_MPI_Session_f2c(ctx, session)
 }
 
 //export mpixgo_MPI_Session_finalize
 func mpixgo_MPI_Session_finalize(ctx *C.mpix_ctx, session *C.MPI_Session) (rc C.int) {
 	defer recoverCall(fnMPI_Session_finalize, &rc)
-	return raise(fnMPI_Session_finalize, nil, errNotImplemented(fnMPI_Session_finalize))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Session_finalize, nil, err)
+	}
+	if session == nil {
+		return raise(fnMPI_Session_finalize, nil, core.Errorf(core.ErrArg, "session must not be NULL"))
+	}
+	if err := impl_MPI_Session_finalize(ctx, session); err != nil {
+		return raise(fnMPI_Session_finalize, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_flush_buffer
@@ -9190,31 +9278,107 @@ func mpixgo_MPI_Session_flush_buffer(ctx *C.mpix_ctx, session C.MPI_Session) (rc
 //export mpixgo_MPI_Session_get_errhandler
 func mpixgo_MPI_Session_get_errhandler(ctx *C.mpix_ctx, session C.MPI_Session, errhandler *C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_Session_get_errhandler, &rc)
-	return raise(fnMPI_Session_get_errhandler, nil, errNotImplemented(fnMPI_Session_get_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Session_get_errhandler, nil, err)
+	}
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Session_get_errhandler, nil, err)
+	}
+	if errhandler == nil {
+		return raise(fnMPI_Session_get_errhandler, sessionObj, core.Errorf(core.ErrArg, "errhandler must not be NULL"))
+	}
+	if err := impl_MPI_Session_get_errhandler(ctx, sessionObj, errhandler); err != nil {
+		return raise(fnMPI_Session_get_errhandler, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_get_info
 func mpixgo_MPI_Session_get_info(ctx *C.mpix_ctx, session C.MPI_Session, info_used *C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_Session_get_info, &rc)
-	return raise(fnMPI_Session_get_info, nil, errNotImplemented(fnMPI_Session_get_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Session_get_info, nil, err)
+	}
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Session_get_info, nil, err)
+	}
+	if info_used == nil {
+		return raise(fnMPI_Session_get_info, sessionObj, core.Errorf(core.ErrArg, "info_used must not be NULL"))
+	}
+	if err := impl_MPI_Session_get_info(ctx, sessionObj, info_used); err != nil {
+		return raise(fnMPI_Session_get_info, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_get_nth_pset
 func mpixgo_MPI_Session_get_nth_pset(ctx *C.mpix_ctx, session C.MPI_Session, info C.MPI_Info, n C.int, pset_len *C.int, pset_name *C.char) (rc C.int) {
 	defer recoverCall(fnMPI_Session_get_nth_pset, &rc)
-	return raise(fnMPI_Session_get_nth_pset, nil, errNotImplemented(fnMPI_Session_get_nth_pset))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Session_get_nth_pset, nil, err)
+	}
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Session_get_nth_pset, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Session_get_nth_pset, sessionObj, err)
+	}
+	if pset_len == nil {
+		return raise(fnMPI_Session_get_nth_pset, sessionObj, core.Errorf(core.ErrArg, "pset_len must not be NULL"))
+	}
+	if err := impl_MPI_Session_get_nth_pset(ctx, sessionObj, infoObj, n, pset_len, pset_name); err != nil {
+		return raise(fnMPI_Session_get_nth_pset, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_get_num_psets
 func mpixgo_MPI_Session_get_num_psets(ctx *C.mpix_ctx, session C.MPI_Session, info C.MPI_Info, npset_names *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Session_get_num_psets, &rc)
-	return raise(fnMPI_Session_get_num_psets, nil, errNotImplemented(fnMPI_Session_get_num_psets))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Session_get_num_psets, nil, err)
+	}
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Session_get_num_psets, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Session_get_num_psets, sessionObj, err)
+	}
+	if npset_names == nil {
+		return raise(fnMPI_Session_get_num_psets, sessionObj, core.Errorf(core.ErrArg, "npset_names must not be NULL"))
+	}
+	if err := impl_MPI_Session_get_num_psets(ctx, sessionObj, infoObj, npset_names); err != nil {
+		return raise(fnMPI_Session_get_num_psets, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_get_pset_info
 func mpixgo_MPI_Session_get_pset_info(ctx *C.mpix_ctx, session C.MPI_Session, pset_name *C.char, info *C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_Session_get_pset_info, &rc)
-	return raise(fnMPI_Session_get_pset_info, nil, errNotImplemented(fnMPI_Session_get_pset_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Session_get_pset_info, nil, err)
+	}
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Session_get_pset_info, nil, err)
+	}
+	if pset_name == nil {
+		return raise(fnMPI_Session_get_pset_info, sessionObj, core.Errorf(core.ErrArg, "pset_name must not be NULL"))
+	}
+	if info == nil {
+		return raise(fnMPI_Session_get_pset_info, sessionObj, core.Errorf(core.ErrArg, "info must not be NULL"))
+	}
+	if err := impl_MPI_Session_get_pset_info(ctx, sessionObj, pset_name, info); err != nil {
+		return raise(fnMPI_Session_get_pset_info, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_iflush_buffer
@@ -9226,13 +9390,41 @@ func mpixgo_MPI_Session_iflush_buffer(ctx *C.mpix_ctx, session C.MPI_Session, re
 //export mpixgo_MPI_Session_init
 func mpixgo_MPI_Session_init(ctx *C.mpix_ctx, info C.MPI_Info, errhandler C.MPI_Errhandler, session *C.MPI_Session) (rc C.int) {
 	defer recoverCall(fnMPI_Session_init, &rc)
-	return raise(fnMPI_Session_init, nil, errNotImplemented(fnMPI_Session_init))
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Session_init, nil, err)
+	}
+	errhandlerObj, err := core.LookupErrhandler(int32(errhandler))
+	if err != nil {
+		return raise(fnMPI_Session_init, nil, err)
+	}
+	if session == nil {
+		return raise(fnMPI_Session_init, nil, core.Errorf(core.ErrArg, "session must not be NULL"))
+	}
+	if err := impl_MPI_Session_init(ctx, infoObj, errhandlerObj, session); err != nil {
+		return raise(fnMPI_Session_init, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Session_set_errhandler
 func mpixgo_MPI_Session_set_errhandler(ctx *C.mpix_ctx, session C.MPI_Session, errhandler C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_Session_set_errhandler, &rc)
-	return raise(fnMPI_Session_set_errhandler, nil, errNotImplemented(fnMPI_Session_set_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Session_set_errhandler, nil, err)
+	}
+	sessionObj, err := core.LookupSession(int32(session))
+	if err != nil {
+		return raise(fnMPI_Session_set_errhandler, nil, err)
+	}
+	errhandlerObj, err := core.LookupErrhandler(int32(errhandler))
+	if err != nil {
+		return raise(fnMPI_Session_set_errhandler, sessionObj, err)
+	}
+	if err := impl_MPI_Session_set_errhandler(ctx, sessionObj, errhandlerObj); err != nil {
+		return raise(fnMPI_Session_set_errhandler, sessionObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ssend
@@ -9524,97 +9716,178 @@ func mpixgo_MPI_Status_set_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag C.int)
 //export mpixgo_MPI_T_category_changed
 func mpixgo_MPI_T_category_changed(ctx *C.mpix_ctx, update_number *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_changed, &rc)
-	return raise(fnMPI_T_category_changed, nil, errNotImplemented(fnMPI_T_category_changed))
+	if update_number == nil {
+		return raise(fnMPI_T_category_changed, nil, core.Errorf(C.MPI_T_ERR_INVALID, "update_number must not be NULL"))
+	}
+	if err := impl_MPI_T_category_changed(ctx, update_number); err != nil {
+		return raise(fnMPI_T_category_changed, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_categories
 func mpixgo_MPI_T_category_get_categories(ctx *C.mpix_ctx, cat_index C.int, len_ C.int, indices *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_categories, &rc)
-	return raise(fnMPI_T_category_get_categories, nil, errNotImplemented(fnMPI_T_category_get_categories))
+	if err := impl_MPI_T_category_get_categories(ctx, cat_index, len_, indices); err != nil {
+		return raise(fnMPI_T_category_get_categories, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_cvars
 func mpixgo_MPI_T_category_get_cvars(ctx *C.mpix_ctx, cat_index C.int, len_ C.int, indices *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_cvars, &rc)
-	return raise(fnMPI_T_category_get_cvars, nil, errNotImplemented(fnMPI_T_category_get_cvars))
+	if err := impl_MPI_T_category_get_cvars(ctx, cat_index, len_, indices); err != nil {
+		return raise(fnMPI_T_category_get_cvars, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_events
 func mpixgo_MPI_T_category_get_events(ctx *C.mpix_ctx, cat_index C.int, len_ C.int, indices *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_events, &rc)
-	return raise(fnMPI_T_category_get_events, nil, errNotImplemented(fnMPI_T_category_get_events))
+	if err := impl_MPI_T_category_get_events(ctx, cat_index, len_, indices); err != nil {
+		return raise(fnMPI_T_category_get_events, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_index
 func mpixgo_MPI_T_category_get_index(ctx *C.mpix_ctx, name *C.char, cat_index *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_index, &rc)
-	return raise(fnMPI_T_category_get_index, nil, errNotImplemented(fnMPI_T_category_get_index))
+	if name == nil {
+		return raise(fnMPI_T_category_get_index, nil, core.Errorf(C.MPI_T_ERR_INVALID, "name must not be NULL"))
+	}
+	if cat_index == nil {
+		return raise(fnMPI_T_category_get_index, nil, core.Errorf(C.MPI_T_ERR_INVALID, "cat_index must not be NULL"))
+	}
+	if err := impl_MPI_T_category_get_index(ctx, name, cat_index); err != nil {
+		return raise(fnMPI_T_category_get_index, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_info
 func mpixgo_MPI_T_category_get_info(ctx *C.mpix_ctx, cat_index C.int, name *C.char, name_len *C.int, desc *C.char, desc_len *C.int, num_cvars *C.int, num_pvars *C.int, num_categories *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_info, &rc)
-	return raise(fnMPI_T_category_get_info, nil, errNotImplemented(fnMPI_T_category_get_info))
+	if err := impl_MPI_T_category_get_info(ctx, cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories); err != nil {
+		return raise(fnMPI_T_category_get_info, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_num
 func mpixgo_MPI_T_category_get_num(ctx *C.mpix_ctx, num_cat *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_num, &rc)
-	return raise(fnMPI_T_category_get_num, nil, errNotImplemented(fnMPI_T_category_get_num))
+	if num_cat == nil {
+		return raise(fnMPI_T_category_get_num, nil, core.Errorf(C.MPI_T_ERR_INVALID, "num_cat must not be NULL"))
+	}
+	if err := impl_MPI_T_category_get_num(ctx, num_cat); err != nil {
+		return raise(fnMPI_T_category_get_num, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_num_events
 func mpixgo_MPI_T_category_get_num_events(ctx *C.mpix_ctx, cat_index C.int, num_events *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_num_events, &rc)
-	return raise(fnMPI_T_category_get_num_events, nil, errNotImplemented(fnMPI_T_category_get_num_events))
+	if num_events == nil {
+		return raise(fnMPI_T_category_get_num_events, nil, core.Errorf(C.MPI_T_ERR_INVALID, "num_events must not be NULL"))
+	}
+	if err := impl_MPI_T_category_get_num_events(ctx, cat_index, num_events); err != nil {
+		return raise(fnMPI_T_category_get_num_events, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_category_get_pvars
 func mpixgo_MPI_T_category_get_pvars(ctx *C.mpix_ctx, cat_index C.int, len_ C.int, indices *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_category_get_pvars, &rc)
-	return raise(fnMPI_T_category_get_pvars, nil, errNotImplemented(fnMPI_T_category_get_pvars))
+	if err := impl_MPI_T_category_get_pvars(ctx, cat_index, len_, indices); err != nil {
+		return raise(fnMPI_T_category_get_pvars, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_cvar_get_index
 func mpixgo_MPI_T_cvar_get_index(ctx *C.mpix_ctx, name *C.char, cvar_index *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_get_index, &rc)
-	return raise(fnMPI_T_cvar_get_index, nil, errNotImplemented(fnMPI_T_cvar_get_index))
+	if name == nil {
+		return raise(fnMPI_T_cvar_get_index, nil, core.Errorf(C.MPI_T_ERR_INVALID, "name must not be NULL"))
+	}
+	if cvar_index == nil {
+		return raise(fnMPI_T_cvar_get_index, nil, core.Errorf(C.MPI_T_ERR_INVALID, "cvar_index must not be NULL"))
+	}
+	if err := impl_MPI_T_cvar_get_index(ctx, name, cvar_index); err != nil {
+		return raise(fnMPI_T_cvar_get_index, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_cvar_get_info
 func mpixgo_MPI_T_cvar_get_info(ctx *C.mpix_ctx, cvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, datatype_ *C.MPI_Datatype, enumtype *C.MPI_T_enum, desc *C.char, desc_len *C.int, bind *C.int, scope *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_get_info, &rc)
-	return raise(fnMPI_T_cvar_get_info, nil, errNotImplemented(fnMPI_T_cvar_get_info))
+	if err := impl_MPI_T_cvar_get_info(ctx, cvar_index, name, name_len, verbosity, datatype_, enumtype, desc, desc_len, bind, scope); err != nil {
+		return raise(fnMPI_T_cvar_get_info, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_cvar_get_num
 func mpixgo_MPI_T_cvar_get_num(ctx *C.mpix_ctx, num_cvar *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_get_num, &rc)
-	return raise(fnMPI_T_cvar_get_num, nil, errNotImplemented(fnMPI_T_cvar_get_num))
+	if num_cvar == nil {
+		return raise(fnMPI_T_cvar_get_num, nil, core.Errorf(C.MPI_T_ERR_INVALID, "num_cvar must not be NULL"))
+	}
+	if err := impl_MPI_T_cvar_get_num(ctx, num_cvar); err != nil {
+		return raise(fnMPI_T_cvar_get_num, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_cvar_handle_alloc
 func mpixgo_MPI_T_cvar_handle_alloc(ctx *C.mpix_ctx, cvar_index C.int, obj_handle unsafe.Pointer, handle *C.MPI_T_cvar_handle, count *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_handle_alloc, &rc)
-	return raise(fnMPI_T_cvar_handle_alloc, nil, errNotImplemented(fnMPI_T_cvar_handle_alloc))
+	if handle == nil {
+		return raise(fnMPI_T_cvar_handle_alloc, nil, core.Errorf(C.MPI_T_ERR_INVALID, "handle must not be NULL"))
+	}
+	if count == nil {
+		return raise(fnMPI_T_cvar_handle_alloc, nil, core.Errorf(C.MPI_T_ERR_INVALID, "count must not be NULL"))
+	}
+	if err := impl_MPI_T_cvar_handle_alloc(ctx, cvar_index, obj_handle, handle, count); err != nil {
+		return raise(fnMPI_T_cvar_handle_alloc, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_cvar_handle_free
 func mpixgo_MPI_T_cvar_handle_free(ctx *C.mpix_ctx, handle *C.MPI_T_cvar_handle) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_handle_free, &rc)
-	return raise(fnMPI_T_cvar_handle_free, nil, errNotImplemented(fnMPI_T_cvar_handle_free))
+	if handle == nil {
+		return raise(fnMPI_T_cvar_handle_free, nil, core.Errorf(C.MPI_T_ERR_INVALID, "handle must not be NULL"))
+	}
+	if err := impl_MPI_T_cvar_handle_free(ctx, handle); err != nil {
+		return raise(fnMPI_T_cvar_handle_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_cvar_read
 func mpixgo_MPI_T_cvar_read(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_read, &rc)
-	return raise(fnMPI_T_cvar_read, nil, errNotImplemented(fnMPI_T_cvar_read))
+	if err := impl_MPI_T_cvar_read(ctx, handle, buf); err != nil {
+		return raise(fnMPI_T_cvar_read, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_cvar_write
 func mpixgo_MPI_T_cvar_write(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_write, &rc)
-	return raise(fnMPI_T_cvar_write, nil, errNotImplemented(fnMPI_T_cvar_write))
+	if err := impl_MPI_T_cvar_write(ctx, handle, buf); err != nil {
+		return raise(fnMPI_T_cvar_write, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_enum_get_info
@@ -9722,91 +9995,163 @@ func mpixgo_MPI_T_event_set_dropped_handler(ctx *C.mpix_ctx, event_registration 
 //export mpixgo_MPI_T_finalize
 func mpixgo_MPI_T_finalize(ctx *C.mpix_ctx) (rc C.int) {
 	defer recoverCall(fnMPI_T_finalize, &rc)
-	return raise(fnMPI_T_finalize, nil, errNotImplemented(fnMPI_T_finalize))
+	if err := impl_MPI_T_finalize(ctx); err != nil {
+		return raise(fnMPI_T_finalize, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_init_thread
 func mpixgo_MPI_T_init_thread(ctx *C.mpix_ctx, required C.int, provided *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_init_thread, &rc)
-	return raise(fnMPI_T_init_thread, nil, errNotImplemented(fnMPI_T_init_thread))
+	if provided == nil {
+		return raise(fnMPI_T_init_thread, nil, core.Errorf(C.MPI_T_ERR_INVALID, "provided must not be NULL"))
+	}
+	if err := impl_MPI_T_init_thread(ctx, required, provided); err != nil {
+		return raise(fnMPI_T_init_thread, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_get_index
 func mpixgo_MPI_T_pvar_get_index(ctx *C.mpix_ctx, name *C.char, var_class C.int, pvar_index *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_get_index, &rc)
-	return raise(fnMPI_T_pvar_get_index, nil, errNotImplemented(fnMPI_T_pvar_get_index))
+	if name == nil {
+		return raise(fnMPI_T_pvar_get_index, nil, core.Errorf(C.MPI_T_ERR_INVALID, "name must not be NULL"))
+	}
+	if pvar_index == nil {
+		return raise(fnMPI_T_pvar_get_index, nil, core.Errorf(C.MPI_T_ERR_INVALID, "pvar_index must not be NULL"))
+	}
+	if err := impl_MPI_T_pvar_get_index(ctx, name, var_class, pvar_index); err != nil {
+		return raise(fnMPI_T_pvar_get_index, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_get_info
 func mpixgo_MPI_T_pvar_get_info(ctx *C.mpix_ctx, pvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, var_class *C.int, datatype_ *C.MPI_Datatype, enumtype *C.MPI_T_enum, desc *C.char, desc_len *C.int, bind *C.int, readonly *C.int, continuous *C.int, atomic *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_get_info, &rc)
-	return raise(fnMPI_T_pvar_get_info, nil, errNotImplemented(fnMPI_T_pvar_get_info))
+	if err := impl_MPI_T_pvar_get_info(ctx, pvar_index, name, name_len, verbosity, var_class, datatype_, enumtype, desc, desc_len, bind, readonly, continuous, atomic); err != nil {
+		return raise(fnMPI_T_pvar_get_info, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_get_num
 func mpixgo_MPI_T_pvar_get_num(ctx *C.mpix_ctx, num_pvar *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_get_num, &rc)
-	return raise(fnMPI_T_pvar_get_num, nil, errNotImplemented(fnMPI_T_pvar_get_num))
+	if num_pvar == nil {
+		return raise(fnMPI_T_pvar_get_num, nil, core.Errorf(C.MPI_T_ERR_INVALID, "num_pvar must not be NULL"))
+	}
+	if err := impl_MPI_T_pvar_get_num(ctx, num_pvar); err != nil {
+		return raise(fnMPI_T_pvar_get_num, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_handle_alloc
 func mpixgo_MPI_T_pvar_handle_alloc(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, pvar_index C.int, obj_handle unsafe.Pointer, handle *C.MPI_T_pvar_handle, count *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_handle_alloc, &rc)
-	return raise(fnMPI_T_pvar_handle_alloc, nil, errNotImplemented(fnMPI_T_pvar_handle_alloc))
+	if handle == nil {
+		return raise(fnMPI_T_pvar_handle_alloc, nil, core.Errorf(C.MPI_T_ERR_INVALID, "handle must not be NULL"))
+	}
+	if count == nil {
+		return raise(fnMPI_T_pvar_handle_alloc, nil, core.Errorf(C.MPI_T_ERR_INVALID, "count must not be NULL"))
+	}
+	if err := impl_MPI_T_pvar_handle_alloc(ctx, pe_session, pvar_index, obj_handle, handle, count); err != nil {
+		return raise(fnMPI_T_pvar_handle_alloc, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_handle_free
 func mpixgo_MPI_T_pvar_handle_free(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle *C.MPI_T_pvar_handle) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_handle_free, &rc)
-	return raise(fnMPI_T_pvar_handle_free, nil, errNotImplemented(fnMPI_T_pvar_handle_free))
+	if handle == nil {
+		return raise(fnMPI_T_pvar_handle_free, nil, core.Errorf(C.MPI_T_ERR_INVALID, "handle must not be NULL"))
+	}
+	if err := impl_MPI_T_pvar_handle_free(ctx, pe_session, handle); err != nil {
+		return raise(fnMPI_T_pvar_handle_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_read
 func mpixgo_MPI_T_pvar_read(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_read, &rc)
-	return raise(fnMPI_T_pvar_read, nil, errNotImplemented(fnMPI_T_pvar_read))
+	if err := impl_MPI_T_pvar_read(ctx, pe_session, handle, buf); err != nil {
+		return raise(fnMPI_T_pvar_read, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_readreset
 func mpixgo_MPI_T_pvar_readreset(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_readreset, &rc)
-	return raise(fnMPI_T_pvar_readreset, nil, errNotImplemented(fnMPI_T_pvar_readreset))
+	if err := impl_MPI_T_pvar_readreset(ctx, pe_session, handle, buf); err != nil {
+		return raise(fnMPI_T_pvar_readreset, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_reset
 func mpixgo_MPI_T_pvar_reset(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_reset, &rc)
-	return raise(fnMPI_T_pvar_reset, nil, errNotImplemented(fnMPI_T_pvar_reset))
+	if err := impl_MPI_T_pvar_reset(ctx, pe_session, handle); err != nil {
+		return raise(fnMPI_T_pvar_reset, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_session_create
 func mpixgo_MPI_T_pvar_session_create(ctx *C.mpix_ctx, pe_session *C.MPI_T_pvar_session) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_session_create, &rc)
-	return raise(fnMPI_T_pvar_session_create, nil, errNotImplemented(fnMPI_T_pvar_session_create))
+	if pe_session == nil {
+		return raise(fnMPI_T_pvar_session_create, nil, core.Errorf(C.MPI_T_ERR_INVALID, "pe_session must not be NULL"))
+	}
+	if err := impl_MPI_T_pvar_session_create(ctx, pe_session); err != nil {
+		return raise(fnMPI_T_pvar_session_create, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_session_free
 func mpixgo_MPI_T_pvar_session_free(ctx *C.mpix_ctx, pe_session *C.MPI_T_pvar_session) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_session_free, &rc)
-	return raise(fnMPI_T_pvar_session_free, nil, errNotImplemented(fnMPI_T_pvar_session_free))
+	if pe_session == nil {
+		return raise(fnMPI_T_pvar_session_free, nil, core.Errorf(C.MPI_T_ERR_INVALID, "pe_session must not be NULL"))
+	}
+	if err := impl_MPI_T_pvar_session_free(ctx, pe_session); err != nil {
+		return raise(fnMPI_T_pvar_session_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_start
 func mpixgo_MPI_T_pvar_start(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_start, &rc)
-	return raise(fnMPI_T_pvar_start, nil, errNotImplemented(fnMPI_T_pvar_start))
+	if err := impl_MPI_T_pvar_start(ctx, pe_session, handle); err != nil {
+		return raise(fnMPI_T_pvar_start, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_stop
 func mpixgo_MPI_T_pvar_stop(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_stop, &rc)
-	return raise(fnMPI_T_pvar_stop, nil, errNotImplemented(fnMPI_T_pvar_stop))
+	if err := impl_MPI_T_pvar_stop(ctx, pe_session, handle); err != nil {
+		return raise(fnMPI_T_pvar_stop, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_pvar_write
 func mpixgo_MPI_T_pvar_write(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_write, &rc)
-	return raise(fnMPI_T_pvar_write, nil, errNotImplemented(fnMPI_T_pvar_write))
+	if err := impl_MPI_T_pvar_write(ctx, pe_session, handle, buf); err != nil {
+		return raise(fnMPI_T_pvar_write, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_T_source_get_info

@@ -3,16 +3,16 @@ package core
 import (
 	"encoding/hex"
 	"fmt"
-	"os"
-	"strconv"
 
+	"mpix/core/cvar"
 	"mpix/core/pmi"
 	"mpix/ofi"
 	"mpix/shm"
 	"mpix/transport"
 )
 
-// Config holds the MPIX_* settings read at MPI_Init.
+// Config holds the MPIX_* settings read at MPI_Init. The knobs themselves live in
+// core/cvar, the single registry that MPI_T shows; Config is their value for this run.
 type Config struct {
 	SHM         bool   // MPIX_SHM: use shared memory between processes of a node (default 1)
 	OFIProvider string // MPIX_OFI_PROVIDER: libfabric provider ("" = best available)
@@ -22,23 +22,14 @@ type Config struct {
 // Settings is the configuration in effect.
 var Settings = Config{SHM: true, SpinPolls: 200}
 
-// readConfig applies the environment to Settings.
+// readConfig reads the knobs (from the environment, or as MPI_T set them before
+// MPI_Init) into Settings. From here on MPI_T can no longer change them.
 func readConfig() error {
-	if v, ok := os.LookupEnv("MPIX_SHM"); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return Errorf(ErrArg, "MPIX_SHM=%q: want 0 or 1", v)
-		}
-		Settings.SHM = b
+	if err := cvar.Load(); err != nil {
+		return Errorf(ErrArg, "%v", err)
 	}
-	Settings.OFIProvider = os.Getenv("MPIX_OFI_PROVIDER")
-	if v, ok := os.LookupEnv("MPIX_SPIN_POLLS"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return Errorf(ErrArg, "MPIX_SPIN_POLLS=%q: want a non-negative integer", v)
-		}
-		Settings.SpinPolls = n
-	}
+	cvar.Freeze()
+	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get()}
 	return nil
 }
 

@@ -1,0 +1,69 @@
+package cvar
+
+// The category tree. Every knob sits in one category under Root.
+var (
+	Root      = NewCategory("mpix", "every MPI_T variable of mpix", nil)
+	Transport = NewCategory("mpix_transport", "how processes reach each other: shared memory and libfabric", Root)
+	Progress  = NewCategory("mpix_progress", "how threads that wait for communication poll for progress", Root)
+	VCI       = NewCategory("mpix_vci", "virtual communication interfaces", Root)
+)
+
+// The knobs: every MPIX_* environment variable the library reads. README.md's table of
+// environment variables lists each of them (readme_test.go checks it). Those read by
+// MPI_Init are BeforeInit: MPI_T can set them until MPI_Init, not after.
+var (
+	SHM = NewBool(Spec{
+		Name:       "MPIX_SHM",
+		Desc:       "use shared memory between the processes of a node (0: everything goes through libfabric)",
+		Default:    "1",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeAllEq, // a pair of processes must agree on the transport between them
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
+	OFIProvider = NewString(Spec{
+		Name:       "MPIX_OFI_PROVIDER",
+		Desc:       "libfabric provider, such as tcp;ofi_rxm or verbs;ofi_rxm (empty: the best available)",
+		Default:    "",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeAllEq, // endpoints of different providers cannot talk
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
+	SpinPolls = NewInt(Spec{
+		Name:       "MPIX_SPIN_POLLS",
+		Desc:       "empty polls a waiting thread spins through before it starts yielding the processor between polls",
+		Default:    "200",
+		Verbosity:  TunerDetail,
+		Scope:      ScopeLocal,
+		Category:   Progress,
+		Mutability: BeforeInit, // the engine copies it at MPI_Init
+		Min:        0,
+		Max:        1 << 30,
+	})
+
+	// Registered ahead of the VCI work (issue 4), which will read them at MPI_Init;
+	// nothing reads them yet.
+	NumVCIs = NewInt(Spec{
+		Name:       "MPIX_NUM_VCIS",
+		Desc:       "virtual communication interfaces per process (0: one per core plus the fallback VCI); not read yet",
+		Default:    "0",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeAllEq, // senders pick the receiver's VCI from the count
+		Category:   VCI,
+		Mutability: BeforeInit,
+		Min:        0,
+		Max:        1 << 16,
+	})
+	GlobalProgressInterval = NewInt(Spec{
+		Name:       "MPIX_GLOBAL_PROGRESS_INTERVAL",
+		Desc:       "unsuccessful polls of a request's own VCI before one round of progress on every VCI; not read yet",
+		Default:    "256",
+		Verbosity:  TunerDetail,
+		Scope:      ScopeLocal,
+		Category:   Progress,
+		Mutability: BeforeInit,
+		Min:        1,
+		Max:        1 << 30,
+	})
+)
