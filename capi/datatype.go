@@ -422,6 +422,9 @@ func impl_MPI_Type_create_resized_c(ctx *C.mpix_ctx, oldtype *datatype.Type, lb 
 
 func impl_MPI_Type_dup(ctx *C.mpix_ctx, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
 	t, err := datatype.Dup(oldtype)
+	if err == nil {
+		err = copyTypeAttrs(oldtype, t)
+	}
 	return newType(newtype, t, err)
 }
 
@@ -468,6 +471,9 @@ func impl_MPI_Type_commit(ctx *C.mpix_ctx, datatype_ *C.MPI_Datatype) error {
 func impl_MPI_Type_free(ctx *C.mpix_ctx, datatype_ *C.MPI_Datatype) error {
 	t, err := datatype.Lookup(int32(*datatype_))
 	if err != nil {
+		return err
+	}
+	if err := deleteTypeAttrs(t); err != nil {
 		return err
 	}
 	if err := datatype.Free(t); err != nil {

@@ -28,6 +28,9 @@ func impl_MPI_Init_thread(ctx *C.mpix_ctx, argc *C.int, argv ***C.char, required
 }
 
 func impl_MPI_Finalize(ctx *C.mpix_ctx) error {
+	if err := finalizeAttrs(); err != nil {
+		return err
+	}
 	C.mpix_flush_stdio()
 	return core.Finalize()
 }

@@ -1471,6 +1471,9 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Alltoallw_c:                  true,
 	fnMPI_Alltoallw_init:               true,
 	fnMPI_Alltoallw_init_c:             true,
+	fnMPI_Attr_delete:                  true,
+	fnMPI_Attr_get:                     true,
+	fnMPI_Attr_put:                     true,
 	fnMPI_Barrier:                      true,
 	fnMPI_Barrier_init:                 true,
 	fnMPI_Bcast:                        true,
@@ -1493,11 +1496,15 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Comm_create_errhandler:       true,
 	fnMPI_Comm_create_from_group:       true,
 	fnMPI_Comm_create_group:            true,
+	fnMPI_Comm_create_keyval:           true,
+	fnMPI_Comm_delete_attr:             true,
 	fnMPI_Comm_disconnect:              true,
 	fnMPI_Comm_dup:                     true,
 	fnMPI_Comm_dup_with_info:           true,
 	fnMPI_Comm_f2c:                     true,
 	fnMPI_Comm_free:                    true,
+	fnMPI_Comm_free_keyval:             true,
+	fnMPI_Comm_get_attr:                true,
 	fnMPI_Comm_get_errhandler:          true,
 	fnMPI_Comm_get_info:                true,
 	fnMPI_Comm_get_name:                true,
@@ -1507,6 +1514,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Comm_rank:                    true,
 	fnMPI_Comm_remote_group:            true,
 	fnMPI_Comm_remote_size:             true,
+	fnMPI_Comm_set_attr:                true,
 	fnMPI_Comm_set_errhandler:          true,
 	fnMPI_Comm_set_info:                true,
 	fnMPI_Comm_set_name:                true,
@@ -1629,6 +1637,8 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Isendrecv_replace_c:          true,
 	fnMPI_Issend:                       true,
 	fnMPI_Issend_c:                     true,
+	fnMPI_Keyval_create:                true,
+	fnMPI_Keyval_free:                  true,
 	fnMPI_Mprobe:                       true,
 	fnMPI_Mrecv:                        true,
 	fnMPI_Mrecv_c:                      true,
@@ -1779,16 +1789,20 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Type_create_hvector_c:        true,
 	fnMPI_Type_create_indexed_block:    true,
 	fnMPI_Type_create_indexed_block_c:  true,
+	fnMPI_Type_create_keyval:           true,
 	fnMPI_Type_create_resized:          true,
 	fnMPI_Type_create_resized_c:        true,
 	fnMPI_Type_create_struct:           true,
 	fnMPI_Type_create_struct_c:         true,
 	fnMPI_Type_create_subarray:         true,
 	fnMPI_Type_create_subarray_c:       true,
+	fnMPI_Type_delete_attr:             true,
 	fnMPI_Type_dup:                     true,
 	fnMPI_Type_extent:                  true,
 	fnMPI_Type_f2c:                     true,
 	fnMPI_Type_free:                    true,
+	fnMPI_Type_free_keyval:             true,
+	fnMPI_Type_get_attr:                true,
 	fnMPI_Type_get_contents:            true,
 	fnMPI_Type_get_contents_c:          true,
 	fnMPI_Type_get_envelope:            true,
@@ -1807,6 +1821,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Type_indexed_c:               true,
 	fnMPI_Type_lb:                      true,
 	fnMPI_Type_match_size:              true,
+	fnMPI_Type_set_attr:                true,
 	fnMPI_Type_set_name:                true,
 	fnMPI_Type_size:                    true,
 	fnMPI_Type_size_c:                  true,
@@ -2786,19 +2801,52 @@ func mpixgo_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 //export mpixgo_MPI_Attr_delete
 func mpixgo_MPI_Attr_delete(ctx *C.mpix_ctx, comm C.MPI_Comm, keyval C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Attr_delete, &rc)
-	return raise(fnMPI_Attr_delete, nil, errNotImplemented(fnMPI_Attr_delete))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Attr_delete, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Attr_delete, nil, err)
+	}
+	if err := impl_MPI_Attr_delete(ctx, commObj, keyval); err != nil {
+		return raise(fnMPI_Attr_delete, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Attr_get
 func mpixgo_MPI_Attr_get(ctx *C.mpix_ctx, comm C.MPI_Comm, keyval C.int, attribute_val unsafe.Pointer, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Attr_get, &rc)
-	return raise(fnMPI_Attr_get, nil, errNotImplemented(fnMPI_Attr_get))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Attr_get, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Attr_get, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Attr_get, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Attr_get(ctx, commObj, keyval, attribute_val, flag); err != nil {
+		return raise(fnMPI_Attr_get, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Attr_put
 func mpixgo_MPI_Attr_put(ctx *C.mpix_ctx, comm C.MPI_Comm, keyval C.int, attribute_val unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Attr_put, &rc)
-	return raise(fnMPI_Attr_put, nil, errNotImplemented(fnMPI_Attr_put))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Attr_put, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Attr_put, nil, err)
+	}
+	if err := impl_MPI_Attr_put(ctx, commObj, keyval, attribute_val); err != nil {
+		return raise(fnMPI_Attr_put, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Barrier
@@ -3349,13 +3397,32 @@ func mpixgo_MPI_Comm_create_group(ctx *C.mpix_ctx, comm C.MPI_Comm, group C.MPI_
 //export mpixgo_MPI_Comm_create_keyval
 func mpixgo_MPI_Comm_create_keyval(ctx *C.mpix_ctx, comm_copy_attr_fn unsafe.Pointer, comm_delete_attr_fn unsafe.Pointer, comm_keyval *C.int, extra_state unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_create_keyval, &rc)
-	return raise(fnMPI_Comm_create_keyval, nil, errNotImplemented(fnMPI_Comm_create_keyval))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_create_keyval, nil, err)
+	}
+	if comm_keyval == nil {
+		return raise(fnMPI_Comm_create_keyval, nil, core.Errorf(core.ErrArg, "comm_keyval must not be NULL"))
+	}
+	if err := impl_MPI_Comm_create_keyval(ctx, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); err != nil {
+		return raise(fnMPI_Comm_create_keyval, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_delete_attr
 func mpixgo_MPI_Comm_delete_attr(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_keyval C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_delete_attr, &rc)
-	return raise(fnMPI_Comm_delete_attr, nil, errNotImplemented(fnMPI_Comm_delete_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_delete_attr, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_delete_attr, nil, err)
+	}
+	if err := impl_MPI_Comm_delete_attr(ctx, commObj, comm_keyval); err != nil {
+		return raise(fnMPI_Comm_delete_attr, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_detach_buffer
@@ -3461,13 +3528,35 @@ func mpixgo_MPI_Comm_free(ctx *C.mpix_ctx, comm *C.MPI_Comm) (rc C.int) {
 //export mpixgo_MPI_Comm_free_keyval
 func mpixgo_MPI_Comm_free_keyval(ctx *C.mpix_ctx, comm_keyval *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_free_keyval, &rc)
-	return raise(fnMPI_Comm_free_keyval, nil, errNotImplemented(fnMPI_Comm_free_keyval))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_free_keyval, nil, err)
+	}
+	if comm_keyval == nil {
+		return raise(fnMPI_Comm_free_keyval, nil, core.Errorf(core.ErrArg, "comm_keyval must not be NULL"))
+	}
+	if err := impl_MPI_Comm_free_keyval(ctx, comm_keyval); err != nil {
+		return raise(fnMPI_Comm_free_keyval, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_get_attr
 func mpixgo_MPI_Comm_get_attr(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_get_attr, &rc)
-	return raise(fnMPI_Comm_get_attr, nil, errNotImplemented(fnMPI_Comm_get_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_get_attr, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_get_attr, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Comm_get_attr, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Comm_get_attr(ctx, commObj, comm_keyval, attribute_val, flag); err != nil {
+		return raise(fnMPI_Comm_get_attr, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_get_errhandler
@@ -3672,7 +3761,17 @@ func mpixgo_MPI_Comm_remote_size(ctx *C.mpix_ctx, comm C.MPI_Comm, size *C.int) 
 //export mpixgo_MPI_Comm_set_attr
 func mpixgo_MPI_Comm_set_attr(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_keyval C.int, attribute_val unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_set_attr, &rc)
-	return raise(fnMPI_Comm_set_attr, nil, errNotImplemented(fnMPI_Comm_set_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_set_attr, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_set_attr, nil, err)
+	}
+	if err := impl_MPI_Comm_set_attr(ctx, commObj, comm_keyval, attribute_val); err != nil {
+		return raise(fnMPI_Comm_set_attr, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_set_errhandler
@@ -7231,13 +7330,31 @@ func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 //export mpixgo_MPI_Keyval_create
 func mpixgo_MPI_Keyval_create(ctx *C.mpix_ctx, copy_fn unsafe.Pointer, delete_fn unsafe.Pointer, keyval *C.int, extra_state unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Keyval_create, &rc)
-	return raise(fnMPI_Keyval_create, nil, errNotImplemented(fnMPI_Keyval_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Keyval_create, nil, err)
+	}
+	if keyval == nil {
+		return raise(fnMPI_Keyval_create, nil, core.Errorf(core.ErrArg, "keyval must not be NULL"))
+	}
+	if err := impl_MPI_Keyval_create(ctx, copy_fn, delete_fn, keyval, extra_state); err != nil {
+		return raise(fnMPI_Keyval_create, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Keyval_free
 func mpixgo_MPI_Keyval_free(ctx *C.mpix_ctx, keyval *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Keyval_free, &rc)
-	return raise(fnMPI_Keyval_free, nil, errNotImplemented(fnMPI_Keyval_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Keyval_free, nil, err)
+	}
+	if keyval == nil {
+		return raise(fnMPI_Keyval_free, nil, core.Errorf(core.ErrArg, "keyval must not be NULL"))
+	}
+	if err := impl_MPI_Keyval_free(ctx, keyval); err != nil {
+		return raise(fnMPI_Keyval_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Lookup_name
@@ -10632,7 +10749,16 @@ func mpixgo_MPI_Type_create_indexed_block_c(ctx *C.mpix_ctx, count C.MPI_Count, 
 //export mpixgo_MPI_Type_create_keyval
 func mpixgo_MPI_Type_create_keyval(ctx *C.mpix_ctx, type_copy_attr_fn unsafe.Pointer, type_delete_attr_fn unsafe.Pointer, type_keyval *C.int, extra_state unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Type_create_keyval, &rc)
-	return raise(fnMPI_Type_create_keyval, nil, errNotImplemented(fnMPI_Type_create_keyval))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_create_keyval, nil, err)
+	}
+	if type_keyval == nil {
+		return raise(fnMPI_Type_create_keyval, nil, core.Errorf(core.ErrArg, "type_keyval must not be NULL"))
+	}
+	if err := impl_MPI_Type_create_keyval(ctx, type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state); err != nil {
+		return raise(fnMPI_Type_create_keyval, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_create_resized
@@ -10750,7 +10876,17 @@ func mpixgo_MPI_Type_create_subarray_c(ctx *C.mpix_ctx, ndims C.int, array_of_si
 //export mpixgo_MPI_Type_delete_attr
 func mpixgo_MPI_Type_delete_attr(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_keyval C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_delete_attr, &rc)
-	return raise(fnMPI_Type_delete_attr, nil, errNotImplemented(fnMPI_Type_delete_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_delete_attr, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_delete_attr, nil, err)
+	}
+	if err := impl_MPI_Type_delete_attr(ctx, datatype_Obj, type_keyval); err != nil {
+		return raise(fnMPI_Type_delete_attr, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_dup
@@ -10819,13 +10955,35 @@ func mpixgo_MPI_Type_free(ctx *C.mpix_ctx, datatype_ *C.MPI_Datatype) (rc C.int)
 //export mpixgo_MPI_Type_free_keyval
 func mpixgo_MPI_Type_free_keyval(ctx *C.mpix_ctx, type_keyval *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_free_keyval, &rc)
-	return raise(fnMPI_Type_free_keyval, nil, errNotImplemented(fnMPI_Type_free_keyval))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_free_keyval, nil, err)
+	}
+	if type_keyval == nil {
+		return raise(fnMPI_Type_free_keyval, nil, core.Errorf(core.ErrArg, "type_keyval must not be NULL"))
+	}
+	if err := impl_MPI_Type_free_keyval(ctx, type_keyval); err != nil {
+		return raise(fnMPI_Type_free_keyval, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_attr
 func mpixgo_MPI_Type_get_attr(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Type_get_attr, &rc)
-	return raise(fnMPI_Type_get_attr, nil, errNotImplemented(fnMPI_Type_get_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_get_attr, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_get_attr, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Type_get_attr, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Type_get_attr(ctx, datatype_Obj, type_keyval, attribute_val, flag); err != nil {
+		return raise(fnMPI_Type_get_attr, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_get_contents
@@ -11212,7 +11370,17 @@ func mpixgo_MPI_Type_match_size(ctx *C.mpix_ctx, typeclass C.int, size C.int, da
 //export mpixgo_MPI_Type_set_attr
 func mpixgo_MPI_Type_set_attr(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, type_keyval C.int, attribute_val unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Type_set_attr, &rc)
-	return raise(fnMPI_Type_set_attr, nil, errNotImplemented(fnMPI_Type_set_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Type_set_attr, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Type_set_attr, nil, err)
+	}
+	if err := impl_MPI_Type_set_attr(ctx, datatype_Obj, type_keyval, attribute_val); err != nil {
+		return raise(fnMPI_Type_set_attr, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_set_name

@@ -3,6 +3,8 @@ package core
 import (
 	"sync"
 	"sync/atomic"
+
+	"mpix/core/attr"
 )
 
 // Comm is a communicator: a group of processes (two for an intercommunicator) and a
@@ -48,6 +50,8 @@ type Comm struct {
 	info  *Info // hints given at creation or by MPI_Comm_set_info
 	topo  Topology
 	freed bool
+
+	Attrs attr.Store // cached attributes (MPI_Comm_set_attr)
 }
 
 // Topology is the virtual topology attached to a communicator (Cartesian, graph or

@@ -2,6 +2,8 @@ package datatype
 
 import (
 	"sync/atomic"
+
+	"mpix/core/attr"
 )
 
 // Combiners (MPI_COMBINER_*, MPICH's values).
@@ -74,6 +76,7 @@ type Type struct {
 	committed atomic.Bool
 	prog      atomic.Pointer[program]
 	name      atomic.Pointer[string]
+	Attrs     attr.Store // cached attributes (MPI_Type_set_attr)
 }
 
 // Lookup resolves a datatype handle. It takes no lock and does not allocate on success.
