@@ -1,7 +1,6 @@
 package core
 
 import (
-	"sync"
 	"sync/atomic"
 )
 
@@ -45,37 +44,77 @@ const (
 	maxChunks = 1 << (26 - chunkBits)
 )
 
-// Table maps user handles of one kind to objects. Lookups take no lock: the hot path
-// (every MPI call resolves a communicator) reads two atomic pointers.
+// Table maps user handles of one kind to objects. Nothing in it takes a lock: lookups
+// (every MPI call resolves a communicator) read two atomic pointers, and adding or
+// removing a handle (every MPI_Isend and every MPI_Wait that completes it) is a few
+// compare-and-swaps on a free list, so threads on different VCIs never serialize here.
 type Table[T any] struct {
 	kind   ObjKind
-	mu     sync.Mutex // serializes Add and Remove
-	chunks [maxChunks]atomic.Pointer[[chunkSize]atomic.Pointer[T]]
-	free   []int32
-	next   int32
-	live   atomic.Int64
+	chunks [maxChunks]atomic.Pointer[tableChunk[T]]
+	// free is a Treiber stack of released indices: the low 32 bits hold the top index
+	// plus one (0: empty), the high 32 bits a counter that changes on every pop, so a
+	// pop that raced with a pop and a push of the same index fails (ABA).
+	free atomic.Uint64
+	next atomic.Int32
+	live atomic.Int64
+}
+
+type tableChunk[T any] struct {
+	objs [chunkSize]atomic.Pointer[T]
+	link [chunkSize]atomic.Int32 // next free index plus one, while on the free list
 }
 
 // NewTable makes an empty table for one kind.
 func NewTable[T any](k ObjKind) *Table[T] { return &Table[T]{kind: k} }
 
+func (t *Table[T]) chunk(idx int32) *tableChunk[T] {
+	slot := &t.chunks[idx>>chunkBits]
+	if c := slot.Load(); c != nil {
+		return c
+	}
+	c := new(tableChunk[T])
+	if slot.CompareAndSwap(nil, c) {
+		return c
+	}
+	return slot.Load()
+}
+
+// popFree takes a released index, or -1.
+func (t *Table[T]) popFree() int32 {
+	for {
+		head := t.free.Load()
+		top := int32(uint32(head)) - 1
+		if top < 0 {
+			return -1
+		}
+		next := t.chunk(top).link[top&(chunkSize-1)].Load()
+		if t.free.CompareAndSwap(head, (head>>32+1)<<32|uint64(uint32(next))) {
+			return top
+		}
+	}
+}
+
+func (t *Table[T]) pushFree(idx int32) {
+	link := &t.chunk(idx).link[idx&(chunkSize-1)]
+	for {
+		head := t.free.Load()
+		link.Store(int32(uint32(head)))
+		if t.free.CompareAndSwap(head, head&^0xffffffff|uint64(uint32(idx+1))) {
+			return
+		}
+	}
+}
+
 // Add stores obj and returns its new handle.
 func (t *Table[T]) Add(obj *T) int32 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var idx int32
-	if n := len(t.free); n > 0 {
-		idx, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		idx = t.next
-		t.next++
+	idx := t.popFree()
+	if idx < 0 {
+		idx = t.next.Add(1) - 1
+		if idx>>chunkBits >= maxChunks {
+			panic("mpix: handle table full")
+		}
 	}
-	c := t.chunks[idx>>chunkBits].Load()
-	if c == nil {
-		c = new([chunkSize]atomic.Pointer[T])
-		t.chunks[idx>>chunkBits].Store(c)
-	}
-	c[idx&(chunkSize-1)].Store(obj)
+	t.chunk(idx).objs[idx&(chunkSize-1)].Store(obj)
 	t.live.Add(1)
 	return handleUser | int32(t.kind)<<26 | idx
 }
@@ -93,20 +132,22 @@ func (t *Table[T]) Get(h int32) *T {
 	if c == nil {
 		return nil
 	}
-	return c[idx&(chunkSize-1)].Load()
+	return c.objs[idx&(chunkSize-1)].Load()
 }
 
-// Remove forgets a user handle; later lookups of it fail.
+// Remove forgets a user handle; later lookups of it fail. Of two racing Removes of one
+// handle only one frees the index.
 func (t *Table[T]) Remove(h int32) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.Get(h) == nil { // checked under the lock: a racing Remove must not free twice
+	obj := t.Get(h)
+	if obj == nil {
 		return
 	}
 	idx := h & indexMask
-	t.chunks[idx>>chunkBits].Load()[idx&(chunkSize-1)].Store(nil)
-	t.free = append(t.free, idx)
+	if !t.chunks[idx>>chunkBits].Load().objs[idx&(chunkSize-1)].CompareAndSwap(obj, nil) {
+		return
+	}
 	t.live.Add(-1)
+	t.pushFree(idx)
 }
 
 // Live counts the objects in the table.

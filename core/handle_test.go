@@ -316,3 +316,54 @@ func TestTableConcurrent(t *testing.T) {
 		t.Errorf("Live() = %d after the churn, want %d", tbl.Live(), stable)
 	}
 }
+
+// TestTableConcurrentAddRemove has goroutines add and remove handles at once: no
+// handle is ever given to two live objects, lookups find exactly the live ones, and
+// released indices are reused.
+func TestTableConcurrentAddRemove(t *testing.T) {
+	tab := NewTable[int](KindRequest)
+	const workers, rounds = 8, 2000
+	var owners sync.Map // handle -> worker currently owning it
+	var wg sync.WaitGroup
+	errs := make(chan string, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mine := make([]int32, 0, 16)
+			objs := make([]*int, 0, 16)
+			for r := range rounds {
+				v := w*rounds + r
+				h := tab.Add(&v)
+				if prev, loaded := owners.LoadOrStore(h, w); loaded {
+					errs <- fmt.Sprintf("handle 0x%x given to worker %d while worker %v holds it", uint32(h), w, prev)
+					return
+				}
+				mine, objs = append(mine, h), append(objs, &v)
+				if len(mine) == cap(mine) || r == rounds-1 {
+					for i, h := range mine {
+						if got := tab.Get(h); got != objs[i] {
+							errs <- fmt.Sprintf("Get(0x%x) returned another object", uint32(h))
+							return
+						}
+						owners.Delete(h)
+						tab.Remove(h)
+						tab.Remove(h) // a second Remove is harmless
+					}
+					mine, objs = mine[:0], objs[:0]
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if tab.Live() != 0 {
+		t.Fatalf("Live() = %d after removing everything", tab.Live())
+	}
+	if n := tab.next.Load(); n > workers*16+workers {
+		t.Fatalf("%d indices used for at most %d live handles: released ones are not reused", n, workers*16)
+	}
+}
