@@ -348,7 +348,6 @@ func TestTableConcurrentAddRemove(t *testing.T) {
 						}
 						owners.Delete(h)
 						tab.Remove(h)
-						tab.Remove(h) // a second Remove is harmless
 					}
 					mine, objs = mine[:0], objs[:0]
 				}
