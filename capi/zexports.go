@@ -1489,6 +1489,14 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Buffer_detach:                true,
 	fnMPI_Buffer_detach_c:              true,
 	fnMPI_Cancel:                       true,
+	fnMPI_Cart_coords:                  true,
+	fnMPI_Cart_create:                  true,
+	fnMPI_Cart_get:                     true,
+	fnMPI_Cart_map:                     true,
+	fnMPI_Cart_rank:                    true,
+	fnMPI_Cart_shift:                   true,
+	fnMPI_Cart_sub:                     true,
+	fnMPI_Cartdim_get:                  true,
 	fnMPI_Comm_c2f:                     true,
 	fnMPI_Comm_call_errhandler:         true,
 	fnMPI_Comm_compare:                 true,
@@ -1522,6 +1530,11 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Comm_split:                   true,
 	fnMPI_Comm_split_type:              true,
 	fnMPI_Comm_test_inter:              true,
+	fnMPI_Dims_create:                  true,
+	fnMPI_Dist_graph_create:            true,
+	fnMPI_Dist_graph_create_adjacent:   true,
+	fnMPI_Dist_graph_neighbors:         true,
+	fnMPI_Dist_graph_neighbors_count:   true,
 	fnMPI_Errhandler_c2f:               true,
 	fnMPI_Errhandler_create:            true,
 	fnMPI_Errhandler_f2c:               true,
@@ -1554,6 +1567,12 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Get_library_version:          true,
 	fnMPI_Get_processor_name:           true,
 	fnMPI_Get_version:                  true,
+	fnMPI_Graph_create:                 true,
+	fnMPI_Graph_get:                    true,
+	fnMPI_Graph_map:                    true,
+	fnMPI_Graph_neighbors:              true,
+	fnMPI_Graph_neighbors_count:        true,
+	fnMPI_Graphdims_get:                true,
 	fnMPI_Group_compare:                true,
 	fnMPI_Group_difference:             true,
 	fnMPI_Group_excl:                   true,
@@ -1593,6 +1612,16 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Improbe:                      true,
 	fnMPI_Imrecv:                       true,
 	fnMPI_Imrecv_c:                     true,
+	fnMPI_Ineighbor_allgather:          true,
+	fnMPI_Ineighbor_allgather_c:        true,
+	fnMPI_Ineighbor_allgatherv:         true,
+	fnMPI_Ineighbor_allgatherv_c:       true,
+	fnMPI_Ineighbor_alltoall:           true,
+	fnMPI_Ineighbor_alltoall_c:         true,
+	fnMPI_Ineighbor_alltoallv:          true,
+	fnMPI_Ineighbor_alltoallv_c:        true,
+	fnMPI_Ineighbor_alltoallw:          true,
+	fnMPI_Ineighbor_alltoallw_c:        true,
 	fnMPI_Info_c2f:                     true,
 	fnMPI_Info_create:                  true,
 	fnMPI_Info_create_env:              true,
@@ -1642,6 +1671,26 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Mprobe:                       true,
 	fnMPI_Mrecv:                        true,
 	fnMPI_Mrecv_c:                      true,
+	fnMPI_Neighbor_allgather:           true,
+	fnMPI_Neighbor_allgather_c:         true,
+	fnMPI_Neighbor_allgather_init:      true,
+	fnMPI_Neighbor_allgather_init_c:    true,
+	fnMPI_Neighbor_allgatherv:          true,
+	fnMPI_Neighbor_allgatherv_c:        true,
+	fnMPI_Neighbor_allgatherv_init:     true,
+	fnMPI_Neighbor_allgatherv_init_c:   true,
+	fnMPI_Neighbor_alltoall:            true,
+	fnMPI_Neighbor_alltoall_c:          true,
+	fnMPI_Neighbor_alltoall_init:       true,
+	fnMPI_Neighbor_alltoall_init_c:     true,
+	fnMPI_Neighbor_alltoallv:           true,
+	fnMPI_Neighbor_alltoallv_c:         true,
+	fnMPI_Neighbor_alltoallv_init:      true,
+	fnMPI_Neighbor_alltoallv_init_c:    true,
+	fnMPI_Neighbor_alltoallw:           true,
+	fnMPI_Neighbor_alltoallw_c:         true,
+	fnMPI_Neighbor_alltoallw_init:      true,
+	fnMPI_Neighbor_alltoallw_init_c:    true,
 	fnMPI_Op_c2f:                       true,
 	fnMPI_Op_commutative:               true,
 	fnMPI_Op_create:                    true,
@@ -1772,6 +1821,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Testall:                      true,
 	fnMPI_Testany:                      true,
 	fnMPI_Testsome:                     true,
+	fnMPI_Topo_test:                    true,
 	fnMPI_Type_c2f:                     true,
 	fnMPI_Type_commit:                  true,
 	fnMPI_Type_contiguous:              true,
@@ -3173,49 +3223,150 @@ func mpixgo_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) (rc C.int) {
 //export mpixgo_MPI_Cart_coords
 func mpixgo_MPI_Cart_coords(ctx *C.mpix_ctx, comm C.MPI_Comm, rank C.int, maxdims C.int, coords *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Cart_coords, &rc)
-	return raise(fnMPI_Cart_coords, nil, errNotImplemented(fnMPI_Cart_coords))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cart_coords, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Cart_coords, nil, err)
+	}
+	if err := impl_MPI_Cart_coords(ctx, commObj, rank, maxdims, coords); err != nil {
+		return raise(fnMPI_Cart_coords, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cart_create
 func mpixgo_MPI_Cart_create(ctx *C.mpix_ctx, comm_old C.MPI_Comm, ndims C.int, dims *C.int, periods *C.int, reorder C.int, comm_cart *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Cart_create, &rc)
-	return raise(fnMPI_Cart_create, nil, errNotImplemented(fnMPI_Cart_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cart_create, nil, err)
+	}
+	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	if err != nil {
+		return raise(fnMPI_Cart_create, nil, err)
+	}
+	if comm_cart == nil {
+		return raise(fnMPI_Cart_create, comm_oldObj, core.Errorf(core.ErrArg, "comm_cart must not be NULL"))
+	}
+	if err := impl_MPI_Cart_create(ctx, comm_oldObj, ndims, dims, periods, reorder, comm_cart); err != nil {
+		return raise(fnMPI_Cart_create, comm_oldObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cart_get
 func mpixgo_MPI_Cart_get(ctx *C.mpix_ctx, comm C.MPI_Comm, maxdims C.int, dims *C.int, periods *C.int, coords *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Cart_get, &rc)
-	return raise(fnMPI_Cart_get, nil, errNotImplemented(fnMPI_Cart_get))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cart_get, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Cart_get, nil, err)
+	}
+	if err := impl_MPI_Cart_get(ctx, commObj, maxdims, dims, periods, coords); err != nil {
+		return raise(fnMPI_Cart_get, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cart_map
 func mpixgo_MPI_Cart_map(ctx *C.mpix_ctx, comm C.MPI_Comm, ndims C.int, dims *C.int, periods *C.int, newrank *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Cart_map, &rc)
-	return raise(fnMPI_Cart_map, nil, errNotImplemented(fnMPI_Cart_map))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cart_map, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Cart_map, nil, err)
+	}
+	if newrank == nil {
+		return raise(fnMPI_Cart_map, commObj, core.Errorf(core.ErrArg, "newrank must not be NULL"))
+	}
+	if err := impl_MPI_Cart_map(ctx, commObj, ndims, dims, periods, newrank); err != nil {
+		return raise(fnMPI_Cart_map, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cart_rank
 func mpixgo_MPI_Cart_rank(ctx *C.mpix_ctx, comm C.MPI_Comm, coords *C.int, rank *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Cart_rank, &rc)
-	return raise(fnMPI_Cart_rank, nil, errNotImplemented(fnMPI_Cart_rank))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cart_rank, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Cart_rank, nil, err)
+	}
+	if rank == nil {
+		return raise(fnMPI_Cart_rank, commObj, core.Errorf(core.ErrArg, "rank must not be NULL"))
+	}
+	if err := impl_MPI_Cart_rank(ctx, commObj, coords, rank); err != nil {
+		return raise(fnMPI_Cart_rank, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cart_shift
 func mpixgo_MPI_Cart_shift(ctx *C.mpix_ctx, comm C.MPI_Comm, direction C.int, disp C.int, rank_source *C.int, rank_dest *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Cart_shift, &rc)
-	return raise(fnMPI_Cart_shift, nil, errNotImplemented(fnMPI_Cart_shift))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cart_shift, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Cart_shift, nil, err)
+	}
+	if rank_source == nil {
+		return raise(fnMPI_Cart_shift, commObj, core.Errorf(core.ErrArg, "rank_source must not be NULL"))
+	}
+	if rank_dest == nil {
+		return raise(fnMPI_Cart_shift, commObj, core.Errorf(core.ErrArg, "rank_dest must not be NULL"))
+	}
+	if err := impl_MPI_Cart_shift(ctx, commObj, direction, disp, rank_source, rank_dest); err != nil {
+		return raise(fnMPI_Cart_shift, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cart_sub
 func mpixgo_MPI_Cart_sub(ctx *C.mpix_ctx, comm C.MPI_Comm, remain_dims *C.int, newcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Cart_sub, &rc)
-	return raise(fnMPI_Cart_sub, nil, errNotImplemented(fnMPI_Cart_sub))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cart_sub, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Cart_sub, nil, err)
+	}
+	if newcomm == nil {
+		return raise(fnMPI_Cart_sub, commObj, core.Errorf(core.ErrArg, "newcomm must not be NULL"))
+	}
+	if err := impl_MPI_Cart_sub(ctx, commObj, remain_dims, newcomm); err != nil {
+		return raise(fnMPI_Cart_sub, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Cartdim_get
 func mpixgo_MPI_Cartdim_get(ctx *C.mpix_ctx, comm C.MPI_Comm, ndims *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Cartdim_get, &rc)
-	return raise(fnMPI_Cartdim_get, nil, errNotImplemented(fnMPI_Cartdim_get))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Cartdim_get, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Cartdim_get, nil, err)
+	}
+	if ndims == nil {
+		return raise(fnMPI_Cartdim_get, commObj, core.Errorf(core.ErrArg, "ndims must not be NULL"))
+	}
+	if err := impl_MPI_Cartdim_get(ctx, commObj, ndims); err != nil {
+		return raise(fnMPI_Cartdim_get, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Close_port
@@ -3934,31 +4085,100 @@ func mpixgo_MPI_Compare_and_swap(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, co
 //export mpixgo_MPI_Dims_create
 func mpixgo_MPI_Dims_create(ctx *C.mpix_ctx, nnodes C.int, ndims C.int, dims *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Dims_create, &rc)
-	return raise(fnMPI_Dims_create, nil, errNotImplemented(fnMPI_Dims_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Dims_create, nil, err)
+	}
+	if err := impl_MPI_Dims_create(ctx, nnodes, ndims, dims); err != nil {
+		return raise(fnMPI_Dims_create, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Dist_graph_create
 func mpixgo_MPI_Dist_graph_create(ctx *C.mpix_ctx, comm_old C.MPI_Comm, n C.int, sources *C.int, degrees *C.int, destinations *C.int, weights *C.int, info C.MPI_Info, reorder C.int, comm_dist_graph *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Dist_graph_create, &rc)
-	return raise(fnMPI_Dist_graph_create, nil, errNotImplemented(fnMPI_Dist_graph_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Dist_graph_create, nil, err)
+	}
+	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	if err != nil {
+		return raise(fnMPI_Dist_graph_create, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Dist_graph_create, comm_oldObj, err)
+	}
+	if comm_dist_graph == nil {
+		return raise(fnMPI_Dist_graph_create, comm_oldObj, core.Errorf(core.ErrArg, "comm_dist_graph must not be NULL"))
+	}
+	if err := impl_MPI_Dist_graph_create(ctx, comm_oldObj, n, sources, degrees, destinations, weights, infoObj, reorder, comm_dist_graph); err != nil {
+		return raise(fnMPI_Dist_graph_create, comm_oldObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Dist_graph_create_adjacent
 func mpixgo_MPI_Dist_graph_create_adjacent(ctx *C.mpix_ctx, comm_old C.MPI_Comm, indegree C.int, sources *C.int, sourceweights *C.int, outdegree C.int, destinations *C.int, destweights *C.int, info C.MPI_Info, reorder C.int, comm_dist_graph *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Dist_graph_create_adjacent, &rc)
-	return raise(fnMPI_Dist_graph_create_adjacent, nil, errNotImplemented(fnMPI_Dist_graph_create_adjacent))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Dist_graph_create_adjacent, nil, err)
+	}
+	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	if err != nil {
+		return raise(fnMPI_Dist_graph_create_adjacent, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Dist_graph_create_adjacent, comm_oldObj, err)
+	}
+	if comm_dist_graph == nil {
+		return raise(fnMPI_Dist_graph_create_adjacent, comm_oldObj, core.Errorf(core.ErrArg, "comm_dist_graph must not be NULL"))
+	}
+	if err := impl_MPI_Dist_graph_create_adjacent(ctx, comm_oldObj, indegree, sources, sourceweights, outdegree, destinations, destweights, infoObj, reorder, comm_dist_graph); err != nil {
+		return raise(fnMPI_Dist_graph_create_adjacent, comm_oldObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Dist_graph_neighbors
 func mpixgo_MPI_Dist_graph_neighbors(ctx *C.mpix_ctx, comm C.MPI_Comm, maxindegree C.int, sources *C.int, sourceweights *C.int, maxoutdegree C.int, destinations *C.int, destweights *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Dist_graph_neighbors, &rc)
-	return raise(fnMPI_Dist_graph_neighbors, nil, errNotImplemented(fnMPI_Dist_graph_neighbors))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Dist_graph_neighbors, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Dist_graph_neighbors, nil, err)
+	}
+	if err := impl_MPI_Dist_graph_neighbors(ctx, commObj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights); err != nil {
+		return raise(fnMPI_Dist_graph_neighbors, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Dist_graph_neighbors_count
 func mpixgo_MPI_Dist_graph_neighbors_count(ctx *C.mpix_ctx, comm C.MPI_Comm, indegree *C.int, outdegree *C.int, weighted *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Dist_graph_neighbors_count, &rc)
-	return raise(fnMPI_Dist_graph_neighbors_count, nil, errNotImplemented(fnMPI_Dist_graph_neighbors_count))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Dist_graph_neighbors_count, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Dist_graph_neighbors_count, nil, err)
+	}
+	if indegree == nil {
+		return raise(fnMPI_Dist_graph_neighbors_count, commObj, core.Errorf(core.ErrArg, "indegree must not be NULL"))
+	}
+	if outdegree == nil {
+		return raise(fnMPI_Dist_graph_neighbors_count, commObj, core.Errorf(core.ErrArg, "outdegree must not be NULL"))
+	}
+	if weighted == nil {
+		return raise(fnMPI_Dist_graph_neighbors_count, commObj, core.Errorf(core.ErrArg, "weighted must not be NULL"))
+	}
+	if err := impl_MPI_Dist_graph_neighbors_count(ctx, commObj, indegree, outdegree, weighted); err != nil {
+		return raise(fnMPI_Dist_graph_neighbors_count, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Errhandler_c2f
@@ -5221,37 +5441,112 @@ func mpixgo_MPI_Get_version(ctx *C.mpix_ctx, version *C.int, subversion *C.int) 
 //export mpixgo_MPI_Graph_create
 func mpixgo_MPI_Graph_create(ctx *C.mpix_ctx, comm_old C.MPI_Comm, nnodes C.int, index *C.int, edges *C.int, reorder C.int, comm_graph *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Graph_create, &rc)
-	return raise(fnMPI_Graph_create, nil, errNotImplemented(fnMPI_Graph_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Graph_create, nil, err)
+	}
+	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	if err != nil {
+		return raise(fnMPI_Graph_create, nil, err)
+	}
+	if comm_graph == nil {
+		return raise(fnMPI_Graph_create, comm_oldObj, core.Errorf(core.ErrArg, "comm_graph must not be NULL"))
+	}
+	if err := impl_MPI_Graph_create(ctx, comm_oldObj, nnodes, index, edges, reorder, comm_graph); err != nil {
+		return raise(fnMPI_Graph_create, comm_oldObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Graph_get
 func mpixgo_MPI_Graph_get(ctx *C.mpix_ctx, comm C.MPI_Comm, maxindex C.int, maxedges C.int, index *C.int, edges *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Graph_get, &rc)
-	return raise(fnMPI_Graph_get, nil, errNotImplemented(fnMPI_Graph_get))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Graph_get, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Graph_get, nil, err)
+	}
+	if err := impl_MPI_Graph_get(ctx, commObj, maxindex, maxedges, index, edges); err != nil {
+		return raise(fnMPI_Graph_get, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Graph_map
 func mpixgo_MPI_Graph_map(ctx *C.mpix_ctx, comm C.MPI_Comm, nnodes C.int, index *C.int, edges *C.int, newrank *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Graph_map, &rc)
-	return raise(fnMPI_Graph_map, nil, errNotImplemented(fnMPI_Graph_map))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Graph_map, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Graph_map, nil, err)
+	}
+	if newrank == nil {
+		return raise(fnMPI_Graph_map, commObj, core.Errorf(core.ErrArg, "newrank must not be NULL"))
+	}
+	if err := impl_MPI_Graph_map(ctx, commObj, nnodes, index, edges, newrank); err != nil {
+		return raise(fnMPI_Graph_map, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Graph_neighbors
 func mpixgo_MPI_Graph_neighbors(ctx *C.mpix_ctx, comm C.MPI_Comm, rank C.int, maxneighbors C.int, neighbors *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Graph_neighbors, &rc)
-	return raise(fnMPI_Graph_neighbors, nil, errNotImplemented(fnMPI_Graph_neighbors))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Graph_neighbors, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Graph_neighbors, nil, err)
+	}
+	if err := impl_MPI_Graph_neighbors(ctx, commObj, rank, maxneighbors, neighbors); err != nil {
+		return raise(fnMPI_Graph_neighbors, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Graph_neighbors_count
 func mpixgo_MPI_Graph_neighbors_count(ctx *C.mpix_ctx, comm C.MPI_Comm, rank C.int, nneighbors *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Graph_neighbors_count, &rc)
-	return raise(fnMPI_Graph_neighbors_count, nil, errNotImplemented(fnMPI_Graph_neighbors_count))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Graph_neighbors_count, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Graph_neighbors_count, nil, err)
+	}
+	if nneighbors == nil {
+		return raise(fnMPI_Graph_neighbors_count, commObj, core.Errorf(core.ErrArg, "nneighbors must not be NULL"))
+	}
+	if err := impl_MPI_Graph_neighbors_count(ctx, commObj, rank, nneighbors); err != nil {
+		return raise(fnMPI_Graph_neighbors_count, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Graphdims_get
 func mpixgo_MPI_Graphdims_get(ctx *C.mpix_ctx, comm C.MPI_Comm, nnodes *C.int, nedges *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Graphdims_get, &rc)
-	return raise(fnMPI_Graphdims_get, nil, errNotImplemented(fnMPI_Graphdims_get))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Graphdims_get, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Graphdims_get, nil, err)
+	}
+	if nnodes == nil {
+		return raise(fnMPI_Graphdims_get, commObj, core.Errorf(core.ErrArg, "nnodes must not be NULL"))
+	}
+	if nedges == nil {
+		return raise(fnMPI_Graphdims_get, commObj, core.Errorf(core.ErrArg, "nedges must not be NULL"))
+	}
+	if err := impl_MPI_Graphdims_get(ctx, commObj, nnodes, nedges); err != nil {
+		return raise(fnMPI_Graphdims_get, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Grequest_complete
@@ -6271,61 +6566,285 @@ func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 //export mpixgo_MPI_Ineighbor_allgather
 func mpixgo_MPI_Ineighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgather, &rc)
-	return raise(fnMPI_Ineighbor_allgather, nil, errNotImplemented(fnMPI_Ineighbor_allgather))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_allgather, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ineighbor_allgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgather, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ineighbor_allgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgather, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgather, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_allgather, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_allgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_allgather, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_allgather_c
 func mpixgo_MPI_Ineighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgather_c, &rc)
-	return raise(fnMPI_Ineighbor_allgather_c, nil, errNotImplemented(fnMPI_Ineighbor_allgather_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ineighbor_allgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ineighbor_allgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_allgather_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_allgather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_allgather_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_allgatherv
 func mpixgo_MPI_Ineighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgatherv, &rc)
-	return raise(fnMPI_Ineighbor_allgatherv, nil, errNotImplemented(fnMPI_Ineighbor_allgatherv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ineighbor_allgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_allgatherv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_allgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_allgatherv_c
 func mpixgo_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgatherv_c, &rc)
-	return raise(fnMPI_Ineighbor_allgatherv_c, nil, errNotImplemented(fnMPI_Ineighbor_allgatherv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ineighbor_allgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_allgatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_allgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_allgatherv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_alltoall
 func mpixgo_MPI_Ineighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoall, &rc)
-	return raise(fnMPI_Ineighbor_alltoall, nil, errNotImplemented(fnMPI_Ineighbor_alltoall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_alltoall, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ineighbor_alltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoall, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ineighbor_alltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoall, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoall, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_alltoall, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_alltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_alltoall, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_alltoall_c
 func mpixgo_MPI_Ineighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoall_c, &rc)
-	return raise(fnMPI_Ineighbor_alltoall_c, nil, errNotImplemented(fnMPI_Ineighbor_alltoall_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Ineighbor_alltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Ineighbor_alltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_alltoall_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_alltoall_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_alltoall_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_alltoallv
 func mpixgo_MPI_Ineighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallv, &rc)
-	return raise(fnMPI_Ineighbor_alltoallv, nil, errNotImplemented(fnMPI_Ineighbor_alltoallv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_alltoallv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_alltoallv_c
 func mpixgo_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallv_c, &rc)
-	return raise(fnMPI_Ineighbor_alltoallv_c, nil, errNotImplemented(fnMPI_Ineighbor_alltoallv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_alltoallv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_alltoallw
 func mpixgo_MPI_Ineighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallw, &rc)
-	return raise(fnMPI_Ineighbor_alltoallw, nil, errNotImplemented(fnMPI_Ineighbor_alltoallw))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallw, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallw, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_alltoallw, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_alltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallw, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Ineighbor_alltoallw_c
 func mpixgo_MPI_Ineighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallw_c, &rc)
-	return raise(fnMPI_Ineighbor_alltoallw_c, nil, errNotImplemented(fnMPI_Ineighbor_alltoallw_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallw_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Ineighbor_alltoallw_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Ineighbor_alltoallw_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Ineighbor_alltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
+		return raise(fnMPI_Ineighbor_alltoallw_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Info_c2f
@@ -7443,121 +7962,579 @@ func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Neighbor_allgather
 func mpixgo_MPI_Neighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather, &rc)
-	return raise(fnMPI_Neighbor_allgather, nil, errNotImplemented(fnMPI_Neighbor_allgather))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgather, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_allgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather, nil, err)
+	}
+	if err := impl_MPI_Neighbor_allgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_allgather, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgather_c
 func mpixgo_MPI_Neighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_c, &rc)
-	return raise(fnMPI_Neighbor_allgather_c, nil, errNotImplemented(fnMPI_Neighbor_allgather_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgather_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_allgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_c, nil, err)
+	}
+	if err := impl_MPI_Neighbor_allgather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_allgather_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgather_init
 func mpixgo_MPI_Neighbor_allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_init, &rc)
-	return raise(fnMPI_Neighbor_allgather_init, nil, errNotImplemented(fnMPI_Neighbor_allgather_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgather_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgather_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_allgather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_allgather_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_allgather_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_allgather_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgather_init_c
 func mpixgo_MPI_Neighbor_allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_init_c, &rc)
-	return raise(fnMPI_Neighbor_allgather_init_c, nil, errNotImplemented(fnMPI_Neighbor_allgather_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgather_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_allgather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgather_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_allgather_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_allgather_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_allgather_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgatherv
 func mpixgo_MPI_Neighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv, &rc)
-	return raise(fnMPI_Neighbor_allgatherv, nil, errNotImplemented(fnMPI_Neighbor_allgatherv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv, nil, err)
+	}
+	if err := impl_MPI_Neighbor_allgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgatherv_c
 func mpixgo_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_c, &rc)
-	return raise(fnMPI_Neighbor_allgatherv_c, nil, errNotImplemented(fnMPI_Neighbor_allgatherv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
+	}
+	if err := impl_MPI_Neighbor_allgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgatherv_init
 func mpixgo_MPI_Neighbor_allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_init, &rc)
-	return raise(fnMPI_Neighbor_allgatherv_init, nil, errNotImplemented(fnMPI_Neighbor_allgatherv_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_allgatherv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_allgatherv_init(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_allgatherv_init_c
 func mpixgo_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_init_c, &rc)
-	return raise(fnMPI_Neighbor_allgatherv_init_c, nil, errNotImplemented(fnMPI_Neighbor_allgatherv_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_allgatherv_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_allgatherv_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoall
 func mpixgo_MPI_Neighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall, &rc)
-	return raise(fnMPI_Neighbor_alltoall, nil, errNotImplemented(fnMPI_Neighbor_alltoall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoall, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall, nil, err)
+	}
+	if err := impl_MPI_Neighbor_alltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_alltoall, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoall_c
 func mpixgo_MPI_Neighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_c, &rc)
-	return raise(fnMPI_Neighbor_alltoall_c, nil, errNotImplemented(fnMPI_Neighbor_alltoall_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
+	}
+	if err := impl_MPI_Neighbor_alltoall_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_alltoall_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoall_init
 func mpixgo_MPI_Neighbor_alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_init, &rc)
-	return raise(fnMPI_Neighbor_alltoall_init, nil, errNotImplemented(fnMPI_Neighbor_alltoall_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_alltoall_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_alltoall_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoall_init_c
 func mpixgo_MPI_Neighbor_alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_init_c, &rc)
-	return raise(fnMPI_Neighbor_alltoall_init_c, nil, errNotImplemented(fnMPI_Neighbor_alltoall_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
+	}
+	if sendcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
+	}
+	if recvcount < 0 {
+		return raise(fnMPI_Neighbor_alltoall_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_alltoall_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_alltoall_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_alltoall_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallv
 func mpixgo_MPI_Neighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv, &rc)
-	return raise(fnMPI_Neighbor_alltoallv, nil, errNotImplemented(fnMPI_Neighbor_alltoallv))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv, nil, err)
+	}
+	if err := impl_MPI_Neighbor_alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallv_c
 func mpixgo_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_c, &rc)
-	return raise(fnMPI_Neighbor_alltoallv_c, nil, errNotImplemented(fnMPI_Neighbor_alltoallv_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
+	}
+	if err := impl_MPI_Neighbor_alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallv_init
 func mpixgo_MPI_Neighbor_alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_init, &rc)
-	return raise(fnMPI_Neighbor_alltoallv_init, nil, errNotImplemented(fnMPI_Neighbor_alltoallv_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_alltoallv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_alltoallv_init(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallv_init_c
 func mpixgo_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_init_c, &rc)
-	return raise(fnMPI_Neighbor_alltoallv_init_c, nil, errNotImplemented(fnMPI_Neighbor_alltoallv_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
+	}
+	sendtypeObj, err := datatype.Lookup(int32(sendtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
+	}
+	recvtypeObj, err := datatype.Lookup(int32(recvtype))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_alltoallv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_alltoallv_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_alltoallv_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallw
 func mpixgo_MPI_Neighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw, &rc)
-	return raise(fnMPI_Neighbor_alltoallw, nil, errNotImplemented(fnMPI_Neighbor_alltoallw))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallw, nil, err)
+	}
+	if err := impl_MPI_Neighbor_alltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallw_c
 func mpixgo_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_c, &rc)
-	return raise(fnMPI_Neighbor_alltoallw_c, nil, errNotImplemented(fnMPI_Neighbor_alltoallw_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_c, nil, err)
+	}
+	if err := impl_MPI_Neighbor_alltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallw_init
 func mpixgo_MPI_Neighbor_alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_init, &rc)
-	return raise(fnMPI_Neighbor_alltoallw_init, nil, errNotImplemented(fnMPI_Neighbor_alltoallw_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_alltoallw_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_alltoallw_init(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Neighbor_alltoallw_init_c
 func mpixgo_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_init_c, &rc)
-	return raise(fnMPI_Neighbor_alltoallw_init_c, nil, errNotImplemented(fnMPI_Neighbor_alltoallw_init_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init_c, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init_c, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Neighbor_alltoallw_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Neighbor_alltoallw_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Neighbor_alltoallw_init_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Op_c2f
@@ -10397,7 +11374,20 @@ func mpixgo_MPI_Threadcomm_start(ctx *C.mpix_ctx, threadcomm C.MPI_Comm) (rc C.i
 //export mpixgo_MPI_Topo_test
 func mpixgo_MPI_Topo_test(ctx *C.mpix_ctx, comm C.MPI_Comm, status *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Topo_test, &rc)
-	return raise(fnMPI_Topo_test, nil, errNotImplemented(fnMPI_Topo_test))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Topo_test, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPI_Topo_test, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_Topo_test, commObj, core.Errorf(core.ErrArg, "status must not be NULL"))
+	}
+	if err := impl_MPI_Topo_test(ctx, commObj, status); err != nil {
+		return raise(fnMPI_Topo_test, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Type_c2f
