@@ -77,62 +77,110 @@ func impl_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+func impl_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, int(root), comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+func impl_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Blocking, sendbuf, int64(sendcount), nil, nil, sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Nonblocking, sendbuf, int64(sendcount), nil, nil, sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Persistent, sendbuf, int64(sendcount), nil, nil, sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm) error {
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), nil, nil, recvtype, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm) error {
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scount: int64(sendcount), St: sendtype, Rbuf: recvbuf, Rcount: int64(recvcount), Rt: recvtype}, comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scount: int64(sendcount), St: sendtype, Rbuf: recvbuf, Rcount: int64(recvcount), Rt: recvtype}, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scount: int64(sendcount), St: sendtype, Rbuf: recvbuf, Rcount: int64(recvcount), Rt: recvtype}, comm)
 	return finishColl(r, err, request)
 }
@@ -182,177 +230,393 @@ func impl_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+func impl_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+func impl_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+func impl_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Blocking, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm) error {
+func impl_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Blocking, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Nonblocking, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Nonblocking, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.int, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Persistent, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype *datatype.Type, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Scatter(core.Persistent, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
 	return finishColl(r, err, nil)
 }
 
-func impl_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
+	sendtype, err := sendType(sendbuf, sendtypeH)
+	if err != nil {
+		return err
+	}
 	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
 	return finishColl(r, err, request)
 }
 
 func impl_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
+		return err
+	}
 	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, nil)
 }
 
 func impl_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
+		return err
+	}
 	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, nil)
 }
 
 func impl_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
+		return err
+	}
 	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
 func impl_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
+		return err
+	}
 	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
 func impl_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
+		return err
+	}
 	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
 func impl_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
+		return err
+	}
 	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
 func impl_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
 	return alltoallw(core.Blocking, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, nil)
 }
 
 func impl_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
 	return alltoallw(core.Blocking, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, nil)
 }
 
 func impl_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
 	return alltoallw(core.Nonblocking, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, request)
 }
 
 func impl_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
 	return alltoallw(core.Nonblocking, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, request)
 }
 
 func impl_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
 	return alltoallw(core.Persistent, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, request)
 }
 
 func impl_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
+		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
+		return err
+	}
 	return alltoallw(core.Persistent, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, request)
 }
 
@@ -373,6 +637,78 @@ func alltoallw(m core.CollMode, sbuf unsafe.Pointer, scounts, sdispls []int64, s
 	r, err := core.Alltoall(m, core.AlltoallArgs{Sbuf: sbuf, Scounts: scounts, Sdispl: sdispls, Sts: sts,
 		Rbuf: rbuf, Rcounts: rcounts, Rdispl: rdispls, Rts: rts}, comm)
 	return finishColl(r, err, request)
+}
+
+// needArrays reports MPI_ERR_ARG when the call needs (needed) per-process arrays and
+// one of them is NULL.
+func needArrays(needed bool, names string, arrays ...unsafe.Pointer) error {
+	if !needed {
+		return nil
+	}
+	for _, a := range arrays {
+		if a == nil {
+			return core.Errorf(core.ErrArg, "%s must not be NULL", names)
+		}
+	}
+	return nil
+}
+
+// isRoot reports whether this process is the root of a rooted collective (MPI_ROOT in
+// the root's group of an intercommunicator).
+func isRoot(comm *core.Comm, root C.int) bool {
+	if comm.IsInter() {
+		return int(root) == core.Root
+	}
+	return comm.Rank == int(root)
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// gatherTypes resolves a gather's datatypes where they are significant: the send type
+// unless the root gathers in place, the receive type at the root. Elsewhere they may
+// be MPI_DATATYPE_NULL and stay nil.
+func gatherTypes(comm *core.Comm, root C.int, sbuf unsafe.Pointer, st, rt C.MPI_Datatype) (*datatype.Type, *datatype.Type, error) {
+	here := isRoot(comm, root)
+	return collTypes(!here || sbuf != core.InPlace, st, here, rt)
+}
+
+// scatterTypes is gatherTypes for a scatter: the send type at the root, the receive
+// type unless the root scatters in place.
+func scatterTypes(comm *core.Comm, root C.int, rbuf unsafe.Pointer, st, rt C.MPI_Datatype) (*datatype.Type, *datatype.Type, error) {
+	here := isRoot(comm, root)
+	return collTypes(here, st, !here || rbuf != core.InPlace, rt)
+}
+
+func collTypes(sendUsed bool, st C.MPI_Datatype, recvUsed bool, rt C.MPI_Datatype) (*datatype.Type, *datatype.Type, error) {
+	var s, r *datatype.Type
+	var err error
+	if sendUsed {
+		if s, err = datatype.Lookup(int32(st)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if recvUsed {
+		if r, err = datatype.Lookup(int32(rt)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, r, nil
+}
+
+// sendType resolves the send type of an allgather or all-to-all, insignificant (nil)
+// with MPI_IN_PLACE.
+func sendType(sbuf unsafe.Pointer, st C.MPI_Datatype) (*datatype.Type, error) {
+	if sbuf == core.InPlace {
+		return nil, nil
+	}
+	return datatype.Lookup(int32(st))
 }
 
 // finishColl hands a nonblocking or persistent collective's request to the caller.
@@ -434,21 +770,21 @@ func aintArr(comm *core.Comm, p *C.MPI_Aint) []int64 {
 
 // The *Root forms read arrays significant only at the root.
 func intArrRoot(comm *core.Comm, root int, p *C.int) []int64 {
-	if comm.Rank != root {
+	if !isRoot(comm, C.int(root)) {
 		return nil
 	}
 	return intArr(comm, p)
 }
 
 func countArrRoot(comm *core.Comm, root int, p *C.MPI_Count) []int64 {
-	if comm.Rank != root {
+	if !isRoot(comm, C.int(root)) {
 		return nil
 	}
 	return countArr(comm, p)
 }
 
 func aintArrRoot(comm *core.Comm, root int, p *C.MPI_Aint) []int64 {
-	if comm.Rank != root {
+	if !isRoot(comm, C.int(root)) {
 		return nil
 	}
 	return aintArr(comm, p)

@@ -2141,10 +2141,6 @@ func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if sendcount < 0 {
 		return raise(fnMPI_Allgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgather, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2156,7 +2152,7 @@ func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if err != nil {
 		return raise(fnMPI_Allgather, nil, err)
 	}
-	if err := impl_MPI_Allgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Allgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Allgather, commObj, err)
 	}
 	return 0
@@ -2171,10 +2167,6 @@ func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if sendcount < 0 {
 		return raise(fnMPI_Allgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgather_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2186,7 +2178,7 @@ func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if err != nil {
 		return raise(fnMPI_Allgather_c, nil, err)
 	}
-	if err := impl_MPI_Allgather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Allgather_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Allgather_c, commObj, err)
 	}
 	return 0
@@ -2200,10 +2192,6 @@ func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Allgather_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgather_init, nil, err)
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -2223,7 +2211,7 @@ func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if request == nil {
 		return raise(fnMPI_Allgather_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Allgather_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Allgather_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Allgather_init, commObj, err)
 	}
 	return 0
@@ -2237,10 +2225,6 @@ func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Allgather_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgather_init_c, nil, err)
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -2260,7 +2244,7 @@ func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if request == nil {
 		return raise(fnMPI_Allgather_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Allgather_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Allgather_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Allgather_init_c, commObj, err)
 	}
 	return 0
@@ -2275,10 +2259,6 @@ func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if sendcount < 0 {
 		return raise(fnMPI_Allgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgatherv, nil, err)
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
@@ -2287,7 +2267,7 @@ func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
 	}
-	if err := impl_MPI_Allgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Allgatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Allgatherv, commObj, err)
 	}
 	return 0
@@ -2302,10 +2282,6 @@ func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if sendcount < 0 {
 		return raise(fnMPI_Allgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgatherv_c, nil, err)
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
@@ -2314,7 +2290,7 @@ func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
 	}
-	if err := impl_MPI_Allgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Allgatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Allgatherv_c, commObj, err)
 	}
 	return 0
@@ -2328,10 +2304,6 @@ func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Allgatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgatherv_init, nil, err)
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
@@ -2348,7 +2320,7 @@ func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if request == nil {
 		return raise(fnMPI_Allgatherv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Allgatherv_init(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Allgatherv_init(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Allgatherv_init, commObj, err)
 	}
 	return 0
@@ -2362,10 +2334,6 @@ func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Allgatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Allgatherv_init_c, nil, err)
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
@@ -2382,7 +2350,7 @@ func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 	if request == nil {
 		return raise(fnMPI_Allgatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Allgatherv_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Allgatherv_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Allgatherv_init_c, commObj, err)
 	}
 	return 0
@@ -2535,10 +2503,6 @@ func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if sendcount < 0 {
 		return raise(fnMPI_Alltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Alltoall, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2550,7 +2514,7 @@ func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err != nil {
 		return raise(fnMPI_Alltoall, nil, err)
 	}
-	if err := impl_MPI_Alltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Alltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Alltoall, commObj, err)
 	}
 	return 0
@@ -2565,10 +2529,6 @@ func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if sendcount < 0 {
 		return raise(fnMPI_Alltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Alltoall_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2580,7 +2540,7 @@ func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Alltoall_c, nil, err)
 	}
-	if err := impl_MPI_Alltoall_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Alltoall_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Alltoall_c, commObj, err)
 	}
 	return 0
@@ -2594,10 +2554,6 @@ func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Alltoall_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Alltoall_init, nil, err)
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -2617,7 +2573,7 @@ func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if request == nil {
 		return raise(fnMPI_Alltoall_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Alltoall_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Alltoall_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Alltoall_init, commObj, err)
 	}
 	return 0
@@ -2631,10 +2587,6 @@ func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Alltoall_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Alltoall_init_c, nil, err)
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -2654,7 +2606,7 @@ func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if request == nil {
 		return raise(fnMPI_Alltoall_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Alltoall_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Alltoall_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Alltoall_init_c, commObj, err)
 	}
 	return 0
@@ -2666,10 +2618,6 @@ func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Alltoallv, nil, err)
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Alltoallv, nil, err)
@@ -2678,7 +2626,7 @@ func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if err != nil {
 		return raise(fnMPI_Alltoallv, nil, err)
 	}
-	if err := impl_MPI_Alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Alltoallv, commObj, err)
 	}
 	return 0
@@ -2690,10 +2638,6 @@ func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Alltoallv_c, nil, err)
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
@@ -2702,7 +2646,7 @@ func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
 	}
-	if err := impl_MPI_Alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Alltoallv_c, commObj, err)
 	}
 	return 0
@@ -2712,10 +2656,6 @@ func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
-		return raise(fnMPI_Alltoallv_init, nil, err)
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
 		return raise(fnMPI_Alltoallv_init, nil, err)
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
@@ -2733,7 +2673,7 @@ func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if request == nil {
 		return raise(fnMPI_Alltoallv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Alltoallv_init(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Alltoallv_init(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Alltoallv_init, commObj, err)
 	}
 	return 0
@@ -2743,10 +2683,6 @@ func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
-		return raise(fnMPI_Alltoallv_init_c, nil, err)
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
 		return raise(fnMPI_Alltoallv_init_c, nil, err)
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
@@ -2764,7 +2700,7 @@ func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if request == nil {
 		return raise(fnMPI_Alltoallv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Alltoallv_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Alltoallv_init_c(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Alltoallv_init_c, commObj, err)
 	}
 	return 0
@@ -5009,22 +4945,14 @@ func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int,
 	if sendcount < 0 {
 		return raise(fnMPI_Gather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gather, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Gather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gather, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather, nil, err)
 	}
-	if err := impl_MPI_Gather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Gather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Gather, commObj, err)
 	}
 	return 0
@@ -5039,22 +4967,14 @@ func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MP
 	if sendcount < 0 {
 		return raise(fnMPI_Gather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gather_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Gather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gather_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather_c, nil, err)
 	}
-	if err := impl_MPI_Gather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Gather_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Gather_c, commObj, err)
 	}
 	return 0
@@ -5069,16 +4989,8 @@ func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if sendcount < 0 {
 		return raise(fnMPI_Gather_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gather_init, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Gather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gather_init, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -5091,7 +5003,7 @@ func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if request == nil {
 		return raise(fnMPI_Gather_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Gather_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Gather_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Gather_init, commObj, err)
 	}
 	return 0
@@ -5106,16 +5018,8 @@ func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if sendcount < 0 {
 		return raise(fnMPI_Gather_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gather_init_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Gather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gather_init_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -5128,7 +5032,7 @@ func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if request == nil {
 		return raise(fnMPI_Gather_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Gather_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Gather_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Gather_init_c, commObj, err)
 	}
 	return 0
@@ -5143,19 +5047,11 @@ func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv, nil, err)
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv, nil, err)
-	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv, nil, err)
 	}
-	if err := impl_MPI_Gatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Gatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Gatherv, commObj, err)
 	}
 	return 0
@@ -5170,19 +5066,11 @@ func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv_c, nil, err)
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv_c, nil, err)
-	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv_c, nil, err)
 	}
-	if err := impl_MPI_Gatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Gatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Gatherv_c, commObj, err)
 	}
 	return 0
@@ -5197,14 +5085,6 @@ func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv_init, nil, err)
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv_init, nil, err)
-	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv_init, nil, err)
@@ -5216,7 +5096,7 @@ func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if request == nil {
 		return raise(fnMPI_Gatherv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Gatherv_init(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Gatherv_init(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Gatherv_init, commObj, err)
 	}
 	return 0
@@ -5231,14 +5111,6 @@ func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv_init_c, nil, err)
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Gatherv_init_c, nil, err)
-	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv_init_c, nil, err)
@@ -5250,7 +5122,7 @@ func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if request == nil {
 		return raise(fnMPI_Gatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Gatherv_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Gatherv_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Gatherv_init_c, commObj, err)
 	}
 	return 0
@@ -5847,10 +5719,6 @@ func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if sendcount < 0 {
 		return raise(fnMPI_Iallgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iallgather, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iallgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -5865,7 +5733,7 @@ func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if request == nil {
 		return raise(fnMPI_Iallgather, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iallgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Iallgather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Iallgather, commObj, err)
 	}
 	return 0
@@ -5879,10 +5747,6 @@ func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Iallgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iallgather_c, nil, err)
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iallgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -5898,7 +5762,7 @@ func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if request == nil {
 		return raise(fnMPI_Iallgather_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iallgather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Iallgather_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Iallgather_c, commObj, err)
 	}
 	return 0
@@ -5913,10 +5777,6 @@ func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if sendcount < 0 {
 		return raise(fnMPI_Iallgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iallgatherv, nil, err)
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Iallgatherv, nil, err)
@@ -5928,7 +5788,7 @@ func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if request == nil {
 		return raise(fnMPI_Iallgatherv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iallgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Iallgatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Iallgatherv, commObj, err)
 	}
 	return 0
@@ -5943,10 +5803,6 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if sendcount < 0 {
 		return raise(fnMPI_Iallgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iallgatherv_c, nil, err)
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Iallgatherv_c, nil, err)
@@ -5958,7 +5814,7 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if request == nil {
 		return raise(fnMPI_Iallgatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iallgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Iallgatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Iallgatherv_c, commObj, err)
 	}
 	return 0
@@ -6033,10 +5889,6 @@ func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if sendcount < 0 {
 		return raise(fnMPI_Ialltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Ialltoall, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Ialltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -6051,7 +5903,7 @@ func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if request == nil {
 		return raise(fnMPI_Ialltoall, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ialltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Ialltoall_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Ialltoall, commObj, err)
 	}
 	return 0
@@ -6065,10 +5917,6 @@ func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	}
 	if sendcount < 0 {
 		return raise(fnMPI_Ialltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Ialltoall_c, nil, err)
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Ialltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -6084,7 +5932,7 @@ func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if request == nil {
 		return raise(fnMPI_Ialltoall_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ialltoall_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Ialltoall_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Ialltoall_c, commObj, err)
 	}
 	return 0
@@ -6094,10 +5942,6 @@ func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv, &rc)
 	if err := core.CheckInitialized(); err != nil {
-		return raise(fnMPI_Ialltoallv, nil, err)
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
 		return raise(fnMPI_Ialltoallv, nil, err)
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
@@ -6111,7 +5955,7 @@ func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 	if request == nil {
 		return raise(fnMPI_Ialltoallv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ialltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Ialltoallv(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Ialltoallv, commObj, err)
 	}
 	return 0
@@ -6121,10 +5965,6 @@ func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
-		return raise(fnMPI_Ialltoallv_c, nil, err)
-	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
 		return raise(fnMPI_Ialltoallv_c, nil, err)
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
@@ -6138,7 +5978,7 @@ func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts
 	if request == nil {
 		return raise(fnMPI_Ialltoallv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ialltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Ialltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Ialltoallv_c, commObj, err)
 	}
 	return 0
@@ -6374,16 +6214,8 @@ func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if sendcount < 0 {
 		return raise(fnMPI_Igather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Igather, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Igather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Igather, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -6392,7 +6224,7 @@ func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if request == nil {
 		return raise(fnMPI_Igather, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Igather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Igather_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Igather, commObj, err)
 	}
 	return 0
@@ -6407,16 +6239,8 @@ func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if sendcount < 0 {
 		return raise(fnMPI_Igather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Igather_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Igather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Igather_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -6425,7 +6249,7 @@ func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if request == nil {
 		return raise(fnMPI_Igather_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Igather_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Igather_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Igather_c, commObj, err)
 	}
 	return 0
@@ -6440,14 +6264,6 @@ func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if sendcount < 0 {
 		return raise(fnMPI_Igatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Igatherv, nil, err)
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Igatherv, nil, err)
-	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igatherv, nil, err)
@@ -6455,7 +6271,7 @@ func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if request == nil {
 		return raise(fnMPI_Igatherv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Igatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Igatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Igatherv, commObj, err)
 	}
 	return 0
@@ -6470,14 +6286,6 @@ func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if sendcount < 0 {
 		return raise(fnMPI_Igatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Igatherv_c, nil, err)
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Igatherv_c, nil, err)
-	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igatherv_c, nil, err)
@@ -6485,7 +6293,7 @@ func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if request == nil {
 		return raise(fnMPI_Igatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Igatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Igatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Igatherv_c, commObj, err)
 	}
 	return 0
@@ -7507,16 +7315,8 @@ func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if sendcount < 0 {
 		return raise(fnMPI_Iscatter, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iscatter, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Iscatter, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -7525,7 +7325,7 @@ func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if request == nil {
 		return raise(fnMPI_Iscatter, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iscatter_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Iscatter_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Iscatter, commObj, err)
 	}
 	return 0
@@ -7540,16 +7340,8 @@ func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if sendcount < 0 {
 		return raise(fnMPI_Iscatter_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iscatter_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Iscatter_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -7558,7 +7350,7 @@ func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if request == nil {
 		return raise(fnMPI_Iscatter_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iscatter_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Iscatter_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Iscatter_c, commObj, err)
 	}
 	return 0
@@ -7570,16 +7362,8 @@ func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iscatterv, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Iscatterv, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -7588,7 +7372,7 @@ func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if request == nil {
 		return raise(fnMPI_Iscatterv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iscatterv(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Iscatterv(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Iscatterv, commObj, err)
 	}
 	return 0
@@ -7600,16 +7384,8 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv_c, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Iscatterv_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Iscatterv_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -7618,7 +7394,7 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if request == nil {
 		return raise(fnMPI_Iscatterv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iscatterv_c(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, request); err != nil {
+	if err := impl_MPI_Iscatterv_c(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Iscatterv_c, commObj, err)
 	}
 	return 0
@@ -9828,22 +9604,14 @@ func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if sendcount < 0 {
 		return raise(fnMPI_Scatter, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatter, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatter, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter, nil, err)
 	}
-	if err := impl_MPI_Scatter_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Scatter_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Scatter, commObj, err)
 	}
 	return 0
@@ -9858,22 +9626,14 @@ func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if sendcount < 0 {
 		return raise(fnMPI_Scatter_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatter_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatter_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter_c, nil, err)
 	}
-	if err := impl_MPI_Scatter_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Scatter_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Scatter_c, commObj, err)
 	}
 	return 0
@@ -9888,16 +9648,8 @@ func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if sendcount < 0 {
 		return raise(fnMPI_Scatter_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatter_init, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatter_init, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -9910,7 +9662,7 @@ func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if request == nil {
 		return raise(fnMPI_Scatter_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Scatter_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, recvbuf, C.MPI_Count(recvcount), recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Scatter_init_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtype, recvbuf, C.MPI_Count(recvcount), recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Scatter_init, commObj, err)
 	}
 	return 0
@@ -9925,16 +9677,8 @@ func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if sendcount < 0 {
 		return raise(fnMPI_Scatter_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatter_init_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatter_init_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -9947,7 +9691,7 @@ func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if request == nil {
 		return raise(fnMPI_Scatter_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Scatter_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Scatter_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Scatter_init_c, commObj, err)
 	}
 	return 0
@@ -9959,22 +9703,14 @@ func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv, nil, err)
 	}
-	if err := impl_MPI_Scatterv(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Scatterv(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Scatterv, commObj, err)
 	}
 	return 0
@@ -9986,22 +9722,14 @@ func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
 	}
-	if err := impl_MPI_Scatterv_c(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj); err != nil {
+	if err := impl_MPI_Scatterv_c(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Scatterv_c, commObj, err)
 	}
 	return 0
@@ -10013,16 +9741,8 @@ func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv_init, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv_init, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -10035,7 +9755,7 @@ func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if request == nil {
 		return raise(fnMPI_Scatterv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Scatterv_init(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Scatterv_init(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Scatterv_init, commObj, err)
 	}
 	return 0
@@ -10047,16 +9767,8 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init_c, nil, err)
 	}
-	sendtypeObj, err := datatype.Lookup(int32(sendtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv_init_c, nil, err)
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
-	recvtypeObj, err := datatype.Lookup(int32(recvtype))
-	if err != nil {
-		return raise(fnMPI_Scatterv_init_c, nil, err)
 	}
 	commObj, err := core.LookupComm(int32(comm))
 	if err != nil {
@@ -10069,7 +9781,7 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if request == nil {
 		return raise(fnMPI_Scatterv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Scatterv_init_c(ctx, sendbuf, sendcounts, displs, sendtypeObj, recvbuf, recvcount, recvtypeObj, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Scatterv_init_c(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Scatterv_init_c, commObj, err)
 	}
 	return 0

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"unsafe"
 
 	"mpix/core/datatype"
@@ -43,9 +44,27 @@ func checkCounts(counts []int64, ts []*datatype.Type, t *datatype.Type) error {
 	return nil
 }
 
-func checkOp(op Reducer) error {
+func checkOp(op Reducer, t *datatype.Type) error {
 	if op == nil {
 		return Errorf(ErrOp, "MPI_OP_NULL is not a valid operation here")
+	}
+	return op.Check(t)
+}
+
+// checkInPlace rejects MPI_IN_PLACE as buf unless allowed: the standard allows it
+// only as some send buffers, at some ranks.
+func checkInPlace(buf unsafe.Pointer, allowed bool, what string) error {
+	if buf == InPlace && !allowed {
+		return Errorf(ErrBuffer, "MPI_IN_PLACE is not valid as the %s", what)
+	}
+	return nil
+}
+
+// checkAlias rejects a reduction whose send buffer is its receive buffer (MPI_IN_PLACE
+// is the way to reduce in place).
+func checkAlias(sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type) error {
+	if sbuf == rbuf && sbuf != nil && count > 0 && t.Size() > 0 {
+		return Errorf(ErrBuffer, "the send buffer is also the receive buffer (use MPI_IN_PLACE)")
 	}
 	return nil
 }
@@ -79,7 +98,14 @@ func Bcast(m CollMode, buf unsafe.Pointer, count int64, t *datatype.Type, root i
 
 // Reduce is MPI_Reduce and its forms.
 func Reduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, root int, c *Comm) (*Request, error) {
-	if err := firstErr(checkColl(c, "reduce"), checkCollBuf(count, t), checkOp(op), c.CheckRoot(root)); err != nil {
+	if err := firstErr(checkColl(c, "reduce"), checkCollBuf(count, t), checkOp(op, t), c.CheckRoot(root)); err != nil {
+		return nil, err
+	}
+	if c.Rank == root {
+		if err := firstErr(checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
+			return nil, err
+		}
+	} else if err := checkInPlace(sbuf, false, "send buffer at a rank other than the root"); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -101,7 +127,8 @@ func Reduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type
 
 // Allreduce is MPI_Allreduce and its forms.
 func Allreduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, c *Comm) (*Request, error) {
-	if err := firstErr(checkColl(c, "allreduce"), checkCollBuf(count, t), checkOp(op)); err != nil {
+	if err := firstErr(checkColl(c, "allreduce"), checkCollBuf(count, t), checkOp(op, t),
+		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -125,13 +152,16 @@ func Gather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 		return nil, err
 	}
 	isRoot := c.Rank == root
+	if err := checkInPlace(sbuf, isRoot, "send buffer at a rank other than the root"); err != nil {
+		return nil, err
+	}
 	if sbuf != InPlace || !isRoot {
 		if err := checkCollBuf(scount, st); err != nil {
 			return nil, err
 		}
 	}
 	if isRoot {
-		if err := firstErr(checkCollBuf(rcount, rt), checkCounts(rcounts, nil, rt)); err != nil {
+		if err := firstErr(checkInPlace(rbuf, false, "receive buffer"), checkCollBuf(rcount, rt), checkCounts(rcounts, nil, rt)); err != nil {
 			return nil, err
 		}
 	}
@@ -169,13 +199,16 @@ func Scatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs []in
 		return nil, err
 	}
 	isRoot := c.Rank == root
+	if err := checkInPlace(rbuf, isRoot, "receive buffer at a rank other than the root"); err != nil {
+		return nil, err
+	}
 	if rbuf != InPlace || !isRoot {
 		if err := checkCollBuf(rcount, rt); err != nil {
 			return nil, err
 		}
 	}
 	if isRoot {
-		if err := firstErr(checkCollBuf(scount, st), checkCounts(scounts, nil, st)); err != nil {
+		if err := firstErr(checkInPlace(sbuf, false, "send buffer"), checkCollBuf(scount, st), checkCounts(scounts, nil, st)); err != nil {
 			return nil, err
 		}
 	}
@@ -209,7 +242,7 @@ func Scatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs []in
 // Allgather is MPI_Allgather (counts nil) or MPI_Allgatherv and their forms.
 func Allgather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 	rbuf unsafe.Pointer, rcount int64, rcounts, displs []int64, rt *datatype.Type, c *Comm) (*Request, error) {
-	if err := firstErr(checkColl(c, "allgather"), checkCollBuf(rcount, rt), checkCounts(rcounts, nil, rt)); err != nil {
+	if err := firstErr(checkColl(c, "allgather"), checkInPlace(rbuf, false, "receive buffer"), checkCollBuf(rcount, rt), checkCounts(rcounts, nil, rt)); err != nil {
 		return nil, err
 	}
 	if sbuf != InPlace {
@@ -251,20 +284,31 @@ type AlltoallArgs struct {
 	Rts             []*datatype.Type
 }
 
-// side returns peer i's block of one side of an all-to-all.
-func alltoallSide(buf unsafe.Pointer, count int64, counts, displs []int64, t *datatype.Type, ts []*datatype.Type, i int) (unsafe.Pointer, int64, *datatype.Type) {
+// alltoallBlock returns the byte offset, count and type of peer i's block of one side
+// of an all-to-all.
+func alltoallBlock(count int64, counts, displs []int64, t *datatype.Type, ts []*datatype.Type, i int) (int64, int64, *datatype.Type) {
 	switch {
 	case ts != nil:
-		return unsafe.Add(buf, displs[i]), counts[i], ts[i]
+		return displs[i], counts[i], ts[i]
 	case counts != nil:
-		return block(buf, displs[i], t), counts[i], t
+		return displs[i] * t.Extent(), counts[i], t
 	}
-	return block(buf, int64(i)*count, t), count, t
+	return int64(i) * count * t.Extent(), count, t
+}
+
+// alltoallSide returns peer i's block of one side of an all-to-all at buf; an empty
+// block's address is nil, since its offset may lie outside the buffer.
+func alltoallSide(buf unsafe.Pointer, count int64, counts, displs []int64, t *datatype.Type, ts []*datatype.Type, i int) (unsafe.Pointer, int64, *datatype.Type) {
+	off, n, bt := alltoallBlock(count, counts, displs, t, ts, i)
+	if n == 0 {
+		return nil, 0, bt
+	}
+	return unsafe.Add(buf, off), n, bt
 }
 
 // Alltoall runs an all-to-all exchange in any of its forms.
 func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
-	if err := checkColl(c, "alltoall"); err != nil {
+	if err := firstErr(checkColl(c, "alltoall"), checkInPlace(a.Rbuf, false, "receive buffer")); err != nil {
 		return nil, err
 	}
 	inPlace := a.Sbuf == InPlace
@@ -272,38 +316,51 @@ func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 		a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts = a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts
 	}
 	for i := 0; i < c.Size; i++ {
-		_, sn, st := alltoallSide(nil, a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i)
-		_, rn, rt := alltoallSide(nil, a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
+		_, sn, st := alltoallBlock(a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i)
+		_, rn, rt := alltoallBlock(a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
 		if err := firstErr(checkCollBuf(sn, st), checkCollBuf(rn, rt)); err != nil {
 			return nil, err
 		}
 	}
 	return runColl(m, c, func(s *schedule) error {
 		n, r := s.comm.Size, s.comm.Rank
-		sbuf := a.Sbuf
+		sendSide := func(i int) (unsafe.Pointer, int64, *datatype.Type) {
+			return alltoallSide(a.Sbuf, a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i)
+		}
 		if inPlace {
-			// Everything is sent from a copy, so receives may overwrite the buffer.
-			var lo, hi int64
+			// Everything is sent from a copy of the bytes [lo, hi) of the buffer, so
+			// receives may overwrite it.
+			// [dlo, dhi) holds the data; [lo, hi) also every block's own address, as a
+			// Go pointer must not leave its allocation.
+			lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+			dlo, dhi := lo, hi
 			for i := 0; i < n; i++ {
-				p, cnt, t := alltoallSide(nil, a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
-				if cnt == 0 {
+				off, cnt, t := alltoallBlock(a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
+				if cnt == 0 || t.Size() == 0 {
 					continue
 				}
-				off := int64(uintptr(p))
-				lo = min(lo, off+t.TrueLB()+min(0, (cnt-1)*t.Extent()))
-				hi = max(hi, off+t.TrueLB()+t.TrueExtent()+max(0, (cnt-1)*t.Extent()))
+				dlo = min(dlo, off+t.TrueLB()+min(0, (cnt-1)*t.Extent()))
+				dhi = max(dhi, off+t.TrueLB()+t.TrueExtent()+max(0, (cnt-1)*t.Extent()))
+				lo, hi = min(lo, dlo, off), max(hi, dhi, off+1)
 			}
-			if hi > lo {
-				copyBuf := make([]byte, hi-lo)
-				sbuf = unsafe.Add(unsafe.Pointer(unsafe.SliceData(copyBuf)), -lo)
-				src := unsafe.Add(a.Rbuf, lo)
-				local(s, func() { copy(copyBuf, unsafe.Slice((*byte)(src), hi-lo)) })
+			var copyBuf []byte
+			if dhi > dlo {
+				copyBuf = make([]byte, hi-lo)
+				src := unsafe.Add(a.Rbuf, dlo)
+				local(s, func() { copy(copyBuf[dlo-lo:], unsafe.Slice((*byte)(src), dhi-dlo)) })
+			}
+			sendSide = func(i int) (unsafe.Pointer, int64, *datatype.Type) {
+				off, cnt, t := alltoallBlock(a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
+				if cnt == 0 || t.Size() == 0 {
+					return nil, cnt, t
+				}
+				return unsafe.Add(unsafe.Pointer(unsafe.SliceData(copyBuf)), off-lo), cnt, t
 			}
 		}
 		for k := 0; k < n; k++ {
 			// Peers in a rotated order, so that not everyone sends to rank 0 first.
 			i := (r + k) % n
-			sp, sn, st := alltoallSide(sbuf, a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i)
+			sp, sn, st := sendSide(i)
 			rp, rn, rt := alltoallSide(a.Rbuf, a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
 			if i == r {
 				s.then(func() error { copyTyped(rp, rn, rt, sp, sn, st); return nil })
@@ -322,7 +379,8 @@ func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 // ReduceScatter is MPI_Reduce_scatter_block (counts nil: rcount each) or
 // MPI_Reduce_scatter and their forms.
 func ReduceScatter(m CollMode, sbuf, rbuf unsafe.Pointer, rcount int64, rcounts []int64, t *datatype.Type, op Reducer, c *Comm) (*Request, error) {
-	if err := firstErr(checkColl(c, "reduce_scatter"), checkCollBuf(rcount, t), checkCounts(rcounts, nil, t), checkOp(op)); err != nil {
+	if err := firstErr(checkColl(c, "reduce_scatter"), checkCollBuf(rcount, t), checkCounts(rcounts, nil, t), checkOp(op, t),
+		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, 1, t)); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -359,7 +417,8 @@ func ReduceScatter(m CollMode, sbuf, rbuf unsafe.Pointer, rcount int64, rcounts 
 
 // Scan is MPI_Scan (exclusive false) or MPI_Exscan and their forms.
 func Scan(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, exclusive bool, c *Comm) (*Request, error) {
-	if err := firstErr(checkColl(c, "scan"), checkCollBuf(count, t), checkOp(op)); err != nil {
+	if err := firstErr(checkColl(c, "scan"), checkCollBuf(count, t), checkOp(op, t),
+		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {

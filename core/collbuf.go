@@ -10,9 +10,12 @@ import (
 var InPlace unsafe.Pointer
 
 // Reducer is a reduction operation as collectives use it: Apply computes
-// inout[i] = in[i] op inout[i] over count elements of t.
+// inout[i] = in[i] op inout[i] over count elements of t (in from the lower ranks);
+// Check says whether the op is defined on t, so that a bad pair fails at the call
+// with MPI_ERR_OP rather than inside a schedule.
 type Reducer interface {
 	Apply(in, inout unsafe.Pointer, count int64, t *datatype.Type) error
+	Check(t *datatype.Type) error
 	Commutative() bool
 }
 
@@ -23,12 +26,14 @@ func block(buf unsafe.Pointer, i int64, t *datatype.Type) unsafe.Pointer {
 
 // tmpBuf allocates room for count elements of t laid out as in a user buffer and
 // returns the address to use as the buffer (element 0); the type's lower bound and a
-// negative extent are inside the allocation.
+// negative extent are inside the allocation. So is element count: algorithms take the
+// address of an empty block at the end, and a Go pointer past its allocation would
+// let the garbage collector mark whatever object follows.
 func tmpBuf(count int64, t *datatype.Type) unsafe.Pointer {
 	if count <= 0 || t.Size() == 0 {
 		return nil
 	}
-	span := (count - 1) * t.Extent()
+	span := count * t.Extent()
 	lo := t.TrueLB() + min(0, span)
 	hi := t.TrueLB() + t.TrueExtent() + max(0, span)
 	shift := max(0, -lo)

@@ -161,7 +161,11 @@ func (r *Request) complete(st Status) {
 	if r.dtype != nil && !r.persistent {
 		r.dtype.Release()
 	}
-	r.active = false
+	if !r.persistent {
+		// A persistent request stays active until a Wait or Test reports it (Release),
+		// so that the status of one that completed before the call is not lost.
+		r.active = false
+	}
 	freed, handle, parent, kind := r.freed, r.Handle, r.parent, r.kind
 	r.done.Store(true)
 	if freed && handle != 0 {
@@ -195,10 +199,15 @@ func (r *Request) Free() {
 	}
 }
 
-// Release is called when a completed nonpersistent request has been reported to the
-// user by a Wait or Test: its handle becomes MPI_REQUEST_NULL.
+// Release is called when a completed request has been reported to the user by a Wait
+// or Test: a nonpersistent request's handle becomes MPI_REQUEST_NULL, a persistent one
+// becomes inactive.
 func (r *Request) Release() {
-	if !r.persistent && r.Handle != 0 {
+	if r.persistent {
+		r.active = false
+		return
+	}
+	if r.Handle != 0 {
 		requests.Remove(r.Handle)
 	}
 }

@@ -68,6 +68,25 @@ var unresolved = map[string]bool{
 	"MPI_Intercomm_create.peer_comm": true,
 }
 
+// Collective datatypes that MPI_IN_PLACE or not being the root make insignificant
+// may be MPI_DATATYPE_NULL there (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+// ...) is the usual idiom); capi/coll.go resolves them where they matter.
+func init() {
+	for proc, params := range map[string][]string{
+		"Gather": {"sendtype", "recvtype"}, "Gatherv": {"sendtype", "recvtype"},
+		"Scatter": {"sendtype", "recvtype"}, "Scatterv": {"sendtype", "recvtype"},
+		"Allgather": {"sendtype"}, "Allgatherv": {"sendtype"},
+		"Alltoall": {"sendtype"}, "Alltoallv": {"sendtype"},
+	} {
+		for _, name := range []string{"MPI_" + proc, "MPI_I" + strings.ToLower(proc), "MPI_" + proc + "_init"} {
+			for _, p := range params {
+				unresolved[name+"."+p] = true
+				unresolved[name+"_c."+p] = true
+			}
+		}
+	}
+}
+
 // noNullCheck lists pointer kinds that may legitimately be NULL or a sentinel.
 var noNullCheck = map[string]bool{
 	"BUFFER": true, "C_BUFFER": true, "C_BUFFER2": true, "C_BUFFER3": true, "C_BUFFER4": true,
