@@ -528,7 +528,7 @@ func impl_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf un
 	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
 		return err
 	}
-	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, localIntArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, nil)
 }
 
@@ -536,7 +536,7 @@ func impl_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
 		return err
 	}
-	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, localCountArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, nil)
 }
 
@@ -544,7 +544,7 @@ func impl_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf u
 	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
 		return err
 	}
-	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, localIntArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
@@ -552,7 +552,7 @@ func impl_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf
 	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
 		return err
 	}
-	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, localCountArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
@@ -560,7 +560,7 @@ func impl_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvb
 	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
 		return err
 	}
-	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, intArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, localIntArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
@@ -568,7 +568,7 @@ func impl_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, rec
 	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
 		return err
 	}
-	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, countArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, localCountArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
@@ -675,6 +675,9 @@ func firstErr(errs ...error) error {
 // unless the root gathers in place, the receive type at the root. Elsewhere they may
 // be MPI_DATATYPE_NULL and stay nil.
 func gatherTypes(comm *core.Comm, root C.int, sbuf unsafe.Pointer, st, rt C.MPI_Datatype) (*datatype.Type, *datatype.Type, error) {
+	if comm.IsInter() { // senders name the root; MPI_PROC_NULL uses neither type
+		return collTypes(root >= 0, st, root == core.Root, rt)
+	}
 	here := isRoot(comm, root)
 	return collTypes(!here || sbuf != core.InPlace, st, here, rt)
 }
@@ -682,6 +685,9 @@ func gatherTypes(comm *core.Comm, root C.int, sbuf unsafe.Pointer, st, rt C.MPI_
 // scatterTypes is gatherTypes for a scatter: the send type at the root, the receive
 // type unless the root scatters in place.
 func scatterTypes(comm *core.Comm, root C.int, rbuf unsafe.Pointer, st, rt C.MPI_Datatype) (*datatype.Type, *datatype.Type, error) {
+	if comm.IsInter() { // receivers name the root; MPI_PROC_NULL uses neither type
+		return collTypes(root == core.Root, st, root >= 0, rt)
+	}
 	here := isRoot(comm, root)
 	return collTypes(here, st, !here || rbuf != core.InPlace, rt)
 }

@@ -1639,6 +1639,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Init_thread:                  true,
 	fnMPI_Initialized:                  true,
 	fnMPI_Intercomm_create:             true,
+	fnMPI_Intercomm_create_from_groups: true,
 	fnMPI_Intercomm_merge:              true,
 	fnMPI_Iprobe:                       true,
 	fnMPI_Irecv:                        true,
@@ -6912,7 +6913,31 @@ func mpixgo_MPI_Intercomm_create(ctx *C.mpix_ctx, local_comm C.MPI_Comm, local_l
 //export mpixgo_MPI_Intercomm_create_from_groups
 func mpixgo_MPI_Intercomm_create_from_groups(ctx *C.mpix_ctx, local_group C.MPI_Group, local_leader C.int, remote_group C.MPI_Group, remote_leader C.int, stringtag *C.char, info C.MPI_Info, errhandler C.MPI_Errhandler, newintercomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Intercomm_create_from_groups, &rc)
-	return raise(fnMPI_Intercomm_create_from_groups, nil, errNotImplemented(fnMPI_Intercomm_create_from_groups))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Intercomm_create_from_groups, nil, err)
+	}
+	local_groupObj, err := core.LookupGroup(int32(local_group))
+	if err != nil {
+		return raise(fnMPI_Intercomm_create_from_groups, nil, err)
+	}
+	if stringtag == nil {
+		return raise(fnMPI_Intercomm_create_from_groups, nil, core.Errorf(core.ErrArg, "stringtag must not be NULL"))
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Intercomm_create_from_groups, nil, err)
+	}
+	errhandlerObj, err := core.LookupErrhandler(int32(errhandler))
+	if err != nil {
+		return raise(fnMPI_Intercomm_create_from_groups, nil, err)
+	}
+	if newintercomm == nil {
+		return raise(fnMPI_Intercomm_create_from_groups, nil, core.Errorf(core.ErrArg, "newintercomm must not be NULL"))
+	}
+	if err := impl_MPI_Intercomm_create_from_groups(ctx, local_groupObj, local_leader, remote_group, remote_leader, stringtag, infoObj, errhandlerObj, newintercomm); err != nil {
+		return raise(fnMPI_Intercomm_create_from_groups, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Intercomm_merge

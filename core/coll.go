@@ -19,7 +19,7 @@ const allreduceLargeBytes = 2048
 
 func checkColl(c *Comm, what string) error {
 	if c.IsInter() {
-		return Errorf(ErrComm, "%s on an intercommunicator is not supported yet", what)
+		return Errorf(ErrComm, "%s is not defined on an intercommunicator", what)
 	}
 	return nil
 }
@@ -76,6 +76,9 @@ func local(s *schedule, f func()) {
 
 // Barrier is MPI_Barrier / MPI_Ibarrier / MPI_Barrier_init.
 func Barrier(m CollMode, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interBarrier(m, c)
+	}
 	if err := checkColl(c, "barrier"); err != nil {
 		return nil, err
 	}
@@ -87,6 +90,9 @@ func Barrier(m CollMode, c *Comm) (*Request, error) {
 
 // Bcast is MPI_Bcast and its forms.
 func Bcast(m CollMode, buf unsafe.Pointer, count int64, t *datatype.Type, root int, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interBcast(m, buf, count, t, root, c)
+	}
 	if err := firstErr(checkColl(c, "broadcast"), checkCollBuf(count, t), c.CheckRoot(root)); err != nil {
 		return nil, err
 	}
@@ -98,6 +104,9 @@ func Bcast(m CollMode, buf unsafe.Pointer, count int64, t *datatype.Type, root i
 
 // Reduce is MPI_Reduce and its forms.
 func Reduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, root int, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interReduce(m, sbuf, rbuf, count, t, op, root, c)
+	}
 	if err := firstErr(checkColl(c, "reduce"), checkCollBuf(count, t), checkOp(op, t), c.CheckRoot(root)); err != nil {
 		return nil, err
 	}
@@ -127,6 +136,9 @@ func Reduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type
 
 // Allreduce is MPI_Allreduce and its forms.
 func Allreduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interAllreduce(m, sbuf, rbuf, count, t, op, c)
+	}
 	if err := firstErr(checkColl(c, "allreduce"), checkCollBuf(count, t), checkOp(op, t),
 		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
 		return nil, err
@@ -148,6 +160,9 @@ func Allreduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.T
 // Gather is MPI_Gather (counts nil) or MPI_Gatherv and their forms.
 func Gather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 	rbuf unsafe.Pointer, rcount int64, rcounts, displs []int64, rt *datatype.Type, root int, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interGather(m, sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c)
+	}
 	if err := firstErr(checkColl(c, "gather"), c.CheckRoot(root)); err != nil {
 		return nil, err
 	}
@@ -195,6 +210,9 @@ func Gather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 // Scatter is MPI_Scatter (counts nil) or MPI_Scatterv and their forms.
 func Scatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs []int64, st *datatype.Type,
 	rbuf unsafe.Pointer, rcount int64, rt *datatype.Type, root int, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interScatter(m, sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c)
+	}
 	if err := firstErr(checkColl(c, "scatter"), c.CheckRoot(root)); err != nil {
 		return nil, err
 	}
@@ -242,6 +260,9 @@ func Scatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs []in
 // Allgather is MPI_Allgather (counts nil) or MPI_Allgatherv and their forms.
 func Allgather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 	rbuf unsafe.Pointer, rcount int64, rcounts, displs []int64, rt *datatype.Type, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interAllgather(m, sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c)
+	}
 	if err := firstErr(checkColl(c, "allgather"), checkInPlace(rbuf, false, "receive buffer"), checkCollBuf(rcount, rt), checkCounts(rcounts, nil, rt)); err != nil {
 		return nil, err
 	}
@@ -308,6 +329,9 @@ func alltoallSide(buf unsafe.Pointer, count int64, counts, displs []int64, t *da
 
 // Alltoall runs an all-to-all exchange in any of its forms.
 func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interAlltoall(m, a, c)
+	}
 	if err := firstErr(checkColl(c, "alltoall"), checkInPlace(a.Rbuf, false, "receive buffer")); err != nil {
 		return nil, err
 	}
@@ -379,6 +403,9 @@ func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 // ReduceScatter is MPI_Reduce_scatter_block (counts nil: rcount each) or
 // MPI_Reduce_scatter and their forms.
 func ReduceScatter(m CollMode, sbuf, rbuf unsafe.Pointer, rcount int64, rcounts []int64, t *datatype.Type, op Reducer, c *Comm) (*Request, error) {
+	if c.IsInter() {
+		return interReduceScatter(m, sbuf, rbuf, rcount, rcounts, t, op, c)
+	}
 	if err := firstErr(checkColl(c, "reduce_scatter"), checkCollBuf(rcount, t), checkCounts(rcounts, nil, t), checkOp(op, t),
 		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, 1, t)); err != nil {
 		return nil, err

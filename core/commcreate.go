@@ -211,7 +211,7 @@ func Dup(m CollMode, c *Comm, info *Info, withInfo bool, out CommResult) (*Reque
 // by key then by rank in c; MPI_UNDEFINED gets MPI_COMM_NULL.
 func Split(c *Comm, color, key int, info *Info) (*Comm, error) {
 	if c.IsInter() {
-		return nil, Errorf(ErrComm, "MPI_Comm_split on an intercommunicator is not supported yet")
+		return interSplit(c, color, key, info)
 	}
 	if color < 0 && color != Undefined {
 		return nil, Errorf(ErrArg, "invalid color %d (must be non-negative or MPI_UNDEFINED)", color)
@@ -254,7 +254,7 @@ func Split(c *Comm, color, key int, info *Info) (*Comm, error) {
 // every process) get a communicator, the others MPI_COMM_NULL.
 func Create(c *Comm, g *Group) (*Comm, error) {
 	if c.IsInter() {
-		return nil, Errorf(ErrComm, "MPI_Comm_create on an intercommunicator is not supported yet")
+		return interCreate(c, g)
 	}
 	for _, w := range g.ranks {
 		if c.group.RankOfWorld(w) == Undefined {

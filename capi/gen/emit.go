@@ -66,6 +66,8 @@ var resolvers = map[string]resolver{
 // the local leader, and may be MPI_COMM_NULL elsewhere).
 var unresolved = map[string]bool{
 	"MPI_Intercomm_create.peer_comm": true,
+	// Significant only at the local leader.
+	"MPI_Intercomm_create_from_groups.remote_group": true,
 }
 
 // Collective datatypes that MPI_IN_PLACE or not being the root make insignificant

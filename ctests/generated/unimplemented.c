@@ -322,8 +322,6 @@ int main(int argc, char **argv)
     { int before = calls; (void)PMPI_Group_c2f((MPI_Group)0); expect("MPI_Group_c2f", before); n++; }
     { int before = calls; (void)MPI_Group_f2c((MPI_Fint)0); expect("MPI_Group_f2c", before); n++; }
     { int before = calls; (void)PMPI_Group_f2c((MPI_Fint)0); expect("MPI_Group_f2c", before); n++; }
-    { int before = calls; (void)MPI_Intercomm_create_from_groups((MPI_Group)0, (int)0, (MPI_Group)0, (int)0, (const char *)0, (MPI_Info)0, (MPI_Errhandler)0, (MPI_Comm *)0); expect("MPI_Intercomm_create_from_groups", before); n++; }
-    { int before = calls; (void)PMPI_Intercomm_create_from_groups((MPI_Group)0, (int)0, (MPI_Group)0, (int)0, (const char *)0, (MPI_Info)0, (MPI_Errhandler)0, (MPI_Comm *)0); expect("MPI_Intercomm_create_from_groups", before); n++; }
     { int before = calls; (void)MPI_Lookup_name((const char *)0, (MPI_Info)0, (char *)0); expect("MPI_Lookup_name", before); n++; }
     { int before = calls; (void)PMPI_Lookup_name((const char *)0, (MPI_Info)0, (char *)0); expect("MPI_Lookup_name", before); n++; }
     { int before = calls; (void)MPI_Message_c2f((MPI_Message)0); expect("MPI_Message_c2f", before); n++; }
