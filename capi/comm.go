@@ -194,11 +194,22 @@ func dupComm(comm *core.Comm, info *core.Info, withInfo bool, newcomm *C.MPI_Com
 	if request != nil {
 		mode = core.Nonblocking
 	}
+	// A failing attribute copy callback fails the duplication: the new communicator
+	// goes, the caller gets MPI_COMM_NULL and the callback's code (for MPI_Comm_idup,
+	// the request completes in error).
 	var attrErr error
-	r, err := core.Dup(mode, comm, info, withInfo, func(c *core.Comm) {
-		attrErr = derived(comm, c, true)
+	r, err := core.Dup(mode, comm, info, withInfo, func(c *core.Comm) error {
+		if attrErr = derived(comm, c, true); attrErr != nil {
+			c.Free()
+			putComm(newcomm, nil)
+			return attrErr
+		}
 		putComm(newcomm, c)
+		return nil
 	})
+	if attrErr != nil {
+		return attrErr
+	}
 	if err != nil {
 		return err
 	}

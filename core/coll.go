@@ -82,6 +82,9 @@ func Barrier(m CollMode, c *Comm) (*Request, error) {
 	if err := checkColl(c, "barrier"); err != nil {
 		return nil, err
 	}
+	if m == Blocking && arenaBarrier(c) {
+		return nil, nil
+	}
 	return runColl(m, c, func(s *schedule) error {
 		barrierDissemination(s)
 		return nil
@@ -95,6 +98,9 @@ func Bcast(m CollMode, buf unsafe.Pointer, count int64, t *datatype.Type, root i
 	}
 	if err := firstErr(checkColl(c, "broadcast"), checkCollBuf(count, t), c.CheckRoot(root)); err != nil {
 		return nil, err
+	}
+	if m == Blocking && arenaBcast(c, buf, count, t, root) {
+		return nil, nil
 	}
 	return runColl(m, c, func(s *schedule) error {
 		bcastBinomial(s, buf, count, t, root)
@@ -124,7 +130,7 @@ func Reduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type
 		}
 		acc := rbuf
 		if r != root || (!op.Commutative() && root != 0) {
-			acc = tmpBuf(count, t)
+			acc = s.tmp(count, t)
 		}
 		if acc != sbuf {
 			local(s, func() { copyTyped(acc, count, t, sbuf, count, t) })
@@ -142,6 +148,11 @@ func Allreduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.T
 	if err := firstErr(checkColl(c, "allreduce"), checkCollBuf(count, t), checkOp(op, t),
 		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
 		return nil, err
+	}
+	if m == Blocking {
+		if done, err := arenaAllreduce(c, sbuf, rbuf, count, t, op); done {
+			return nil, err
+		}
 	}
 	return runColl(m, c, func(s *schedule) error {
 		if sbuf != InPlace {
@@ -426,7 +437,7 @@ func ReduceScatter(m CollMode, sbuf, rbuf unsafe.Pointer, rcount int64, rcounts 
 			}
 			total += x
 		}
-		acc := tmpBuf(total, t)
+		acc := s.tmp(total, t)
 		src := sbuf
 		if sbuf == InPlace {
 			src = rbuf
@@ -453,7 +464,7 @@ func Scan(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, 
 		if sbuf == InPlace {
 			src = rbuf
 		}
-		partial := tmpBuf(count, t)
+		partial := s.tmp(count, t)
 		local(s, func() {
 			copyTyped(partial, count, t, src, count, t)
 			if !exclusive && src != rbuf {

@@ -88,7 +88,7 @@ func reduceBinomial(s *schedule, acc unsafe.Pointer, count int64, t *datatype.Ty
 		}
 		if child := rel | mask; child < n {
 			if tmp == nil {
-				tmp = tmpBuf(count, t)
+				tmp = s.tmp(count, t)
 			}
 			s.recv((child+treeRoot)%n, tmp, count, t)
 			s.then(combine(op, acc, tmp, count, t, false))
@@ -131,7 +131,7 @@ func allreduceRecursiveDoubling(s *schedule, acc unsafe.Pointer, count int64, t 
 	n, r := s.comm.Size, s.comm.Rank
 	pof2 := pof2Below(n)
 	rem := n - pof2
-	tmp := tmpBuf(count, t)
+	tmp := s.tmp(count, t)
 	if r < 2*rem {
 		if r%2 == 0 {
 			s.send(r+1, acc, count, t)
@@ -166,7 +166,7 @@ func allreduceRabenseifner(s *schedule, acc unsafe.Pointer, count int64, t *data
 	n, r := s.comm.Size, s.comm.Rank
 	pof2 := pof2Below(n)
 	rem := n - pof2
-	tmp := tmpBuf(count, t)
+	tmp := s.tmp(count, t)
 	if r < 2*rem {
 		if r%2 == 0 {
 			s.send(r+1, acc, count, t)
@@ -285,7 +285,7 @@ func allgatherRing(s *schedule, buf unsafe.Pointer, count int64, counts, displs 
 // reduction into out; partial carries the reduction of the ranks seen so far.
 func scanRecursiveDoubling(s *schedule, out, partial unsafe.Pointer, count int64, t *datatype.Type, op Reducer, exclusive bool) {
 	n, r := s.comm.Size, s.comm.Rank
-	tmp := tmpBuf(count, t)
+	tmp := s.tmp(count, t)
 	outValid := !exclusive
 	for mask := 1; mask < n; mask <<= 1 {
 		dst := r ^ mask

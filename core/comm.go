@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"mpix/core/attr"
+	"mpix/shm"
 )
 
 // Comm is a communicator: a group of processes (two for an intercommunicator) and a
@@ -44,6 +45,10 @@ type Comm struct {
 	// communicator will get its own).
 	eng  *Engine
 	errh atomic.Pointer[Errhandler]
+
+	// arena is the shared memory of node-local collectives (collshm.go).
+	arena      *shm.Arena
+	arenaState uint8
 
 	mu    sync.Mutex // guards name, info and topo
 	name  string

@@ -187,8 +187,9 @@ func runInternal(m CollMode, c *Comm, tag int, ownTag bool, build func(s *schedu
 	return s.req, nil
 }
 
-// CommResult receives the communicator a creation makes (nil for MPI_COMM_NULL).
-type CommResult func(*Comm)
+// CommResult receives the communicator a creation makes (nil for MPI_COMM_NULL); an
+// error fails the creation.
+type CommResult func(*Comm) error
 
 // Dup is MPI_Comm_dup, MPI_Comm_dup_with_info (info not nil) and MPI_Comm_idup.
 // The new communicator reaches out once ready; attributes are copied by the caller.
@@ -201,8 +202,9 @@ func Dup(m CollMode, c *Comm, info *Info, withInfo bool, out CommResult) (*Reque
 	info = info.copyUnregistered()
 	return runInternal(m, c, 0, false, func(s *schedule) {
 		allocContext(s, c, func(id uint32) error {
-			out(newComm(id, id, c.Rank, c.group, c.remote, c.eng, info))
-			return nil
+			nc := newComm(id, id, c.Rank, c.group, c.remote, c.eng, info)
+			copyTopo(c, nc) // a duplicate keeps the virtual topology
+			return out(nc)
 		})
 	})
 }
@@ -470,6 +472,7 @@ func (c *Comm) Free() error {
 	c.freed = true
 	c.mu.Unlock()
 	comms.Remove(c.Handle)
+	c.closeArena()
 	if e := c.errh.Swap(nil); e != nil {
 		e.Release()
 	}

@@ -32,9 +32,9 @@ type Engine struct {
 	unexpected []*unexpected // messages waiting for a receive, in arrival order
 	pending    map[uint64]*Request
 	nextID     uint64
-	outbox     []*outMsg // sends waiting for transport resources, in order
+	outbox     []*outMsg   // sends waiting for transport resources, in order
 	scheds     []*schedule // running collectives
-	scratch    []byte    // packing space for eager sends of non-contiguous data
+	scratch    []byte      // packing space for eager sends of non-contiguous data
 	// hdr is the header being sent: a header passed through the Endpoint interface
 	// would otherwise escape to the heap on every send.
 	hdr transport.Header

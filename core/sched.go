@@ -23,7 +23,10 @@ type schedule struct {
 	reqs   []*Request
 	err    int   // first error class
 	fail   error // the first failed local step's error, for its message
-	req    *Request
+	// scratch are the temporaries of this run (s.tmp), returned to their pools when
+	// it completes.
+	scratch [][]byte
+	req     *Request
 	// build, for persistent collectives, rebuilds the stages at each start; nil when
 	// the stages never change.
 	build func(s *schedule) error
@@ -141,6 +144,7 @@ func (s *schedule) advance(e *Engine) bool {
 		s.cur++
 		s.posted = false
 	}
+	s.releaseScratch()
 	st := emptyStatus
 	st.Error = s.err
 	s.req.complete(st)

@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"golang.org/x/sys/unix"
+
 	"mpix/core/cvar"
 	"mpix/core/pmi"
 	"mpix/ofi"
@@ -33,6 +35,23 @@ func readConfig() error {
 	return nil
 }
 
+// undersubscribedSpin multiplies MPIX_SPIN_POLLS when this node has a core for every
+// local process: then the process a waiter waits for is running, and giving the core
+// away (to another job's process) costs a scheduler slice, so waits spin far longer
+// before they yield. Oversubscribed nodes (4 ranks on 2 cores) yield early, which is
+// what keeps them fast.
+const undersubscribedSpin = 1000
+
+// spinLimit is the number of empty polls a wait spins through before yielding, for a
+// node running localRanks processes of the job.
+func spinLimit(localRanks int) int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err == nil && localRanks <= set.Count() {
+		return Settings.SpinPolls * undersubscribedSpin
+	}
+	return Settings.SpinPolls
+}
+
 // startTransports opens the endpoints that reach every rank: shared memory for the
 // processes of this node (unless MPIX_SHM=0), libfabric for the others, and builds
 // the engine. Every process calls it at the same point of MPI_Init (it fences).
@@ -60,6 +79,7 @@ func startTransports(c *pmi.Client, peers []Peer) error {
 		for _, r := range node {
 			route[r] = sm
 		}
+		nodeJob = job
 	}
 	needOFI := false
 	for r := range peers {
@@ -113,7 +133,7 @@ func startTransports(c *pmi.Client, peers []Peer) error {
 	if sm != nil {
 		sm.Unlink()
 	}
-	engine = NewEngine(self, route, Settings.SpinPolls)
+	engine = NewEngine(self, route, spinLimit(len(node)))
 	CommWorld.eng, CommSelf.eng = engine, engine
 	return nil
 }

@@ -133,6 +133,16 @@ int main(int argc, char **argv)
         MPI_Comm_rank(cart, &crank);
         CHECK(crank == rank, "rank %d in the grid, want %d (no reordering)", crank, rank);
         check_grid(cart, 2, dims, periods);
+        /* duplicates (blocking and nonblocking) keep the topology */
+        MPI_Comm dup, idup;
+        MPI_Request dreq;
+        CHECK_OK(MPI_Comm_dup(cart, &dup));
+        CHECK_OK(MPI_Comm_idup(cart, &idup, &dreq));
+        CHECK_OK(MPI_Wait(&dreq, MPI_STATUS_IGNORE));
+        check_grid(dup, 2, dims, periods);
+        check_grid(idup, 2, dims, periods);
+        MPI_Comm_free(&dup);
+        MPI_Comm_free(&idup);
         int mapped;
         CHECK_OK(MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &mapped));
         CHECK(mapped == rank, "Cart_map = %d, want %d", mapped, rank);

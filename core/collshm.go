@@ -1,0 +1,179 @@
+package core
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"mpix/core/datatype"
+	"mpix/shm"
+)
+
+// Shared-memory collectives. A communicator whose processes all run on this node gets,
+// at its first eligible blocking collective, an arena (shm.Arena) through which
+// barriers, small broadcasts and small allreduces cost a few cache-line transfers and
+// one C-to-Go crossing, instead of a schedule of messages. Whether a call goes through
+// the arena depends only on the communicator and the data size (and, for reductions,
+// on the datatype, which MPI requires to be the same everywhere), so every member
+// always takes the same path.
+
+// nodeJob names this job's shared-memory files; empty when the shm transport is off.
+var nodeJob string
+
+// arenaSlot is the most data a collective moves through the arena.
+const arenaSlot = 64 << 10
+
+// arena states of a communicator.
+const (
+	arenaUnknown = iota
+	arenaNone
+	arenaReady
+)
+
+// arenaFor returns c's arena, making it on first use (collective over c), or nil.
+// MPI forbids concurrent collectives on one communicator, so its arena needs no lock.
+func (c *Comm) arenaFor() *shm.Arena {
+	switch c.arenaState {
+	case arenaReady:
+		return c.arena
+	case arenaNone:
+		return nil
+	}
+	c.arenaState = arenaNone
+	if nodeJob == "" || c.IsInter() || c.Size < 2 || proc.peers == nil {
+		return nil
+	}
+	node := proc.peers[c.peers[0]].Node
+	for _, w := range c.peers {
+		if proc.peers[w].Node != node {
+			return nil
+		}
+	}
+	path := shm.ArenaPath(nodeJob, c.ContextID)
+	var a *shm.Arena
+	var err error
+	if c.Rank == 0 {
+		a, err = shm.CreateArena(path, c.Size, 0, arenaSlot)
+	}
+	// Rank 0 says whether it made the file; then everyone says whether they mapped it.
+	if !c.agreeAll(err == nil) {
+		return nil
+	}
+	if c.Rank != 0 {
+		a, err = shm.OpenArena(path, c.Size, c.Rank, arenaSlot)
+	}
+	ok := c.agreeAll(err == nil)
+	if c.Rank == 0 {
+		shm.Unlink(path)
+	}
+	if !ok {
+		if a != nil {
+			a.Close()
+		}
+		return nil
+	}
+	c.arena, c.arenaState = a, arenaReady
+	return a
+}
+
+// agreeAll reports whether every member of c passed true (blocking, on c's internal
+// context).
+func (c *Comm) agreeAll(mine bool) bool {
+	v := []int64{0}
+	if mine {
+		v[0] = 1
+	}
+	out := make([]int64, 1)
+	_, err := runInternal(Blocking, c, 0, false, func(s *schedule) {
+		agree(s, c, v, func(acc, x []int64) { acc[0] = min(acc[0], x[0]) }, out, func() error { return nil })
+	})
+	return err == nil && out[0] == 1
+}
+
+// closeArena releases c's arena when c is freed.
+func (c *Comm) closeArena() {
+	if c.arena != nil {
+		c.arena.Close()
+		c.arena = nil
+	}
+	c.arenaState = arenaNone
+}
+
+// arenaSpinsPerPoll converts the engine's spin limit (counted in polls of the
+// transports, each about a hundred nanoseconds) into arena spins (one load each).
+const arenaSpinsPerPoll = 64
+
+// arenaWait is how a process waits in an arena collective: it keeps the engine's other
+// traffic moving now and then and, past the spin limit, yields the processor, so
+// that oversubscribed runs keep going.
+func (e *Engine) arenaWait(spins int) {
+	if spins%arenaSpinsPerPoll == 0 {
+		e.Progress()
+	}
+	if spins > e.spinLimit*arenaSpinsPerPoll {
+		unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+	}
+}
+
+// plainType reports whether count elements of t are exactly size bytes from the
+// buffer's address: the layout a reduction can run on in the arena.
+func plainType(t *datatype.Type) bool {
+	return t.Contiguous() && t.TrueLB() == 0 && t.Extent() == t.Size()
+}
+
+// arenaBarrier runs a blocking barrier through the arena; false if c has none.
+func arenaBarrier(c *Comm) bool {
+	a := c.arenaFor()
+	if a == nil {
+		return false
+	}
+	a.Barrier(c.eng.arenaWait)
+	return true
+}
+
+// arenaBcast runs a blocking broadcast of up to a slot through the arena.
+func arenaBcast(c *Comm, buf unsafe.Pointer, count int64, t *datatype.Type, root int) bool {
+	size := count * t.Size()
+	if size > arenaSlot {
+		return false
+	}
+	a := c.arenaFor()
+	if a == nil {
+		return false
+	}
+	a.Bcast(root,
+		func(slot []byte) { datatype.Pack(slot[:size], buf, count, t, 0) },
+		func(slot []byte) { datatype.Unpack(slot[:size], buf, count, t, 0) },
+		c.eng.arenaWait)
+	return true
+}
+
+// arenaAllreduce runs a blocking allreduce of up to a slot through the arena: every
+// process publishes its operand and reduces all of them in rank order.
+func arenaAllreduce(c *Comm, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer) (bool, error) {
+	size := count * t.Size()
+	if size > arenaSlot || size == 0 || !plainType(t) {
+		return false, nil
+	}
+	a := c.arenaFor()
+	if a == nil {
+		return false, nil
+	}
+	src := sbuf
+	if sbuf == InPlace {
+		src = rbuf
+	}
+	var err error
+	a.Allgather(
+		func(slot []byte) { copy(slot[:size], unsafe.Slice((*byte)(src), size)) },
+		func(slots [][]byte) {
+			n := len(slots)
+			out := unsafe.Slice((*byte)(rbuf), size)
+			copy(out, slots[n-1][:size])
+			for i := n - 2; i >= 0 && err == nil; i-- {
+				err = op.Apply(unsafe.Pointer(&slots[i][0]), rbuf, count, t)
+			}
+		},
+		c.eng.arenaWait)
+	return true, err
+}
