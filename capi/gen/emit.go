@@ -28,7 +28,7 @@ var anytime = map[string]bool{
 	"MPI_Remove_error_class": true, "MPI_Remove_error_code": true, "MPI_Remove_error_string": true,
 	"MPI_Session_create_errhandler": true, "MPI_Session_call_errhandler": true,
 	"MPI_Session_init": true,
-	"MPI_Wtime": true, "MPI_Wtick": true,
+	"MPI_Wtime":        true, "MPI_Wtick": true,
 }
 
 // isTool reports whether f belongs to the tools interface: MPI_T procedures work
@@ -99,7 +99,7 @@ var noNullCheck = map[string]bool{
 
 // nullable lists output parameters that MPI allows to be NULL in some calls.
 var nullable = map[string]bool{
-	"MPI_Info_get_string.value": true, // with buflen 0: a size query
+	"MPI_Info_get_string.value":          true, // with buflen 0: a size query
 	"MPI_Session_get_nth_pset.pset_name": true, // with pset_len 0: a size query
 }
 
