@@ -95,7 +95,7 @@ func bufferedSend(r *Request) error {
 	b.inflight = append(b.inflight, q)
 	b.mu.Unlock()
 
-	q.eng.mu.Lock()
+	q.eng.lock()
 	err := q.eng.startSend(q, q.comm.peerWorld(q.peer))
 	q.eng.mu.Unlock()
 	return err

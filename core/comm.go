@@ -151,6 +151,9 @@ func newComm(ctx, sendCtx uint32, rank int, local, remote *Group, eng *Engine, i
 	}
 	c.info = info
 	c.errh.Store(ErrhFatal)
+	if vcis != nil {
+		vcis.Acquire(eng.vci)
+	}
 	c.Handle = comms.Add(c)
 	return c
 }

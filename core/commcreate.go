@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"unsafe"
+
+	"mpix/vci"
 )
 
 // Communicator creation. Every constructor is a schedule on the parent's internal
@@ -134,6 +136,35 @@ func allocContext(s *schedule, c *Comm, done func(id uint32) error) {
 	})
 }
 
+// allocContextVCI is allocContext for a communicator that gets a VCI of its own: the
+// members first agree on a VCI that none of them uses yet (the fallback VCI 0 if there
+// is none), then on a context; done receives both.
+func allocContextVCI(s *schedule, c *Comm, done func(id uint32, eng *Engine) error) {
+	if vcis == nil || vcis.Len() == 1 {
+		allocContext(s, c, func(id uint32) error { return done(id, c.eng) })
+		return
+	}
+	words := vci.Words(vcis.Len())
+	mine := make([]int64, words)
+	for i, w := range vcis.FreeMask() {
+		mine[i] = int64(w)
+	}
+	agreed := make([]int64, words)
+	agree(s, c, mine, func(acc, x []int64) {
+		for i := range acc {
+			acc[i] &= x[i]
+		}
+	}, agreed, func() error {
+		mask := make([]uint64, words)
+		for i, w := range agreed {
+			mask[i] = uint64(w)
+		}
+		v := vci.Choose(mask)
+		allocContext(s, c, func(id uint32) error { return done(id, engines[v]) })
+		return nil
+	})
+}
+
 // sendOn and recvOn add transfers of int64 values on a view other than the
 // schedule's own; the Tagged forms also use a tag other than the schedule's.
 func (s *schedule) sendOn(v *Comm, peer int, vals []int64) {
@@ -201,8 +232,8 @@ func Dup(m CollMode, c *Comm, info *Info, withInfo bool, out CommResult) (*Reque
 	}
 	info = info.copyUnregistered()
 	return runInternal(m, c, 0, false, func(s *schedule) {
-		allocContext(s, c, func(id uint32) error {
-			nc := newComm(id, id, c.Rank, c.group, c.remote, c.eng, info)
+		allocContextVCI(s, c, func(id uint32, eng *Engine) error {
+			nc := newComm(id, id, c.Rank, c.group, c.remote, eng, info)
 			copyTopo(c, nc) // a duplicate keeps the virtual topology
 			return out(nc)
 		})
@@ -223,7 +254,7 @@ func Split(c *Comm, color, key int, info *Info) (*Comm, error) {
 		all := make([]int64, 2*c.Size)
 		allgatherInts(s, c.internal, []int64{int64(color), int64(key)}, all)
 		s.then(func() error {
-			allocContext(s, c, func(id uint32) error {
+			allocContextVCI(s, c, func(id uint32, eng *Engine) error {
 				if color == Undefined {
 					return nil
 				}
@@ -243,7 +274,7 @@ func Split(c *Comm, color, key int, info *Info) (*Comm, error) {
 						me = i
 					}
 				}
-				result = newComm(id, id, me, NewGroup(ranks), nil, c.eng, info.copyUnregistered())
+				result = newComm(id, id, me, NewGroup(ranks), nil, eng, info.copyUnregistered())
 				return nil
 			})
 			return nil
@@ -265,9 +296,9 @@ func Create(c *Comm, g *Group) (*Comm, error) {
 	}
 	var result *Comm
 	_, err := runInternal(Blocking, c, 0, false, func(s *schedule) {
-		allocContext(s, c, func(id uint32) error {
+		allocContextVCI(s, c, func(id uint32, eng *Engine) error {
 			if me := g.Rank(); me != Undefined {
-				result = newComm(id, id, me, g, nil, c.eng, nil)
+				result = newComm(id, id, me, g, nil, eng, nil)
 			}
 			return nil
 		})
@@ -305,8 +336,8 @@ func createOverGroup(ctx uint32, g *Group, me, tag int, eng *Engine) (*Comm, err
 	tmp.internal = tmp // the bootstrap exchanges run on ctx itself
 	var result *Comm
 	_, err := runInternal(Blocking, tmp, tag, true, func(s *schedule) {
-		allocContext(s, tmp, func(id uint32) error {
-			result = newComm(id, id, me, g, nil, eng, nil)
+		allocContextVCI(s, tmp, func(id uint32, veng *Engine) error {
+			result = newComm(id, id, me, g, nil, veng, nil)
 			return nil
 		})
 	})
@@ -414,7 +445,13 @@ func finishIntercomm(local *Comm, id uint32, remote []int64) *Comm {
 	for i := range ranks {
 		ranks[i] = int(remote[2+i])
 	}
-	return newComm(id, uint32(remote[0]), local.Rank, local.group, NewGroup(ranks), local.eng, nil)
+	// The two groups agreed on their contexts separately, so they share no VCI but the
+	// fallback.
+	eng := local.eng
+	if len(engines) > 0 {
+		eng = engines[0]
+	}
+	return newComm(id, uint32(remote[0]), local.Rank, local.group, NewGroup(ranks), eng, nil)
 }
 
 // IntercommMerge is MPI_Intercomm_merge: the group that passed high=false comes first
@@ -448,9 +485,9 @@ func IntercommMerge(c *Comm, high bool) (*Comm, error) {
 			} else {
 				ranks = slices.Concat(c.remote.ranks, c.group.ranks)
 			}
-			allocContext(s, c, func(id uint32) error {
+			allocContextVCI(s, c, func(id uint32, eng *Engine) error {
 				g := NewGroup(ranks)
-				result = newComm(id, id, g.Rank(), g, nil, c.eng, nil)
+				result = newComm(id, id, g.Rank(), g, nil, eng, nil)
 				return nil
 			})
 			return nil
@@ -473,6 +510,9 @@ func (c *Comm) Free() error {
 	c.mu.Unlock()
 	comms.Remove(c.Handle)
 	c.closeArena()
+	if vcis != nil {
+		vcis.Release(c.eng.vci)
+	}
 	if e := c.errh.Swap(nil); e != nil {
 		e.Release()
 	}

@@ -23,7 +23,9 @@ import (
 //     the sender's memory directly (shm's process_vm_readv) copies once and answers Fin;
 //     otherwise it answers CTS and the sender streams Data chunks.
 type Engine struct {
+	_     [64]byte // keeps neighbouring VCIs' locks off this one's cache line
 	mu    sync.Mutex
+	locks uint64               // acquisitions of mu, counted under it (MPI_T pvar mpix_vci_lock_acquisitions)
 	self  int                  // this process's world rank
 	route []transport.Endpoint // endpoint per world rank
 	eps   []transport.Endpoint // distinct endpoints, polled in order
@@ -44,6 +46,17 @@ type Engine struct {
 	// polling is set while a transport's Poll runs deliver: replies made then are
 	// queued, so no transport is re-entered from its own callback.
 	polling bool
+
+	vci         int       // this engine's index among the process's VCIs
+	all         []*Engine // every VCI of the process, for global progress
+	globalEvery int       // own empty polls between rounds of global progress (0: never)
+	_           [64]byte
+}
+
+// lock takes the VCI's lock and counts it.
+func (e *Engine) lock() {
+	e.mu.Lock()
+	e.locks++
 }
 
 // unexpected is a message that arrived before its receive was posted.
@@ -406,23 +419,51 @@ func (e *Engine) progress() int {
 
 // Progress makes one round of progress.
 func (e *Engine) Progress() int {
-	e.mu.Lock()
+	e.lock()
 	defer e.mu.Unlock()
 	return e.progress()
 }
 
-// wait progresses until done reports true: it spins, and after spinLimit empty polls
-// it yields the processor between polls so that oversubscribed runs keep moving. It
-// never sleeps.
+// wait progresses until done reports true: it polls its own VCI and, every
+// globalEvery empty polls, every other VCI once (ICS'20 §4.3: an operation on one VCI
+// may need another's progress, as in the paper's Figure 9); after spinLimit empty
+// polls it yields the processor between polls so that oversubscribed runs keep
+// moving. It never sleeps.
 func (e *Engine) wait(done func() bool) {
-	empty := 0
+	empty, sinceGlobal := 0, 0
 	for !done() {
 		if e.Progress() > 0 {
-			empty = 0
+			empty, sinceGlobal = 0, 0
 			continue
+		}
+		if sinceGlobal++; e.globalEvery > 0 && sinceGlobal >= e.globalEvery && len(e.all) > 1 {
+			sinceGlobal = 0
+			if e.progressOthers() > 0 {
+				empty = 0
+				continue
+			}
 		}
 		if empty++; empty >= e.spinLimit {
 			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		}
 	}
+}
+
+// progressOthers makes one round of progress on every other VCI.
+func (e *Engine) progressOthers() int {
+	n := 0
+	for _, o := range e.all {
+		if o != e {
+			n += o.Progress()
+		}
+	}
+	return n
+}
+
+// LockCount is how many times the VCI's lock was taken (for the MPI_T counter and
+// the tests that check Table 1 of the ICS'20 paper).
+func (e *Engine) LockCount() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.locks
 }

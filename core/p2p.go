@@ -4,14 +4,24 @@ import (
 	"math"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"mpix/core/datatype"
+	"mpix/vci"
 )
 
 // TagUB is the largest tag (the MPI_TAG_UB attribute): the whole positive int range.
 const TagUB = math.MaxInt32
 
-// engine carries all point-to-point traffic of this process (one stream until VCIs).
-var engine *Engine
+// engines are the process's VCIs (streams); engine, the first, is the fallback VCI of
+// MPI_COMM_WORLD and of communicators that find no free VCI.
+var (
+	engines []*Engine
+	engine  *Engine
+	vcis    *vci.Pool
+)
+
+func newVCIPool(n int) *vci.Pool { return vci.NewPool(n) }
 
 func checkBuffer(count int64, t *datatype.Type) error {
 	if !t.Committed() {
@@ -85,7 +95,7 @@ func (r *Request) start() error {
 			r.complete(emptyStatus)
 			return err
 		}
-		r.eng.mu.Lock()
+		r.eng.lock()
 		defer r.eng.mu.Unlock()
 		return r.eng.startSend(r, r.comm.peerWorld(r.peer))
 	}
@@ -93,7 +103,7 @@ func (r *Request) start() error {
 		r.complete(procNullStatus)
 		return nil
 	}
-	r.eng.mu.Lock()
+	r.eng.lock()
 	r.eng.startRecv(r)
 	r.eng.mu.Unlock()
 	return nil
@@ -240,18 +250,30 @@ func PeekStatus(r *Request) (bool, Status) {
 	return true, r.status
 }
 
-// Progress makes one round of progress on every engine (for Waitany/Testsome loops).
+// Progress makes one round of progress on every VCI (for Waitany/Testsome loops).
 func Progress() int {
-	if engine == nil {
-		return 0
+	n := 0
+	for _, e := range engines {
+		n += e.Progress()
 	}
-	return engine.Progress()
+	return n
 }
 
-// WaitUntil progresses until done reports true.
+// WaitUntil progresses every VCI until done reports true (waits on several requests,
+// which may belong to different VCIs), yielding like Engine.wait.
 func WaitUntil(done func() bool) {
-	if engine != nil {
-		engine.wait(done)
+	if engine == nil {
+		return
+	}
+	empty := 0
+	for !done() {
+		if Progress() > 0 {
+			empty = 0
+			continue
+		}
+		if empty++; empty >= engine.spinLimit {
+			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		}
 	}
 }
 
@@ -262,7 +284,7 @@ func Cancel(r *Request) {
 		return
 	}
 	e := r.eng
-	e.mu.Lock()
+	e.lock()
 	defer e.mu.Unlock()
 	for i, p := range e.posted {
 		if p == r {
@@ -283,7 +305,7 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.eng
-	e.mu.Lock()
+	e.lock()
 	defer e.mu.Unlock()
 	e.progress()
 	for _, u := range e.unexpected {
@@ -344,7 +366,7 @@ func Improbe(source, tag int, comm *Comm) (*Message, Status, error) {
 	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.eng
-	e.mu.Lock()
+	e.lock()
 	defer e.mu.Unlock()
 	e.progress()
 	for i, u := range e.unexpected {
@@ -384,7 +406,7 @@ func Imrecv(buf unsafe.Pointer, count int64, t *datatype.Type, m *Message) (*Req
 	r := newRecv(buf, count, t, AnySource, AnyTag, m.comm)
 	r.active = true
 	e := m.comm.eng
-	e.mu.Lock()
+	e.lock()
 	e.matched(r, &m.msg.hdr, m.msg.payload)
 	e.mu.Unlock()
 	return r, nil

@@ -67,6 +67,7 @@ var proc struct {
 	mainThread  uint64 // context serial of the thread that called MPI_Init
 	pmi         *pmi.Client
 	peers       []Peer
+	nvcis       int // VCIs per process, the same in every process of the job
 	hostname    string
 }
 
@@ -174,7 +175,7 @@ func acquireLibrary(threadLevel int) (err error) {
 	if err := exchangeCards(client); err != nil {
 		return err
 	}
-	if err := startTransports(client, proc.peers); err != nil {
+	if err := startTransports(client, proc.peers, proc.nvcis); err != nil {
 		return err
 	}
 	size, rank := client.Size(), client.Rank()
@@ -190,7 +191,7 @@ func cardKey(rank int) string { return fmt.Sprintf("mpix-card-%d", rank) }
 
 // exchangeCards publishes this process's card and reads everyone's.
 func exchangeCards(c *pmi.Client) error {
-	card := fmt.Sprintf("%s %d", proc.hostname, os.Getpid())
+	card := fmt.Sprintf("%s %d %d", proc.hostname, os.Getpid(), Settings.NumVCIs)
 	if err := c.Put(cardKey(c.Rank()), card); err != nil {
 		return Errorf(ErrOther, "PMI put: %v", err)
 	}
@@ -199,6 +200,7 @@ func exchangeCards(c *pmi.Client) error {
 	}
 	peers := make([]Peer, c.Size())
 	nodes := map[string]int{}
+	proc.nvcis = Settings.NumVCIs
 	for r := range peers {
 		v, err := c.Get(cardKey(r))
 		if err != nil {
@@ -210,7 +212,11 @@ func exchangeCards(c *pmi.Client) error {
 			n = len(nodes)
 			nodes[host] = n
 		}
-		fmt.Sscan(pid, &peers[r].PID)
+		var nv int
+		fmt.Sscan(pid, &peers[r].PID, &nv)
+		if nv > 0 && nv < proc.nvcis { // VCI v talks to VCI v: all use the smallest count
+			proc.nvcis = nv
+		}
 		peers[r].Host, peers[r].Node = host, n
 	}
 	proc.peers = peers
@@ -243,11 +249,13 @@ func releaseLibrary() error {
 	}
 	// Messages still queued for the transports (buffered sends) leave first, then every
 	// process keeps progressing until all have finished communicating.
-	engine.wait(func() bool {
-		engine.mu.Lock()
-		defer engine.mu.Unlock()
-		return len(engine.outbox) == 0
-	})
+	for _, e := range engines {
+		e.wait(func() bool {
+			e.lock()
+			defer e.mu.Unlock()
+			return len(e.outbox) == 0
+		})
+	}
 	if err := quiesce(CommWorld); err != nil {
 		return err
 	}
@@ -257,7 +265,9 @@ func releaseLibrary() error {
 	if err := proc.pmi.Finalize(); err != nil {
 		return Errorf(ErrOther, "PMI finalize: %v", err)
 	}
-	engine.Close()
+	for _, e := range engines {
+		e.Close()
+	}
 	proc.lib.Store(int32(stateFinalized))
 	return nil
 }

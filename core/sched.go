@@ -192,7 +192,7 @@ func (s *schedule) start() error {
 		}
 	}
 	e := s.comm.eng
-	e.mu.Lock()
+	e.lock()
 	if !s.advance(e) {
 		e.scheds = append(e.scheds, s)
 	}

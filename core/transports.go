@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/hex"
 	"fmt"
+	"runtime"
 
 	"golang.org/x/sys/unix"
 
@@ -19,6 +20,8 @@ type Config struct {
 	SHM         bool   // MPIX_SHM: use shared memory between processes of a node (default 1)
 	OFIProvider string // MPIX_OFI_PROVIDER: libfabric provider ("" = best available)
 	SpinPolls   int    // MPIX_SPIN_POLLS: empty polls before a waiting thread yields
+	NumVCIs     int    // MPIX_NUM_VCIS: VCIs this process asks for (0: one per core + 1)
+	GlobalEvery int    // MPIX_GLOBAL_PROGRESS_INTERVAL: own-VCI empty polls per global round
 }
 
 // Settings is the configuration in effect.
@@ -31,7 +34,11 @@ func readConfig() error {
 		return Errorf(ErrArg, "%v", err)
 	}
 	cvar.Freeze()
-	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get()}
+	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
+		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get()}
+	if Settings.NumVCIs == 0 {
+		Settings.NumVCIs = runtime.NumCPU() + 1
+	}
 	return nil
 }
 
@@ -52,69 +59,86 @@ func spinLimit(localRanks int) int {
 	return Settings.SpinPolls
 }
 
-// startTransports opens the endpoints that reach every rank: shared memory for the
-// processes of this node (unless MPIX_SHM=0), libfabric for the others, and builds
-// the engine. Every process calls it at the same point of MPI_Init (it fences).
-func startTransports(c *pmi.Client, peers []Peer) error {
+// startTransports opens, for each VCI, the endpoints that reach every rank: shared
+// memory for the processes of this node (unless MPIX_SHM=0), libfabric for the
+// others, and builds the VCI's engine. VCI v of one process talks to VCI v of the
+// others. Every process calls it at the same point of MPI_Init (it fences).
+func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 	self := c.Rank()
-	route := make([]transport.Endpoint, len(peers))
 	var node []int
 	for r, p := range peers {
 		if p.Node == peers[self].Node {
 			node = append(node, r)
 		}
 	}
-	var sm *shm.Endpoint
+	routes := make([][]transport.Endpoint, nvcis)
+	sms := make([]*shm.Endpoint, nvcis)
+	fabs := make([]*ofi.Endpoint, nvcis)
+	for v := range routes {
+		routes[v] = make([]transport.Endpoint, len(peers))
+	}
 	if Settings.SHM {
 		pids := make([]int, len(node))
 		for i, r := range node {
 			pids[i] = peers[r].PID
 		}
 		job := fmt.Sprintf("%s-%d", c.KVSName(), peers[node[0]].PID)
-		var err error
-		sm, err = shm.Create(shm.Config{Job: job, Rank: self, NodeRanks: node, PIDs: pids})
-		if err != nil {
-			return Errorf(ErrOther, "shared memory transport: %v", err)
-		}
-		for _, r := range node {
-			route[r] = sm
+		for v := range sms {
+			vjob := job
+			if v > 0 {
+				vjob = fmt.Sprintf("%s-v%d", job, v)
+			}
+			sm, err := shm.Create(shm.Config{Job: vjob, Rank: self, NodeRanks: node, PIDs: pids})
+			if err != nil {
+				return Errorf(ErrOther, "shared memory transport: %v", err)
+			}
+			sms[v] = sm
+			for _, r := range node {
+				routes[v][r] = sm
+			}
 		}
 		nodeJob = job
 	}
 	needOFI := false
 	for r := range peers {
-		if route[r] == nil {
+		if routes[0][r] == nil {
 			needOFI = true
 		}
 	}
-	var fab *ofi.Endpoint
 	if needOFI {
-		var err error
-		fab, err = ofi.Open(ofi.Config{Provider: Settings.OFIProvider, Rank: self, Size: len(peers)})
-		if err != nil {
-			return Errorf(ErrOther, "libfabric transport: %v", err)
-		}
-		if err := c.Put(fmt.Sprintf("mpix-ofi-%d", self), hex.EncodeToString(fab.Name())); err != nil {
-			return Errorf(ErrOther, "PMI put: %v", err)
+		for v := range fabs {
+			fab, err := ofi.Open(ofi.Config{Provider: Settings.OFIProvider, Rank: self, Size: len(peers)})
+			if err != nil {
+				return Errorf(ErrOther, "libfabric transport: %v", err)
+			}
+			fabs[v] = fab
+			if err := c.Put(fmt.Sprintf("mpix-ofi-%d-%d", self, v), hex.EncodeToString(fab.Name())); err != nil {
+				return Errorf(ErrOther, "PMI put: %v", err)
+			}
 		}
 	}
 	// Every process publishes whether it opened libfabric, so all agree on the fences.
 	if err := c.Fence(); err != nil {
 		return Errorf(ErrOther, "PMI fence: %v", err)
 	}
-	if sm != nil {
-		if err := sm.Attach(); err != nil {
-			return Errorf(ErrOther, "shared memory transport: %v", err)
+	for _, sm := range sms {
+		if sm != nil {
+			if err := sm.Attach(); err != nil {
+				return Errorf(ErrOther, "shared memory transport: %v", err)
+			}
 		}
 	}
-	if fab != nil {
+	for v, fab := range fabs {
+		if fab == nil {
+			continue
+		}
 		names := make([][]byte, len(peers))
 		for r := range peers { // every process opened libfabric too: ranks differ only by node
-			v, err := c.Get(fmt.Sprintf("mpix-ofi-%d", r))
+			val, err := c.Get(fmt.Sprintf("mpix-ofi-%d-%d", r, v))
 			if err != nil {
 				return Errorf(ErrOther, "rank %d published no libfabric address: %v", r, err)
 			}
-			if names[r], err = hex.DecodeString(v); err != nil {
+			if names[r], err = hex.DecodeString(val); err != nil {
 				return Errorf(ErrOther, "rank %d's libfabric address: %v", r, err)
 			}
 		}
@@ -122,18 +146,30 @@ func startTransports(c *pmi.Client, peers []Peer) error {
 			return Errorf(ErrOther, "libfabric transport: %v", err)
 		}
 		for r := range peers {
-			if route[r] == nil {
-				route[r] = fab
+			if routes[v][r] == nil {
+				routes[v][r] = fab
 			}
 		}
 	}
 	if err := c.Fence(); err != nil { // everyone attached: the names can go
 		return Errorf(ErrOther, "PMI fence: %v", err)
 	}
-	if sm != nil {
-		sm.Unlink()
+	for _, sm := range sms {
+		if sm != nil {
+			sm.Unlink()
+		}
 	}
-	engine = NewEngine(self, route, spinLimit(len(node)))
+	spin := spinLimit(len(node))
+	engines = make([]*Engine, nvcis)
+	for v := range engines {
+		engines[v] = NewEngine(self, routes[v], spin)
+		engines[v].vci = v
+	}
+	for _, e := range engines {
+		e.all, e.globalEvery = engines, Settings.GlobalEvery
+	}
+	engine = engines[0]
+	vcis = newVCIPool(nvcis)
 	CommWorld.eng, CommSelf.eng = engine, engine
 	return nil
 }

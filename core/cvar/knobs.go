@@ -42,11 +42,9 @@ var (
 		Max:        1 << 30,
 	})
 
-	// Registered ahead of the VCI work (issue 4), which will read them at MPI_Init;
-	// nothing reads them yet.
 	NumVCIs = NewInt(Spec{
 		Name:       "MPIX_NUM_VCIS",
-		Desc:       "virtual communication interfaces per process (0: one per core plus the fallback VCI); not read yet",
+		Desc:       "virtual communication interfaces per process (0: one per core plus the fallback VCI); the job uses the smallest count any process asks for",
 		Default:    "0",
 		Verbosity:  TunerBasic,
 		Scope:      ScopeAllEq, // senders pick the receiver's VCI from the count
@@ -57,13 +55,13 @@ var (
 	})
 	GlobalProgressInterval = NewInt(Spec{
 		Name:       "MPIX_GLOBAL_PROGRESS_INTERVAL",
-		Desc:       "unsuccessful polls of a request's own VCI before one round of progress on every VCI; not read yet",
+		Desc:       "unsuccessful polls of a request's own VCI before one round of progress on every VCI (0: never, which can deadlock correct programs; for tests)",
 		Default:    "256",
 		Verbosity:  TunerDetail,
 		Scope:      ScopeLocal,
 		Category:   Progress,
 		Mutability: BeforeInit,
-		Min:        1,
+		Min:        0,
 		Max:        1 << 30,
 	})
 )

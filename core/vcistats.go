@@ -1,0 +1,30 @@
+package core
+
+import (
+	"mpix/core/cvar"
+	"mpix/core/pvar"
+)
+
+// vciLocks is the MPI_T performance variable mpix_vci_lock_acquisitions: how many
+// times each VCI's lock was taken, one element per VCI. It makes the lock counts of
+// the ICS'20 paper's Table 1 observable: one acquisition for an MPI_Isend, none for
+// an MPI_Wait on a request that already completed.
+var vciLocks = pvar.Register(pvar.Spec{
+	Name:       "mpix_vci_lock_acquisitions",
+	Desc:       "acquisitions of each VCI's lock since MPI started (one element per VCI)",
+	Class:      pvar.Counter,
+	Verbosity:  cvar.TunerDetail,
+	Category:   cvar.VCI,
+	Continuous: true,
+	Readonly:   true,
+	Count:      func() int { return max(1, len(engines)) },
+	Read: func(dst []uint64) {
+		es := engines
+		for i := range dst {
+			dst[i] = 0
+			if i < len(es) {
+				dst[i] = es[i].LockCount()
+			}
+		}
+	},
+})
