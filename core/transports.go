@@ -134,6 +134,13 @@ func startTransports(c *pmi.Client, peers []Peer) error {
 		sm.Unlink()
 	}
 	engine = NewEngine(self, route, spinLimit(len(node)))
+	// An arena wait spins through the same time as a poll-based one before yielding,
+	// except on an oversubscribed node: there the process it waits for needs this core,
+	// so it yields after a poll's worth of spins.
+	engine.arenaSpins = engine.spinLimit * arenaSpinsPerPoll
+	if engine.spinLimit == Settings.SpinPolls {
+		engine.arenaSpins = arenaSpinsPerPoll
+	}
 	CommWorld.eng, CommSelf.eng = engine, engine
 	return nil
 }
