@@ -16,9 +16,10 @@ import (
 //
 // Every member makes the arena's collectives in the same order, numbered 1, 2, ... by
 // call. A process posts call k by storing k in its seq word (after writing its slot,
-// when it contributes data) and records finishing it in its done word. Call k writes
-// slot k%2, so before writing a process waits until every member finished call k-2:
-// the slot's previous contents have been read.
+// when it contributes data). Posting call k also says it finished call k-1, since a
+// process makes one call at a time. Call k writes slot k%2, so before writing a
+// process waits until every member posted call k-1: call k-2's contents of the slot
+// have been read. One word per process, one store per call.
 type Arena struct {
 	mem      []byte
 	n, me    int
@@ -29,13 +30,11 @@ type Arena struct {
 	byParity [2][][]byte // every process's slot of each parity, for Allgather's readers
 }
 
-// arenaCtl is one process's control block: two words on separate 64-byte lines, padded
-// to 128 bytes so that adjacent-line prefetching does not couple neighbours.
+// arenaCtl is one process's control block, padded to 128 bytes so that
+// adjacent-line prefetching does not couple neighbours.
 type arenaCtl struct {
-	seq  atomic.Uint64
-	_    [56]byte
-	done atomic.Uint64
-	_    [56]byte
+	seq atomic.Uint64
+	_   [120]byte
 }
 
 const (
@@ -136,10 +135,11 @@ func (a *Arena) SlotSize() int { return a.slotSize }
 // spend the time (progress other traffic, yield the processor).
 type Waiter func(spins int)
 
-func (a *Arena) waitAll(word func(c *arenaCtl) *atomic.Uint64, k uint64, wait Waiter) {
+// waitAll waits until every process posted call k.
+func (a *Arena) waitAll(k uint64, wait Waiter) {
 	spins := 0
 	for i := 0; i < a.n; i++ {
-		w := word(a.ctl[i])
+		w := &a.ctl[i].seq
 		for w.Load() < k {
 			spins++
 			wait(spins)
@@ -147,15 +147,12 @@ func (a *Arena) waitAll(word func(c *arenaCtl) *atomic.Uint64, k uint64, wait Wa
 	}
 }
 
-func seqWord(c *arenaCtl) *atomic.Uint64  { return &c.seq }
-func doneWord(c *arenaCtl) *atomic.Uint64 { return &c.done }
-
 // begin starts the next call and waits until its slot may be written.
 func (a *Arena) begin(wait Waiter) (k uint64, slot int) {
 	a.call++
 	k = a.call
 	if k > 2 {
-		a.waitAll(doneWord, k-2, wait)
+		a.waitAll(k-1, wait)
 	}
 	return k, int(k % 2)
 }
@@ -165,8 +162,7 @@ func (a *Arena) Barrier(wait Waiter) {
 	k := a.call + 1
 	a.call = k
 	a.ctl[a.me].seq.Store(k)
-	a.waitAll(seqWord, k, wait)
-	a.ctl[a.me].done.Store(k)
+	a.waitAll(k, wait)
 }
 
 // Bcast moves size bytes from root to every process: the root's write fills its slot,
@@ -176,14 +172,14 @@ func (a *Arena) Bcast(root int, write, read func(slot []byte), wait Waiter) {
 	if a.me == root {
 		write(a.slots[root][s])
 		a.ctl[a.me].seq.Store(k)
-	} else {
-		w := &a.ctl[root].seq
-		for spins := 1; w.Load() < k; spins++ {
-			wait(spins)
-		}
-		read(a.slots[root][s])
+		return
 	}
-	a.ctl[a.me].done.Store(k)
+	a.ctl[a.me].seq.Store(k) // finished call k-1; reads nothing of its own slot
+	w := &a.ctl[root].seq
+	for spins := 1; w.Load() < k; spins++ {
+		wait(spins)
+	}
+	read(a.slots[root][s])
 }
 
 // Allgather lets every process write its slot and then read all of them, in rank
@@ -193,7 +189,6 @@ func (a *Arena) Allgather(write func(slot []byte), read func(slots [][]byte), wa
 	k, s := a.begin(wait)
 	write(a.slots[a.me][s])
 	a.ctl[a.me].seq.Store(k)
-	a.waitAll(seqWord, k, wait)
+	a.waitAll(k, wait)
 	read(a.byParity[s])
-	a.ctl[a.me].done.Store(k)
 }
