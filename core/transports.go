@@ -136,10 +136,10 @@ func startTransports(c *pmi.Client, peers []Peer) error {
 	engine = NewEngine(self, route, spinLimit(len(node)))
 	// An arena wait spins through the same time as a poll-based one before yielding,
 	// except on an oversubscribed node: there the process it waits for needs this core,
-	// so it yields after a poll's worth of spins.
+	// so it yields at once (as Open MPI's yield_when_idle does).
 	engine.arenaSpins = engine.spinLimit * arenaSpinsPerPoll
 	if engine.spinLimit == Settings.SpinPolls {
-		engine.arenaSpins = arenaSpinsPerPoll
+		engine.arenaSpins = 1
 	}
 	CommWorld.eng, CommSelf.eng = engine, engine
 	return nil
