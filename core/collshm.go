@@ -141,6 +141,13 @@ func arenaBcast(c *Comm, buf unsafe.Pointer, count int64, t *datatype.Type, root
 	if a == nil {
 		return false
 	}
+	if data, ok := contiguousBytes(buf, count, t); ok {
+		a.Bcast(root,
+			func(slot []byte) { copy(slot, data) },
+			func(slot []byte) { copy(data, slot[:size]) },
+			c.eng.arenaWait)
+		return true
+	}
 	a.Bcast(root,
 		func(slot []byte) { datatype.Pack(slot[:size], buf, count, t, 0) },
 		func(slot []byte) { datatype.Unpack(slot[:size], buf, count, t, 0) },
