@@ -28,14 +28,21 @@ type Arena struct {
 	ctl      []*arenaCtl
 	slots    [][2][]byte
 	byParity [2][][]byte // every process's slot of each parity, for Allgather's readers
+	// inlineByParity is the same for data carried in the control blocks.
+	inlineByParity [2][][]byte
 }
 
 // arenaCtl is one process's control block, padded to 128 bytes so that
-// adjacent-line prefetching does not couple neighbours.
+// adjacent-line prefetching does not couple neighbours. Data of up to InlineMax bytes
+// travels in the same cache line as seq, so a reader's one cache miss brings both.
 type arenaCtl struct {
-	seq atomic.Uint64
-	_   [120]byte
+	seq    atomic.Uint64
+	inline [2][InlineMax]byte
+	_      [64]byte
 }
+
+// InlineMax is the most data a call carries in the control block instead of a slot.
+const InlineMax = 24
 
 const (
 	arenaMagic  = 0x6d70697861726e61 // "mpixarna"
@@ -108,8 +115,10 @@ func mapArena(f *os.File, n, me, slotSize int) (*Arena, error) {
 	}
 	for p := range a.byParity {
 		a.byParity[p] = make([][]byte, n)
+		a.inlineByParity[p] = make([][]byte, n)
 		for i := range n {
 			a.byParity[p][i] = a.slots[i][p]
+			a.inlineByParity[p][i] = a.ctl[i].inline[p][:]
 		}
 	}
 	return a, nil
@@ -167,10 +176,14 @@ func (a *Arena) Barrier(wait Waiter) {
 
 // Bcast moves size bytes from root to every process: the root's write fills its slot,
 // the others' read copies it out.
-func (a *Arena) Bcast(root int, write, read func(slot []byte), wait Waiter) {
+func (a *Arena) Bcast(root, size int, write, read func(slot []byte), wait Waiter) {
 	k, s := a.begin(wait)
+	slot := a.slots[root][s]
+	if size <= InlineMax {
+		slot = a.ctl[root].inline[s][:]
+	}
 	if a.me == root {
-		write(a.slots[root][s])
+		write(slot)
 		a.ctl[a.me].seq.Store(k)
 		return
 	}
@@ -179,14 +192,21 @@ func (a *Arena) Bcast(root int, write, read func(slot []byte), wait Waiter) {
 	for spins := 1; w.Load() < k; spins++ {
 		wait(spins)
 	}
-	read(a.slots[root][s])
+	read(slot)
 }
 
 // Allgather lets every process write its slot and then read all of them, in rank
 // order (the basis of small allreduces: every process reduces the same operands in the
 // same order, so all get bitwise the same result).
-func (a *Arena) Allgather(write func(slot []byte), read func(slots [][]byte), wait Waiter) {
+func (a *Arena) Allgather(size int, write func(slot []byte), read func(slots [][]byte), wait Waiter) {
 	k, s := a.begin(wait)
+	if size <= InlineMax {
+		write(a.ctl[a.me].inline[s][:])
+		a.ctl[a.me].seq.Store(k)
+		a.waitAll(k, wait)
+		read(a.inlineByParity[s])
+		return
+	}
 	write(a.slots[a.me][s])
 	a.ctl[a.me].seq.Store(k)
 	a.waitAll(k, wait)
