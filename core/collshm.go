@@ -110,7 +110,7 @@ func (e *Engine) arenaWait(spins int) {
 	if spins%arenaSpinsPerPoll == 0 {
 		e.Progress()
 	}
-	if spins > e.spinLimit*arenaSpinsPerPoll {
+	if spins > e.arenaSpins {
 		unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 	}
 }
@@ -141,7 +141,14 @@ func arenaBcast(c *Comm, buf unsafe.Pointer, count int64, t *datatype.Type, root
 	if a == nil {
 		return false
 	}
-	a.Bcast(root,
+	if data, ok := contiguousBytes(buf, count, t); ok {
+		a.Bcast(root, int(size),
+			func(slot []byte) { copy(slot, data) },
+			func(slot []byte) { copy(data, slot[:size]) },
+			c.eng.arenaWait)
+		return true
+	}
+	a.Bcast(root, int(size),
 		func(slot []byte) { datatype.Pack(slot[:size], buf, count, t, 0) },
 		func(slot []byte) { datatype.Unpack(slot[:size], buf, count, t, 0) },
 		c.eng.arenaWait)
@@ -164,7 +171,7 @@ func arenaAllreduce(c *Comm, sbuf, rbuf unsafe.Pointer, count int64, t *datatype
 		src = rbuf
 	}
 	var err error
-	a.Allgather(
+	a.Allgather(int(size),
 		func(slot []byte) { copy(slot[:size], unsafe.Slice((*byte)(src), size)) },
 		func(slots [][]byte) {
 			n := len(slots)

@@ -41,8 +41,9 @@ type Engine struct {
 	// would otherwise escape to the heap on every send.
 	hdr transport.Header
 
-	spinLimit int
-	deliverFn transport.DeliverFunc
+	spinLimit  int
+	arenaSpins int // spins of a shared-memory collective's wait before it yields
+	deliverFn  transport.DeliverFunc
 	// polling is set while a transport's Poll runs deliver: replies made then are
 	// queued, so no transport is re-entered from its own callback.
 	polling bool

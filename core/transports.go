@@ -160,10 +160,17 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 		}
 	}
 	spin := spinLimit(len(node))
+	// An arena wait spins through the same time as a poll-based one before yielding,
+	// except on an oversubscribed node: there the process it waits for needs this core,
+	// so it yields at once (as Open MPI's yield_when_idle does).
+	arenaSpins := spin * arenaSpinsPerPoll
+	if spin == Settings.SpinPolls {
+		arenaSpins = 1
+	}
 	engines = make([]*Engine, nvcis)
 	for v := range engines {
 		engines[v] = NewEngine(self, routes[v], spin)
-		engines[v].vci = v
+		engines[v].vci, engines[v].arenaSpins = v, arenaSpins
 	}
 	for _, e := range engines {
 		e.all, e.globalEvery = engines, Settings.GlobalEvery

@@ -16,9 +16,10 @@ import (
 //
 // Every member makes the arena's collectives in the same order, numbered 1, 2, ... by
 // call. A process posts call k by storing k in its seq word (after writing its slot,
-// when it contributes data) and records finishing it in its done word. Call k writes
-// slot k%2, so before writing a process waits until every member finished call k-2:
-// the slot's previous contents have been read.
+// when it contributes data). Posting call k also says it finished call k-1, since a
+// process makes one call at a time. Call k writes slot k%2, so before writing a
+// process waits until every member posted call k-1: call k-2's contents of the slot
+// have been read. One word per process, one store per call.
 type Arena struct {
 	mem      []byte
 	n, me    int
@@ -27,16 +28,21 @@ type Arena struct {
 	ctl      []*arenaCtl
 	slots    [][2][]byte
 	byParity [2][][]byte // every process's slot of each parity, for Allgather's readers
+	// inlineByParity is the same for data carried in the control blocks.
+	inlineByParity [2][][]byte
 }
 
-// arenaCtl is one process's control block: two words on separate 64-byte lines, padded
-// to 128 bytes so that adjacent-line prefetching does not couple neighbours.
+// arenaCtl is one process's control block, padded to 128 bytes so that
+// adjacent-line prefetching does not couple neighbours. Data of up to InlineMax bytes
+// travels in the same cache line as seq, so a reader's one cache miss brings both.
 type arenaCtl struct {
-	seq  atomic.Uint64
-	_    [56]byte
-	done atomic.Uint64
-	_    [56]byte
+	seq    atomic.Uint64
+	inline [2][InlineMax]byte
+	_      [64]byte
 }
+
+// InlineMax is the most data a call carries in the control block instead of a slot.
+const InlineMax = 24
 
 const (
 	arenaMagic  = 0x6d70697861726e61 // "mpixarna"
@@ -109,8 +115,10 @@ func mapArena(f *os.File, n, me, slotSize int) (*Arena, error) {
 	}
 	for p := range a.byParity {
 		a.byParity[p] = make([][]byte, n)
+		a.inlineByParity[p] = make([][]byte, n)
 		for i := range n {
 			a.byParity[p][i] = a.slots[i][p]
+			a.inlineByParity[p][i] = a.ctl[i].inline[p][:]
 		}
 	}
 	return a, nil
@@ -136,10 +144,11 @@ func (a *Arena) SlotSize() int { return a.slotSize }
 // spend the time (progress other traffic, yield the processor).
 type Waiter func(spins int)
 
-func (a *Arena) waitAll(word func(c *arenaCtl) *atomic.Uint64, k uint64, wait Waiter) {
+// waitAll waits until every process posted call k.
+func (a *Arena) waitAll(k uint64, wait Waiter) {
 	spins := 0
 	for i := 0; i < a.n; i++ {
-		w := word(a.ctl[i])
+		w := &a.ctl[i].seq
 		for w.Load() < k {
 			spins++
 			wait(spins)
@@ -147,15 +156,12 @@ func (a *Arena) waitAll(word func(c *arenaCtl) *atomic.Uint64, k uint64, wait Wa
 	}
 }
 
-func seqWord(c *arenaCtl) *atomic.Uint64  { return &c.seq }
-func doneWord(c *arenaCtl) *atomic.Uint64 { return &c.done }
-
 // begin starts the next call and waits until its slot may be written.
 func (a *Arena) begin(wait Waiter) (k uint64, slot int) {
 	a.call++
 	k = a.call
 	if k > 2 {
-		a.waitAll(doneWord, k-2, wait)
+		a.waitAll(k-1, wait)
 	}
 	return k, int(k % 2)
 }
@@ -165,35 +171,44 @@ func (a *Arena) Barrier(wait Waiter) {
 	k := a.call + 1
 	a.call = k
 	a.ctl[a.me].seq.Store(k)
-	a.waitAll(seqWord, k, wait)
-	a.ctl[a.me].done.Store(k)
+	a.waitAll(k, wait)
 }
 
 // Bcast moves size bytes from root to every process: the root's write fills its slot,
 // the others' read copies it out.
-func (a *Arena) Bcast(root int, write, read func(slot []byte), wait Waiter) {
+func (a *Arena) Bcast(root, size int, write, read func(slot []byte), wait Waiter) {
 	k, s := a.begin(wait)
-	if a.me == root {
-		write(a.slots[root][s])
-		a.ctl[a.me].seq.Store(k)
-	} else {
-		w := &a.ctl[root].seq
-		for spins := 1; w.Load() < k; spins++ {
-			wait(spins)
-		}
-		read(a.slots[root][s])
+	slot := a.slots[root][s]
+	if size <= InlineMax {
+		slot = a.ctl[root].inline[s][:]
 	}
-	a.ctl[a.me].done.Store(k)
+	if a.me == root {
+		write(slot)
+		a.ctl[a.me].seq.Store(k)
+		return
+	}
+	a.ctl[a.me].seq.Store(k) // finished call k-1; reads nothing of its own slot
+	w := &a.ctl[root].seq
+	for spins := 1; w.Load() < k; spins++ {
+		wait(spins)
+	}
+	read(slot)
 }
 
 // Allgather lets every process write its slot and then read all of them, in rank
 // order (the basis of small allreduces: every process reduces the same operands in the
 // same order, so all get bitwise the same result).
-func (a *Arena) Allgather(write func(slot []byte), read func(slots [][]byte), wait Waiter) {
+func (a *Arena) Allgather(size int, write func(slot []byte), read func(slots [][]byte), wait Waiter) {
 	k, s := a.begin(wait)
+	if size <= InlineMax {
+		write(a.ctl[a.me].inline[s][:])
+		a.ctl[a.me].seq.Store(k)
+		a.waitAll(k, wait)
+		read(a.inlineByParity[s])
+		return
+	}
 	write(a.slots[a.me][s])
 	a.ctl[a.me].seq.Store(k)
-	a.waitAll(seqWord, k, wait)
+	a.waitAll(k, wait)
 	read(a.byParity[s])
-	a.ctl[a.me].done.Store(k)
 }

@@ -46,6 +46,7 @@ func TestArenaCollectives(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			as := arenas(t, n, 64)
 			const rounds = 200
+			sizes := [2]int{8, 40} // in the control block, and in the slots
 			var wg sync.WaitGroup
 			var arrived atomic.Int64
 			errs := make(chan error, n*rounds)
@@ -62,7 +63,7 @@ func TestArenaCollectives(t *testing.T) {
 						}
 						root := r % n
 						var got uint64
-						a.Bcast(root,
+						a.Bcast(root, sizes[r%2],
 							func(s []byte) { binary.LittleEndian.PutUint64(s, uint64(r*100+root)) },
 							func(s []byte) { got = binary.LittleEndian.Uint64(s) },
 							yield)
@@ -70,7 +71,7 @@ func TestArenaCollectives(t *testing.T) {
 							errs <- fmt.Errorf("rank %d round %d: bcast got %d", me, r, got)
 							return
 						}
-						a.Allgather(
+						a.Allgather(sizes[r%2],
 							func(s []byte) { binary.LittleEndian.PutUint64(s, uint64(r*1000+me)) },
 							func(slots [][]byte) {
 								for i, s := range slots {
