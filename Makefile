@@ -5,7 +5,7 @@ GO      ?= go
 PREFIX  := $(CURDIR)/build
 LIB     := $(PREFIX)/lib
 NP      ?= 2
-GOSRC   := $(shell find capi core cmd shm ofi transport \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -not -name '*_test.go') go.mod
+GOSRC   := $(shell find capi core cmd shm ofi transport vci \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -not -name '*_test.go') go.mod
 HEADERS := include/mpi.h include/mpix.h
 
 .PHONY: all deps generate lib tools headers pc demo check test gotest ctest clean bench
@@ -59,7 +59,7 @@ check: test
 
 gotest:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./core/... ./transport/... ./shm/... ./ofi/... ./cmd/... ./capi/gen/... ./bench/...
+	$(GO) test -race -count=1 ./core/... ./vci/... ./transport/... ./shm/... ./ofi/... ./cmd/... ./capi/gen/... ./bench/...
 	$(GO) test -count=1 ./capi/
 
 ctest: all
