@@ -49,7 +49,7 @@ func (c *Comm) arenaFor() *shm.Arena {
 			return nil
 		}
 	}
-	path := shm.ArenaPath(nodeJob, c.ContextID)
+	path := shm.ArenaPath(nodeJob, c.ContextID, c.peers[0])
 	var a *shm.Arena
 	var err error
 	if c.Rank == 0 {

@@ -55,9 +55,10 @@ func ArenaSize(n, slotSize int) int {
 	return arenaHeader + n*ctlSize + n*2*slotSize
 }
 
-// ArenaPath names a communicator's arena file for a job.
-func ArenaPath(job string, ctx uint32) string {
-	return fmt.Sprintf("%s/mpix-%s-coll-%d", Dir, job, ctx)
+// ArenaPath names a communicator's arena file for a job: its context id and the world
+// rank of its rank 0 (disjoint communicators made by one split share a context id).
+func ArenaPath(job string, ctx uint32, leader int) string {
+	return fmt.Sprintf("%s/mpix-%s-coll-%d-%d", Dir, job, ctx, leader)
 }
 
 // CreateArena makes the arena file (by one process, before the others open it).
