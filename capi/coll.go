@@ -231,66 +231,150 @@ func impl_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 }
 
 func impl_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
-	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
-	return finishColl(r, err, nil)
+	return gathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, nil)
 }
 
 func impl_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
-	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Gather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
-	return finishColl(r, err, nil)
+	return gathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, nil)
 }
 
 func impl_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
-	return finishColl(r, err, request)
+	return gathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
 }
 
 func impl_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Gather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
-	return finishColl(r, err, request)
+	return gathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
 }
 
 func impl_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := gatherTypes(comm, root, sendbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArrRoot(comm, int(root), recvcounts), intArrRoot(comm, int(root), displs), recvtype, int(root), comm)
-	return finishColl(r, err, request)
+	return gathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
 }
 
 func impl_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return gathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
+}
+
+func impl_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	return scattervForms(core.Blocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, nil)
+}
+
+func impl_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+	return scattervForms(core.Blocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, nil)
+}
+
+func impl_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	return scattervForms(core.Nonblocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
+}
+
+func impl_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+	return scattervForms(core.Nonblocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
+}
+
+func impl_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return scattervForms(core.Persistent, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
+}
+
+func impl_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return scattervForms(core.Persistent, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
+}
+
+func impl_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+	return allgathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, nil)
+}
+
+func impl_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+	return allgathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, nil)
+}
+
+func impl_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	return allgathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
+}
+
+func impl_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	return allgathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
+}
+
+func impl_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return allgathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
+}
+
+func impl_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return allgathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
+}
+
+func impl_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+	return alltoallvForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, nil)
+}
+
+func impl_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
+	return alltoallvForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, nil)
+}
+
+func impl_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	return alltoallvForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
+}
+
+func impl_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+	return alltoallvForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
+}
+
+func impl_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return alltoallvForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
+}
+
+func impl_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return alltoallvForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
+}
+
+func impl_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	return reduceScatterForms(core.Blocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, nil)
+}
+
+func impl_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+	return reduceScatterForms(core.Blocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, nil)
+}
+
+func impl_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	return reduceScatterForms(core.Nonblocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
+}
+
+func impl_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+	return reduceScatterForms(core.Nonblocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
+}
+
+func impl_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return reduceScatterForms(core.Persistent, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
+}
+
+func impl_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return reduceScatterForms(core.Persistent, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
+}
+
+func impl_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+	return alltoallwForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nil)
+}
+
+func impl_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+	return alltoallwForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nil)
+}
+
+func impl_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+	return alltoallwForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
+}
+
+func impl_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+	return alltoallwForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
+}
+
+func impl_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return alltoallwForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
+}
+
+func impl_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+	return alltoallwForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
+}
+
+func gathervForms[N, D cInteger](m core.CollMode, sendbuf unsafe.Pointer, sendcount int64, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
 	if err := needArrays(isRoot(comm, root), "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
 		return err
 	}
@@ -298,11 +382,11 @@ func impl_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if err != nil {
 		return err
 	}
-	r, err := core.Gather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArrRoot(comm, int(root), recvcounts), aintArrRoot(comm, int(root), displs), recvtype, int(root), comm)
+	r, err := core.Gather(m, sendbuf, int64(sendcount), sendtype, recvbuf, 0, peerArrRoot(comm, int(root), recvcounts), peerArrRoot(comm, int(root), displs), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+func scattervForms[N, D cInteger](m core.CollMode, sendbuf unsafe.Pointer, sendcounts *N, displs *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount int64, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
 	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
 		return err
 	}
@@ -310,71 +394,11 @@ func impl_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.in
 	if err != nil {
 		return err
 	}
-	r, err := core.Scatter(core.Blocking, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
-	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Scatter(core.Blocking, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Scatter(core.Nonblocking, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
+	r, err := core.Scatter(m, sendbuf, 0, peerArrRoot(comm, int(root), sendcounts), peerArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Scatter(core.Nonblocking, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Scatter(core.Persistent, sendbuf, 0, intArrRoot(comm, int(root), sendcounts), intArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := needArrays(isRoot(comm, root), "sendcounts and displs", unsafe.Pointer(sendcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, recvtype, err := scatterTypes(comm, root, recvbuf, sendtypeH, recvtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Scatter(core.Persistent, sendbuf, 0, countArrRoot(comm, int(root), sendcounts), aintArrRoot(comm, int(root), displs), sendtype, recvbuf, int64(recvcount), recvtype, int(root), comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func allgathervForms[N, D cInteger](m core.CollMode, sendbuf unsafe.Pointer, sendcount int64, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
 	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
 		return err
 	}
@@ -382,71 +406,11 @@ func impl_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err != nil {
 		return err
 	}
-	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
-	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Allgather(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
+	r, err := core.Allgather(m, sendbuf, int64(sendcount), sendtype, recvbuf, 0, peerArr(comm, recvcounts), peerArr(comm, displs), recvtype, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Allgather(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, intArr(comm, recvcounts), intArr(comm, displs), recvtype, comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts and displs", unsafe.Pointer(recvcounts), unsafe.Pointer(displs)); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Allgather(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, 0, countArr(comm, recvcounts), aintArr(comm, displs), recvtype, comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func alltoallvForms[N, D cInteger](m core.CollMode, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
 	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
 		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
 		return err
@@ -455,169 +419,24 @@ func impl_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.i
 	if err != nil {
 		return err
 	}
-	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Alltoall(core.Blocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
+	r, err := core.Alltoall(m, core.AlltoallArgs{Sbuf: sendbuf, Scounts: peerArr(comm, sendcounts), Sdispl: peerArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: peerArr(comm, recvcounts), Rdispl: peerArr(comm, rdispls), Rt: recvtype}, comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Alltoall(core.Nonblocking, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scounts: intArr(comm, sendcounts), Sdispl: intArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: intArr(comm, recvcounts), Rdispl: intArr(comm, rdispls), Rt: recvtype}, comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	sendtype, err := sendType(sendbuf, sendtypeH)
-	if err != nil {
-		return err
-	}
-	r, err := core.Alltoall(core.Persistent, core.AlltoallArgs{Sbuf: sendbuf, Scounts: countArr(comm, sendcounts), Sdispl: aintArr(comm, sdispls), St: sendtype, Rbuf: recvbuf, Rcounts: countArr(comm, recvcounts), Rdispl: aintArr(comm, rdispls), Rt: recvtype}, comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+func reduceScatterForms[N cInteger](m core.CollMode, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *N, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
 	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
 		return err
 	}
-	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, localIntArr(comm, recvcounts), datatype_, reducer(op_), comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
-	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
-		return err
-	}
-	r, err := core.ReduceScatter(core.Blocking, sendbuf, recvbuf, 0, localCountArr(comm, recvcounts), datatype_, reducer(op_), comm)
-	return finishColl(r, err, nil)
-}
-
-func impl_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
-		return err
-	}
-	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, localIntArr(comm, recvcounts), datatype_, reducer(op_), comm)
+	r, err := core.ReduceScatter(m, sendbuf, recvbuf, 0, localArr(comm, recvcounts), datatype_, reducer(op_), comm)
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
-		return err
-	}
-	r, err := core.ReduceScatter(core.Nonblocking, sendbuf, recvbuf, 0, localCountArr(comm, recvcounts), datatype_, reducer(op_), comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
-		return err
-	}
-	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, localIntArr(comm, recvcounts), datatype_, reducer(op_), comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := needArrays(true, "recvcounts", unsafe.Pointer(recvcounts)); err != nil {
-		return err
-	}
-	r, err := core.ReduceScatter(core.Persistent, sendbuf, recvbuf, 0, localCountArr(comm, recvcounts), datatype_, reducer(op_), comm)
-	return finishColl(r, err, request)
-}
-
-func impl_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+func alltoallwForms[N, D cInteger](m core.CollMode, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
 	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
 		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
 		return err
 	}
-	return alltoallw(core.Blocking, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, nil)
-}
-
-func impl_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	return alltoallw(core.Blocking, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, nil)
-}
-
-func impl_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	return alltoallw(core.Nonblocking, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, request)
-}
-
-func impl_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	return alltoallw(core.Nonblocking, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, request)
-}
-
-func impl_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	return alltoallw(core.Persistent, sendbuf, intArr(comm, sendcounts), intArr(comm, sdispls), sendtypes, recvbuf, intArr(comm, recvcounts), intArr(comm, rdispls), recvtypes, comm, request)
-}
-
-func impl_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	if err := firstErr(needArrays(true, "recvcounts and rdispls", unsafe.Pointer(recvcounts), unsafe.Pointer(rdispls)),
-		needArrays(sendbuf != core.InPlace, "sendcounts and sdispls", unsafe.Pointer(sendcounts), unsafe.Pointer(sdispls))); err != nil {
-		return err
-	}
-	return alltoallw(core.Persistent, sendbuf, countArr(comm, sendcounts), aintArr(comm, sdispls), sendtypes, recvbuf, countArr(comm, recvcounts), aintArr(comm, rdispls), recvtypes, comm, request)
+	return alltoallw(m, sendbuf, peerArr(comm, sendcounts), peerArr(comm, sdispls), sendtypes, recvbuf, peerArr(comm, recvcounts), peerArr(comm, rdispls), recvtypes, comm, request)
 }
 
 // alltoallw resolves the per-peer datatypes (ignored on the send side with
@@ -740,20 +559,12 @@ func reducer(o *op.Op) core.Reducer {
 // intercommunicator.
 func peersOf(comm *core.Comm) int { return comm.PeerCount() }
 
-func intArr(comm *core.Comm, p *C.int) []int64 {
-	n := peersOf(comm)
-	if p == nil {
-		return make([]int64, n) // NULL arrays read as zeros: counts of 0 move nothing
-	}
-	out := make([]int64, n)
-	for i, v := range unsafe.Slice(p, n) {
-		out[i] = int64(v)
-	}
-	return out
-}
+// cInteger is the C integer types MPI uses for count and displacement arrays (int,
+// MPI_Count, MPI_Aint).
+type cInteger interface{ ~int32 | ~int64 }
 
-func countArr(comm *core.Comm, p *C.MPI_Count) []int64 {
-	n := peersOf(comm)
+// cArr reads n entries of a C array; NULL reads as zeros (counts of 0 move nothing).
+func cArr[T cInteger](n int, p *T) []int64 {
 	out := make([]int64, n)
 	if p != nil {
 		for i, v := range unsafe.Slice(p, n) {
@@ -763,38 +574,22 @@ func countArr(comm *core.Comm, p *C.MPI_Count) []int64 {
 	return out
 }
 
-func aintArr(comm *core.Comm, p *C.MPI_Aint) []int64 {
-	n := peersOf(comm)
-	out := make([]int64, n)
-	if p != nil {
-		for i, v := range unsafe.Slice(p, n) {
-			out[i] = int64(v)
-		}
-	}
-	return out
-}
+// peerArr reads an array with one entry per rank that point-to-point calls on comm
+// name (the remote group's for an intercommunicator).
+func peerArr[T cInteger](comm *core.Comm, p *T) []int64 { return cArr(peersOf(comm), p) }
 
-// The *Root forms read arrays significant only at the root.
-func intArrRoot(comm *core.Comm, root int, p *C.int) []int64 {
+// peerArrRoot reads an array significant only at the root.
+func peerArrRoot[T cInteger](comm *core.Comm, root int, p *T) []int64 {
 	if !isRoot(comm, C.int(root)) {
 		return nil
 	}
-	return intArr(comm, p)
+	return peerArr(comm, p)
 }
 
-func countArrRoot(comm *core.Comm, root int, p *C.MPI_Count) []int64 {
-	if !isRoot(comm, C.int(root)) {
-		return nil
-	}
-	return countArr(comm, p)
-}
-
-func aintArrRoot(comm *core.Comm, root int, p *C.MPI_Aint) []int64 {
-	if !isRoot(comm, C.int(root)) {
-		return nil
-	}
-	return aintArr(comm, p)
-}
+// localArr reads an array with one entry per process of the local group
+// (MPI_Reduce_scatter's recvcounts, which on an intercommunicator describe how the
+// local group shares the other group's result).
+func localArr[T cInteger](comm *core.Comm, p *T) []int64 { return cArr(comm.Size, p) }
 
 func typeArr(comm *core.Comm, p *C.MPI_Datatype) ([]*datatype.Type, error) {
 	n := peersOf(comm)

@@ -9,8 +9,6 @@ package main
 import "C"
 
 import (
-	"unsafe"
-
 	"mpix/core"
 )
 
@@ -38,27 +36,4 @@ func impl_MPI_Intercomm_create_from_groups(ctx *C.mpix_ctx, local_group *core.Gr
 	}
 	putComm(newintercomm, c)
 	return nil
-}
-
-// localIntArr and localCountArr read arrays with one entry per process of the local
-// group (MPI_Reduce_scatter's recvcounts, which on an intercommunicator describe how
-// the local group shares the other group's result).
-func localIntArr(comm *core.Comm, p *C.int) []int64 {
-	out := make([]int64, comm.Size)
-	if p != nil {
-		for i, v := range unsafe.Slice(p, comm.Size) {
-			out[i] = int64(v)
-		}
-	}
-	return out
-}
-
-func localCountArr(comm *core.Comm, p *C.MPI_Count) []int64 {
-	out := make([]int64, comm.Size)
-	if p != nil {
-		for i, v := range unsafe.Slice(p, comm.Size) {
-			out[i] = int64(v)
-		}
-	}
-	return out
 }
