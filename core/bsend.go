@@ -97,6 +97,6 @@ func bufferedSend(r *Request) error {
 
 	q.eng.lock()
 	err := q.eng.startSend(q, q.comm.peerWorld(q.peer))
-	q.eng.mu.Unlock()
+	q.eng.unlock()
 	return err
 }

@@ -57,6 +57,8 @@ type Comm struct {
 	freed bool
 
 	Attrs attr.Store // cached attributes (MPI_Comm_set_attr)
+
+	fastPeers []byte // peers as int32, outside the Go heap, for the C fast path (fastabi.go)
 }
 
 // Topology is the virtual topology attached to a communicator (Cartesian, graph or
@@ -108,6 +110,8 @@ func setupPredefined(rank, size int, eng *Engine) {
 	}
 	CommWorld.init(rank, NewGroup(world), nil, eng)
 	CommSelf.init(0, NewGroup([]int{rank}), nil, eng)
+	publishComm(CommWorld)
+	publishComm(CommSelf)
 }
 
 // init fills a communicator's groups and views; sendCtx defaults to ContextID.
@@ -155,6 +159,7 @@ func newComm(ctx, sendCtx uint32, rank int, local, remote *Group, eng *Engine, i
 		vcis.Acquire(eng.vci)
 	}
 	c.Handle = comms.Add(c)
+	publishComm(c)
 	return c
 }
 

@@ -508,6 +508,7 @@ func (c *Comm) Free() error {
 	}
 	c.freed = true
 	c.mu.Unlock()
+	unpublishComm(c)
 	comms.Remove(c.Handle)
 	c.closeArena()
 	if vcis != nil {

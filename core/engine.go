@@ -2,7 +2,7 @@ package core
 
 import (
 	"errors"
-	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -23,12 +23,13 @@ import (
 //     the sender's memory directly (shm's process_vm_readv) copies once and answers Fin;
 //     otherwise it answers CTS and the sender streams Data chunks.
 type Engine struct {
-	_     [64]byte // keeps neighbouring VCIs' locks off this one's cache line
-	mu    sync.Mutex
-	locks uint64               // acquisitions of mu, counted under it (MPI_T pvar mpix_vci_lock_acquisitions)
-	self  int                  // this process's world rank
-	route []transport.Endpoint // endpoint per world rank
-	eps   []transport.Endpoint // distinct endpoints, polled in order
+	// sh holds the VCI's lock and what C's fast paths need to know (fastabi.go); it
+	// lives outside the Go heap, on its own cache lines.
+	sh       *vciShared
+	raceSync atomic.Uint32        // see raceEnabled
+	self     int                  // this process's world rank
+	route    []transport.Endpoint // endpoint per world rank
+	eps      []transport.Endpoint // distinct endpoints, polled in order
 
 	posted     []*Request    // receives waiting for a message, in posting order
 	unexpected []*unexpected // messages waiting for a receive, in arrival order
@@ -56,8 +57,27 @@ type Engine struct {
 
 // lock takes the VCI's lock and counts it.
 func (e *Engine) lock() {
-	e.mu.Lock()
-	e.locks++
+	e.sh.lock()
+	e.sh.Locks++
+	if raceEnabled {
+		e.raceSync.Load()
+	}
+}
+
+// unlock publishes whether C may bypass the engine, then releases the VCI's lock.
+func (e *Engine) unlock() {
+	idle := uint32(0)
+	if len(e.posted) == 0 && len(e.unexpected) == 0 && len(e.pending) == 0 && len(e.scheds) == 0 {
+		idle |= idleRecv
+	}
+	if len(e.outbox) == 0 {
+		idle |= idleSend
+	}
+	e.sh.Idle = idle
+	if raceEnabled {
+		e.raceSync.Store(0)
+	}
+	e.sh.unlock()
 }
 
 // unexpected is a message that arrived before its receive was posted.
@@ -77,7 +97,8 @@ type outMsg struct {
 
 // NewEngine makes an engine for world rank self that reaches rank r through route[r].
 func NewEngine(self int, route []transport.Endpoint, spinLimit int) *Engine {
-	e := &Engine{self: self, route: route, pending: map[uint64]*Request{}, spinLimit: spinLimit}
+	e := &Engine{self: self, route: route, pending: map[uint64]*Request{}, spinLimit: spinLimit,
+		sh: newVCIShared(spinLimit)}
 	seen := map[transport.Endpoint]bool{}
 	for _, ep := range route {
 		if ep != nil && !seen[ep] {
@@ -421,7 +442,7 @@ func (e *Engine) progress() int {
 // Progress makes one round of progress.
 func (e *Engine) Progress() int {
 	e.lock()
-	defer e.mu.Unlock()
+	defer e.unlock()
 	return e.progress()
 }
 
@@ -464,7 +485,7 @@ func (e *Engine) progressOthers() int {
 // LockCount is how many times the VCI's lock was taken (for the MPI_T counter and
 // the tests that check Table 1 of the ICS'20 paper).
 func (e *Engine) LockCount() uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.locks
+	e.sh.lock()
+	defer e.sh.unlock()
+	return e.sh.Locks
 }

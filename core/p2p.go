@@ -96,7 +96,7 @@ func (r *Request) start() error {
 			return err
 		}
 		r.eng.lock()
-		defer r.eng.mu.Unlock()
+		defer r.eng.unlock()
 		return r.eng.startSend(r, r.comm.peerWorld(r.peer))
 	}
 	if r.peer == ProcNull {
@@ -105,7 +105,7 @@ func (r *Request) start() error {
 	}
 	r.eng.lock()
 	r.eng.startRecv(r)
-	r.eng.mu.Unlock()
+	r.eng.unlock()
 	return nil
 }
 
@@ -285,7 +285,7 @@ func Cancel(r *Request) {
 	}
 	e := r.eng
 	e.lock()
-	defer e.mu.Unlock()
+	defer e.unlock()
 	for i, p := range e.posted {
 		if p == r {
 			e.posted = append(e.posted[:i], e.posted[i+1:]...)
@@ -306,7 +306,7 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.eng
 	e.lock()
-	defer e.mu.Unlock()
+	defer e.unlock()
 	e.progress()
 	for _, u := range e.unexpected {
 		if matches(probe, &u.hdr) {
@@ -367,7 +367,7 @@ func Improbe(source, tag int, comm *Comm) (*Message, Status, error) {
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.eng
 	e.lock()
-	defer e.mu.Unlock()
+	defer e.unlock()
 	e.progress()
 	for i, u := range e.unexpected {
 		if matches(probe, &u.hdr) {
@@ -408,7 +408,7 @@ func Imrecv(buf unsafe.Pointer, count int64, t *datatype.Type, m *Message) (*Req
 	e := m.comm.eng
 	e.lock()
 	e.matched(r, &m.msg.hdr, m.msg.payload)
-	e.mu.Unlock()
+	e.unlock()
 	return r, nil
 }
 

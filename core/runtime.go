@@ -181,6 +181,7 @@ func acquireLibrary(threadLevel int) (err error) {
 	size, rank := client.Size(), client.Rank()
 	setupPredefined(rank, size, engine)
 	fillInfoEnv(size, threadLevel)
+	setFastPath(Settings.FastPath)
 	proc.users = 1
 	proc.lib.Store(int32(stateRunning))
 	return nil
@@ -247,12 +248,13 @@ func releaseLibrary() error {
 	if proc.users--; proc.users > 0 {
 		return nil
 	}
+	setFastPath(false)
 	// Messages still queued for the transports (buffered sends) leave first, then every
 	// process keeps progressing until all have finished communicating.
 	for _, e := range engines {
 		e.wait(func() bool {
 			e.lock()
-			defer e.mu.Unlock()
+			defer e.unlock()
 			return len(e.outbox) == 0
 		})
 	}

@@ -196,7 +196,7 @@ func (s *schedule) start() error {
 	if !s.advance(e) {
 		e.scheds = append(e.scheds, s)
 	}
-	e.mu.Unlock()
+	e.unlock()
 	return nil
 }
 

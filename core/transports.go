@@ -22,6 +22,7 @@ type Config struct {
 	SpinPolls   int    // MPIX_SPIN_POLLS: empty polls before a waiting thread yields
 	NumVCIs     int    // MPIX_NUM_VCIS: VCIs this process asks for (0: one per core + 1)
 	GlobalEvery int    // MPIX_GLOBAL_PROGRESS_INTERVAL: own-VCI empty polls per global round
+	FastPath    bool   // MPIX_FASTPATH: C fast path for small node-local sends and receives
 }
 
 // Settings is the configuration in effect.
@@ -35,7 +36,7 @@ func readConfig() error {
 	}
 	cvar.Freeze()
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
-		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get()}
+		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get()}
 	if Settings.NumVCIs == 0 {
 		Settings.NumVCIs = runtime.NumCPU() + 1
 	}
@@ -171,6 +172,9 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 	for v := range engines {
 		engines[v] = NewEngine(self, routes[v], spin)
 		engines[v].vci, engines[v].arenaSpins = v, arenaSpins
+		if sms[v] != nil {
+			engines[v].sh.setShm(sms[v].FastView())
+		}
 	}
 	for _, e := range engines {
 		e.all, e.globalEvery = engines, Settings.GlobalEvery

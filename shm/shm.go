@@ -145,7 +145,10 @@ type Endpoint struct {
 	minRank  int
 	noSingle []bool // per local index: process_vm_readv was refused
 
-	fbMax   int      // largest payload a fastbox takes; -1 without fastboxes
+	fbMax int // largest payload a fastbox takes; -1 without fastboxes
+	// sendSeq, recvSeq, pending and localOf live in priv, outside the Go heap, where
+	// capi's C fast path shares them (fastview.go).
+	priv    *privateState
 	sendSeq []uint64 // per destination local index: messages sent to it
 	recvSeq []uint64 // per source local index: messages delivered from it
 	pending []bool   // per source local index: its fastbox holds a message ahead of the queue
@@ -233,16 +236,23 @@ func newEndpoint(cfg Config) (*Endpoint, error) {
 		regions:  make([]*region, n),
 		noSingle: make([]bool, n),
 		minRank:  cfg.NodeRanks[0],
-		sendSeq:  make([]uint64, n),
-		recvSeq:  make([]uint64, n),
-		pending:  make([]bool, n),
 		fbMax:    -1,
 	}
 	if g.fbCap > 0 {
 		e.fbMax = g.fbCap
 	}
-	if span := cfg.NodeRanks[n-1] - e.minRank + 1; span <= 1<<20 {
-		e.localOf = make([]int32, span)
+	span := cfg.NodeRanks[n-1] - e.minRank + 1
+	if span > 1<<20 {
+		span = 0 // sparse ranks: binary search instead of a table
+	}
+	if e.priv, err = newPrivateState(n, span); err != nil {
+		return nil, err
+	}
+	v := e.priv.view
+	v.Me, v.FbCap, v.MinRank, v.World = uint32(me), int32(e.fbMax), int32(e.minRank), int32(cfg.Rank)
+	e.sendSeq, e.recvSeq, e.pending = e.priv.sendSeq(), e.priv.recvSeq(), e.priv.pending()
+	if span > 0 {
+		e.localOf = e.priv.localOf()
 		for i := range e.localOf {
 			e.localOf[i] = -1
 		}
@@ -299,6 +309,7 @@ func (e *Endpoint) adopt(idx int, r *region) {
 	if idx == e.me {
 		e.own = r
 	}
+	e.publishFastboxes(idx, r)
 }
 
 // Attach maps the region of every other node-local rank. Every rank must have
@@ -371,6 +382,8 @@ func (e *Endpoint) Close() error {
 	}
 	errs := []error{e.Unlink()}
 	e.closed = true
+	clear(e.priv.fbOut())
+	clear(e.priv.fbIn())
 	for i, r := range e.regions {
 		if r != nil {
 			if err := r.unmap(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -216,12 +217,37 @@ func spliceHeader(path, body string) error {
 	return os.WriteFile(path, []byte(out), 0o644)
 }
 
+// fastPathRE matches a C fast path's declaration in capi/fast.h.
+var fastPathRE = regexp.MustCompile(`(?m)^int mpix_fast_(\w+)\(`)
+
+// fastPaths lists the procedures capi/fast.h declares a C fast path for.
+func fastPaths(header string) (map[string]bool, error) {
+	raw, err := os.ReadFile(header)
+	if err != nil {
+		return nil, err
+	}
+	fast := map[string]bool{}
+	for _, m := range fastPathRE.FindAllStringSubmatch(string(raw), -1) {
+		fast[m[1]] = true
+	}
+	return fast, nil
+}
+
 // emitShim renders capi/zshim.c: each PMPI_X calls its Go export once with the thread
-// context; MPI_X is a weak alias so tools can interpose.
-func emitShim(procs []*Proc) []byte {
+// context; MPI_X is a weak alias so tools can interpose. A procedure with a C fast
+// path (fast) tries it first and enters Go only when it answers MPIX_FAST_MISS.
+func emitShim(procs []*Proc, fast map[string]bool) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "/* %s */\n\n#include \"capi.h\"\n#include \"_cgo_export.h\"\n", banner)
+	fmt.Fprintf(&b, "/* %s */\n\n#include \"capi.h\"\n#include \"fast.h\"\n#include \"_cgo_export.h\"\n", banner)
 	for _, f := range procs {
+		if fast[f.Name] {
+			var names []string
+			for _, p := range f.callParams() {
+				names = append(names, p.Name)
+			}
+			fmt.Fprintf(&b, "\n%s\n{\n    int rc = mpix_fast_%s(%s);\n    if (rc != MPIX_FAST_MISS)\n        return rc;\n",
+				f.Prototype(f.PName()), f.Name, strings.Join(names, ", "))
+		}
 		var args []string
 		args = append(args, "mpix_ctx_get()")
 		for _, p := range f.callParams() {
@@ -230,6 +256,11 @@ func emitShim(procs []*Proc) []byte {
 			} else {
 				args = append(args, fmt.Sprintf("(%s)%s", p.CCast(), p.Name))
 			}
+		}
+		if fast[f.Name] {
+			fmt.Fprintf(&b, "    return mpixgo_%s(%s);\n}\n#pragma weak %s = %s\n",
+				f.GoName(), strings.Join(args, ", "), f.Name, f.PName())
+			continue
 		}
 		fmt.Fprintf(&b, "\n%s\n{\n    return mpixgo_%s(%s);\n}\n#pragma weak %s = %s\n",
 			f.Prototype(f.PName()), f.GoName(), strings.Join(args, ", "), f.Name, f.PName())

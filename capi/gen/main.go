@@ -72,7 +72,11 @@ func run(root, apis string, dump bool, sig string) error {
 	if err := spliceHeader(filepath.Join(root, "include", "mpi.h"), emitPrototypes(procs)); err != nil {
 		return err
 	}
-	if err := writeIfChanged(filepath.Join(root, "capi", "zshim.c"), emitShim(procs)); err != nil {
+	fast, err := fastPaths(filepath.Join(root, "capi", "fast.h"))
+	if err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(root, "capi", "zshim.c"), emitShim(procs, fast)); err != nil {
 		return err
 	}
 	testDir := filepath.Join(root, "ctests", "generated")

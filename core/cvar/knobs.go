@@ -30,6 +30,15 @@ var (
 		Category:   Transport,
 		Mutability: BeforeInit,
 	})
+	FastPath = NewBool(Spec{
+		Name:       "MPIX_FASTPATH",
+		Desc:       "run MPI_Send and MPI_Recv of small contiguous messages between processes of a node in C, without entering the Go engine (0: always take the engine's path)",
+		Default:    "1",
+		Verbosity:  TunerDetail,
+		Scope:      ScopeLocal, // a C sender and a Go receiver (or the reverse) interoperate
+		Category:   Progress,
+		Mutability: BeforeInit,
+	})
 	SpinPolls = NewInt(Spec{
 		Name:       "MPIX_SPIN_POLLS",
 		Desc:       "empty polls a waiting thread spins through before it starts yielding the processor between polls",

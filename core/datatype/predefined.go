@@ -256,3 +256,15 @@ func Predefined(h int32) *Type {
 	}
 	return t
 }
+
+// Builtins returns every predefined type whose handle is builtin (0x4c......): the
+// types whose size MPICH's ABI encodes in the handle, for capi's C fast path.
+func Builtins() []*Type {
+	var ts []*Type
+	for _, t := range builtins {
+		if t != nil {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}

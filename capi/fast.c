@@ -1,0 +1,200 @@
+/* The C fast paths of MPI_Send and MPI_Recv (see fast.h for when they apply). */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "fast.h"
+
+mpix_fast_header *mpix_fast_table;
+uint32_t mpix_fast_dtsize[256];
+MPI_Datatype mpix_fast_dthandle[256];
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* The lock algorithm is Go's vciShared.lock: a compare-and-swap when free, a short
+ * spin, then a futex sleep with the word at 2 so that unlock knows to wake. */
+void mpix_vci_lock(mpix_vci_shared *v)
+{
+    uint32_t zero = 0;
+    if (__atomic_compare_exchange_n(&v->lock, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+    for (int i = 0; i < 100; i++) {
+        zero = 0;
+        if (__atomic_load_n(&v->lock, __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(&v->lock, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        cpu_relax();
+    }
+    while (__atomic_exchange_n(&v->lock, 2, __ATOMIC_ACQUIRE) != 0)
+        syscall(SYS_futex, &v->lock, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+void mpix_vci_unlock(mpix_vci_shared *v)
+{
+    if (__atomic_exchange_n(&v->lock, 0, __ATOMIC_RELEASE) == 2)
+        syscall(SYS_futex, &v->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* fast_comm returns comm's descriptor when the fast path may use it. */
+static inline mpix_comm_shared *fast_comm(MPI_Comm comm)
+{
+    mpix_fast_header *h = mpix_fast_table;
+    if (h == NULL || !__atomic_load_n(&h->enabled, __ATOMIC_ACQUIRE))
+        return NULL;
+    uint32_t u = (uint32_t)comm, i;
+    if (comm == MPI_COMM_WORLD)
+        i = 0;
+    else if (comm == MPI_COMM_SELF)
+        i = 1;
+    else if ((u & 0xfc000000u) == 0x84000000u && (u & 0x03ffffffu) < h->max)
+        i = 2 + (u & 0x03ffffffu);
+    else
+        return NULL;
+    mpix_comm_shared *c = (mpix_comm_shared *)(h + 1) + i;
+    return __atomic_load_n(&c->live, __ATOMIC_ACQUIRE) ? c : NULL;
+}
+
+/* dt_size is the size of a builtin contiguous datatype, or 0. */
+static inline uint32_t dt_size(MPI_Datatype dt)
+{
+    uint32_t i = (uint32_t)dt & 0xff;
+    return mpix_fast_dthandle[i] == dt ? mpix_fast_dtsize[i] : 0;
+}
+
+/* peer_index is the local index on the node of rank r of c, or -1 when the peer is
+ * not reached through this shared-memory endpoint (or is this process). */
+static inline int peer_index(const mpix_comm_shared *c, const mpix_shm_view *sv, int r)
+{
+    int32_t w = c->peers ? ((const int32_t *)c->peers)[r] : r;
+    int64_t k = (int64_t)w - sv->min_rank;
+    if (k < 0 || k >= sv->span)
+        return -1;
+    int li = ((const int32_t *)sv->local_of)[k];
+    return li == (int)sv->me ? -1 : li;
+}
+
+int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    mpix_comm_shared *c = fast_comm(comm);
+    uint32_t esz = dt_size(datatype);
+    if (c == NULL || esz == 0 || count < 0 || tag < 0 || dest < 0 || dest >= c->size)
+        return MPIX_FAST_MISS;
+    mpix_vci_shared *v = (mpix_vci_shared *)c->vci;
+    const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
+    int64_t n = (int64_t)count * esz;
+    if (sv == NULL || n > sv->fbcap)
+        return MPIX_FAST_MISS;
+    int li = peer_index(c, sv, dest);
+    if (li < 0)
+        return MPIX_FAST_MISS;
+    mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_out)[li];
+    if (fb == NULL || __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) != 0)
+        return MPIX_FAST_MISS; /* the receiver has not taken the last one: Go queues a cell */
+    mpix_vci_lock(v);
+    v->locks++;
+    /* Messages Go queued for the transports go first; the fastbox may have been filled
+     * by another thread since the check above. */
+    if (!(v->idle & MPIX_IDLE_SEND) || __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) != 0) {
+        mpix_vci_unlock(v);
+        return MPIX_FAST_MISS;
+    }
+    fb->len = (uint32_t)n;
+    fb->hdr = (mpix_wire_header){.kind = MPIX_KIND_EAGER, .src = sv->world, .tag = tag,
+                                 .context = c->send_ctx, .size = n};
+    if (n > 0)
+        memcpy((char *)fb + sizeof *fb, buf, (size_t)n);
+    uint64_t *seq = (uint64_t *)sv->send_seq + li;
+    uint64_t k = *seq;
+    *seq = k + 1;
+    __atomic_store_n(&fb->flag, k + 1, __ATOMIC_RELEASE); /* publish */
+    mpix_vci_unlock(v);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Status *status)
+{
+    const uint32_t idle = MPIX_IDLE_RECV | MPIX_IDLE_SEND;
+    mpix_comm_shared *c = fast_comm(comm);
+    uint32_t esz = dt_size(datatype);
+    if (c == NULL || esz == 0 || count < 0 || (tag < 0 && tag != MPI_ANY_TAG) || source < 0 ||
+        source >= c->size)
+        return MPIX_FAST_MISS;
+    mpix_vci_shared *v = (mpix_vci_shared *)c->vci;
+    const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
+    if (sv == NULL || sv->fbcap < 0)
+        return MPIX_FAST_MISS;
+    int li = peer_index(c, sv, source);
+    if (li < 0)
+        return MPIX_FAST_MISS;
+    mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_in)[li];
+    /* Go holds something (a posted receive, an unmatched message, a protocol in
+     * flight): it must see this receive, and its requests need its progress. */
+    if (fb == NULL || (__atomic_load_n(&v->idle, __ATOMIC_RELAXED) & idle) != idle)
+        return MPIX_FAST_MISS;
+    /* Wait for the fastbox a while; after that Go's wait (which also yields and makes
+     * progress on every VCI) takes over. */
+    for (uint32_t i = 0, limit = v->spin_limit; __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) == 0; i++) {
+        if (i >= limit)
+            return MPIX_FAST_MISS;
+        cpu_relax();
+    }
+    mpix_vci_lock(v);
+    v->locks++;
+    uint64_t *next = (uint64_t *)sv->recv_seq + li;
+    uint64_t f = __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE);
+    const mpix_wire_header *h = &fb->hdr;
+    int64_t capacity = (int64_t)count * esz;
+    /* Only the next message from the sender, eager, for this communicator and tag, and
+     * fitting: anything else (a message ahead of cells in the queue, a synchronous or
+     * rendezvous send, truncation) is Go's to handle. */
+    if ((v->idle & idle) != idle || f == 0 || f - 1 != *next || h->kind != MPIX_KIND_EAGER || h->flags != 0 ||
+        h->context != c->ctx || h->recv_req != 0 || (tag != MPI_ANY_TAG && h->tag != tag) ||
+        h->size > capacity || (int64_t)fb->len != h->size) {
+        mpix_vci_unlock(v);
+        return MPIX_FAST_MISS;
+    }
+    int64_t n = h->size;
+    int rtag = h->tag;
+    if (n > 0)
+        memcpy(buf, (const char *)fb + sizeof *fb, (size_t)n);
+    *next = f;
+    ((uint8_t *)sv->pending)[li] = 0;
+    __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE); /* hand the fastbox back */
+    mpix_vci_unlock(v);
+    if (status != NULL && status != MPI_STATUS_IGNORE) {
+        status->count_lo = (int)n;
+        status->count_hi_and_cancelled = 0;
+        status->MPI_SOURCE = source;
+        status->MPI_TAG = rtag;
+    }
+    return MPI_SUCCESS;
+}
+
+size_t mpix_fast_layout(int what)
+{
+    switch (what) {
+    case 0: return sizeof(mpix_vci_shared);
+    case 1: return offsetof(mpix_vci_shared, shm);
+    case 2: return sizeof(mpix_comm_shared);
+    case 3: return offsetof(mpix_comm_shared, peers);
+    case 4: return sizeof(mpix_fast_header);
+    case 5: return sizeof(mpix_shm_view);
+    case 6: return offsetof(mpix_shm_view, fb_in);
+    case 7: return sizeof(mpix_wire_header);
+    case 8: return offsetof(mpix_wire_header, offset);
+    case 9: return sizeof(mpix_fastbox);
+    case 10: return offsetof(mpix_vci_shared, spin_limit);
+    case 11: return offsetof(mpix_comm_shared, vci);
+    }
+    return (size_t)-1;
+}

@@ -1,0 +1,42 @@
+package main
+
+/*
+#include "fast.h"
+*/
+import "C"
+
+import (
+	"fmt"
+
+	"mpix/core"
+	"mpix/core/datatype"
+)
+
+// The C fast paths (fast.c) get the communicator table and the sizes of the builtin
+// datatypes at load time, once the layouts of fast.h are known to match Go's. Should
+// they ever differ (a change on one side only), the fast paths stay off: every call
+// then takes the Go path, which is slower but right.
+func init() {
+	if err := checkFastLayout(); err != nil {
+		return
+	}
+	for _, t := range datatype.Builtins() {
+		// Only types whose data is their size in bytes from the buffer's start.
+		if t.Size() > 0 && t.Contiguous() && t.TrueLB() == 0 && t.LB() == 0 && t.Extent() == t.Size() {
+			i := t.Handle() & 0xff
+			C.mpix_fast_dthandle[i] = C.MPI_Datatype(t.Handle())
+			C.mpix_fast_dtsize[i] = C.uint32_t(t.Size())
+		}
+	}
+	C.mpix_fast_table = (*C.mpix_fast_header)(core.FastTable())
+}
+
+// checkFastLayout compares fast.h's structures with the Go types they mirror.
+func checkFastLayout() error {
+	for i, want := range core.FastLayout() {
+		if got := uintptr(C.mpix_fast_layout(C.int(i))); got != want {
+			return fmt.Errorf("fast.h layout fact %d is %d in C and %d in Go", i, got, want)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+/* The C fast paths of point-to-point messaging.
+ *
+ * Entering Go costs about 220 ns per call (docs/performance.md), more than MPICH's whole
+ * 8-byte latency. So MPI_Send and MPI_Recv of small contiguous messages between
+ * processes of one node run here, in C, on the same shared-memory fastboxes and under
+ * the same VCI lock as the Go engine; anything else (a busy fastbox, a wildcard source,
+ * a receive Go already holds, a derived type, an error to report) returns
+ * MPIX_FAST_MISS and the call goes to Go as before.
+ *
+ * The generator (capi/gen) wraps every procedure declared here as
+ * `int mpix_fast_<name>(<the procedure's parameters>)`: PMPI_<name> calls it first.
+ *
+ * The structures mirror Go types (core/fastabi.go, shm/fastview.go, transport.Header);
+ * capi/fast.go checks at load time that the layouts agree. */
+#ifndef MPIX_FAST_H
+#define MPIX_FAST_H
+
+#include <stdint.h>
+#include "mpi.h"
+
+#define MPIX_FAST_MISS (-1)
+
+/* core.vciShared: a VCI's lock and what the Go side holds. */
+typedef struct mpix_vci_shared {
+    uint32_t lock;       /* 0 free, 1 held, 2 held with sleepers (futex) */
+    uint32_t idle;       /* MPIX_IDLE_* bits, written under lock */
+    uint64_t locks;      /* acquisitions, counted under lock */
+    uint32_t spin_limit; /* empty polls before a C wait hands over to Go */
+    uint32_t pad0;
+    uintptr_t shm;       /* mpix_shm_view *, or 0 */
+    char pad1[32];
+} mpix_vci_shared;
+
+#define MPIX_IDLE_RECV 1u /* no receive posted and no unmatched message in Go */
+#define MPIX_IDLE_SEND 2u /* no send queued in Go */
+
+/* core.commShared: a communicator as the fast path sees it. */
+typedef struct mpix_comm_shared {
+    uint32_t live;
+    uint32_t ctx;
+    uint32_t send_ctx;
+    int32_t rank;
+    int32_t size;
+    int32_t pad0;
+    uintptr_t vci;   /* mpix_vci_shared * */
+    uintptr_t peers; /* int32_t[size] world ranks, or 0 for the identity */
+    char pad1[24];
+} mpix_comm_shared;
+
+/* core.fastHeader: starts the table; MPI_COMM_WORLD's, MPI_COMM_SELF's and then one
+ * descriptor per user communicator index follow it. */
+typedef struct mpix_fast_header {
+    uint32_t enabled;
+    uint32_t max;
+    char pad[56];
+} mpix_fast_header;
+
+/* shm.FastView. */
+typedef struct mpix_shm_view {
+    uint32_t nlocal;
+    uint32_t me;
+    int32_t fbcap;
+    int32_t min_rank;
+    int32_t span;
+    int32_t world;
+    uintptr_t local_of; /* int32_t[span] */
+    uintptr_t send_seq; /* uint64_t[nlocal] */
+    uintptr_t recv_seq; /* uint64_t[nlocal] */
+    uintptr_t pending;  /* uint8_t[nlocal] */
+    uintptr_t fb_out;   /* uintptr_t[nlocal] */
+    uintptr_t fb_in;    /* uintptr_t[nlocal] */
+} mpix_shm_view;
+
+/* transport.Header, 48 bytes. */
+typedef struct mpix_wire_header {
+    uint8_t kind;
+    uint8_t flags;
+    uint16_t pad0;
+    int32_t src;
+    int32_t tag;
+    uint32_t context;
+    int64_t size;
+    uint64_t send_req;
+    uint64_t recv_req;
+    int64_t offset;
+} mpix_wire_header;
+
+#define MPIX_KIND_EAGER 1
+
+/* A fastbox in shared memory; the payload follows at byte 64. */
+typedef struct mpix_fastbox {
+    uint64_t flag; /* 0 empty, else the message's sequence number + 1 */
+    uint32_t len;
+    uint32_t pad0;
+    mpix_wire_header hdr;
+} mpix_fastbox;
+
+/* Set once by capi/fast.go. */
+extern mpix_fast_header *mpix_fast_table;
+extern uint32_t mpix_fast_dtsize[256]; /* bytes of builtin datatype (handle & 0xff), 0: not eligible */
+extern MPI_Datatype mpix_fast_dthandle[256];
+
+int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+
+/* The VCI lock, shared with Go's vciShared.lock. */
+void mpix_vci_lock(mpix_vci_shared *v);
+void mpix_vci_unlock(mpix_vci_shared *v);
+
+/* Layout facts for capi/fast.go's check. */
+size_t mpix_fast_layout(int what);
+
+#endif
