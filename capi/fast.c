@@ -116,6 +116,7 @@ int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int de
     uint64_t k = *seq;
     *seq = k + 1;
     __atomic_store_n(&fb->flag, k + 1, __ATOMIC_RELEASE); /* publish */
+    v->fast_msgs++;
     mpix_vci_unlock(v);
     return MPI_SUCCESS;
 }
@@ -170,6 +171,7 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
     *next = f;
     ((uint8_t *)sv->pending)[li] = 0;
     __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE); /* hand the fastbox back */
+    v->fast_msgs++;
     mpix_vci_unlock(v);
     if (status != NULL && status != MPI_STATUS_IGNORE) {
         status->count_lo = (int)n;
@@ -195,6 +197,7 @@ size_t mpix_fast_layout(int what)
     case 9: return sizeof(mpix_fastbox);
     case 10: return offsetof(mpix_vci_shared, spin_limit);
     case 11: return offsetof(mpix_comm_shared, vci);
+    case 12: return offsetof(mpix_vci_shared, fast_msgs);
     }
     return (size_t)-1;
 }

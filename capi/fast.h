@@ -28,7 +28,8 @@ typedef struct mpix_vci_shared {
     uint32_t spin_limit; /* empty polls before a C wait hands over to Go */
     uint32_t pad0;
     uintptr_t shm;       /* mpix_shm_view *, or 0 */
-    char pad1[32];
+    uint64_t fast_msgs;  /* messages sent or received here without Go, under lock */
+    char pad1[24];
 } mpix_vci_shared;
 
 #define MPIX_IDLE_RECV 1u /* no receive posted and no unmatched message in Go */

@@ -482,6 +482,13 @@ func (e *Engine) progressOthers() int {
 	return n
 }
 
+// FastMessages is how many messages C's fast path moved on this VCI.
+func (e *Engine) FastMessages() uint64 {
+	e.sh.lock()
+	defer e.sh.unlock()
+	return e.sh.FastMsgs
+}
+
 // LockCount is how many times the VCI's lock was taken (for the MPI_T counter and
 // the tests that check Table 1 of the ICS'20 paper).
 func (e *Engine) LockCount() uint64 {

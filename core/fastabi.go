@@ -34,7 +34,8 @@ type vciShared struct {
 	SpinLimit uint32  // empty polls a C wait may spin before it hands over to Go
 	_         uint32  //
 	Shm       uintptr // *shm.FastView of the VCI's shared-memory endpoint, or 0
-	_         [64 - 32]byte
+	FastMsgs  uint64  // messages C sent or received without Go, counted under Lock (MPI_T mpix_fastpath_messages)
+	_         [64 - 40]byte
 }
 
 const (
@@ -218,5 +219,6 @@ func FastLayout() []uintptr {
 		unsafe.Sizeof(h), unsafe.Offsetof(h.Offset),
 		shm.FastboxHeaderSize,
 		unsafe.Offsetof(v.SpinLimit), unsafe.Offsetof(c.VCI),
+		unsafe.Offsetof(v.FastMsgs),
 	}
 }

@@ -28,3 +28,26 @@ var vciLocks = pvar.Register(pvar.Spec{
 		}
 	},
 })
+
+// fastMsgs is the MPI_T performance variable mpix_fastpath_messages: messages each
+// VCI sent or received in C without entering the Go engine (capi/fast.c), so that
+// tests and users can see which path their traffic takes.
+var fastMsgs = pvar.Register(pvar.Spec{
+	Name:       "mpix_fastpath_messages",
+	Desc:       "messages sent or received by the C fast path of MPI_Send/MPI_Recv, per VCI",
+	Class:      pvar.Counter,
+	Verbosity:  cvar.TunerDetail,
+	Category:   cvar.VCI,
+	Continuous: true,
+	Readonly:   true,
+	Count:      func() int { return max(1, len(engines)) },
+	Read: func(dst []uint64) {
+		es := engines
+		for i := range dst {
+			dst[i] = 0
+			if i < len(es) {
+				dst[i] = es[i].FastMessages()
+			}
+		}
+	},
+})
