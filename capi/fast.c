@@ -142,10 +142,15 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
      * flight): it must see this receive, and its requests need its progress. */
     if (fb == NULL || (__atomic_load_n(&v->idle, __ATOMIC_RELAXED) & idle) != idle)
         return MPIX_FAST_MISS;
-    /* Wait for the fastbox a while; after that Go's wait (which also yields and makes
-     * progress on every VCI) takes over. */
+    /* Wait for the fastbox while nothing else arrives. A message in the receive queue
+     * (a cell: the fastbox was busy, or the message is larger) is Go's to deliver, and
+     * after spin_limit polls Go's wait (which yields and makes progress on every VCI)
+     * takes over too. */
+    const uint64_t *head = (const uint64_t *)sv->recv_head, *tail = (const uint64_t *)sv->recv_tail;
+    if (tail == NULL)
+        return MPIX_FAST_MISS;
     for (uint32_t i = 0, limit = v->spin_limit; __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) == 0; i++) {
-        if (i >= limit)
+        if (i >= limit || __atomic_load_n(tail, __ATOMIC_ACQUIRE) != __atomic_load_n(head, __ATOMIC_RELAXED))
             return MPIX_FAST_MISS;
         cpu_relax();
     }
@@ -198,6 +203,7 @@ size_t mpix_fast_layout(int what)
     case 10: return offsetof(mpix_vci_shared, spin_limit);
     case 11: return offsetof(mpix_comm_shared, vci);
     case 12: return offsetof(mpix_vci_shared, fast_msgs);
+    case 13: return offsetof(mpix_shm_view, recv_tail);
     }
     return (size_t)-1;
 }

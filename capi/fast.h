@@ -70,6 +70,8 @@ typedef struct mpix_shm_view {
     uintptr_t pending;  /* uint8_t[nlocal] */
     uintptr_t fb_out;   /* uintptr_t[nlocal] */
     uintptr_t fb_in;    /* uintptr_t[nlocal] */
+    uintptr_t recv_head; /* uint64_t *: the receive queue's consumer head (Go's) */
+    uintptr_t recv_tail; /* uint64_t *: its tail in shared memory, 0 until mapped */
 } mpix_shm_view;
 
 /* transport.Header, 48 bytes. */

@@ -219,6 +219,6 @@ func FastLayout() []uintptr {
 		unsafe.Sizeof(h), unsafe.Offsetof(h.Offset),
 		shm.FastboxHeaderSize,
 		unsafe.Offsetof(v.SpinLimit), unsafe.Offsetof(c.VCI),
-		unsafe.Offsetof(v.FastMsgs),
+		unsafe.Offsetof(v.FastMsgs), unsafe.Offsetof(sv.RecvTail),
 	}
 }

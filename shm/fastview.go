@@ -28,6 +28,11 @@ type FastView struct {
 	Pending uintptr // *bool[NLocal]: the sender's fastbox holds a message ahead of the queue
 	FbOut   uintptr // *uintptr[NLocal]: this rank's fastbox in each peer's region, 0 until mapped
 	FbIn    uintptr // *uintptr[NLocal]: each peer's fastbox in this rank's region, 0 until mapped
+	// The receive queue is empty when *RecvTail == *RecvHead: C then knows that a
+	// message it waits for can only come through a fastbox, and otherwise leaves the
+	// queue to Go. RecvHead is the queue consumer's private head, kept here.
+	RecvHead uintptr // *uint64
+	RecvTail uintptr // *uint64 in this rank's region (shared), 0 until mapped
 }
 
 // FastboxHeaderSize is the offset of a fastbox's payload; the flag is its first word,
@@ -54,6 +59,8 @@ func newPrivateState(n, span int) (*privateState, error) {
 	size += 8 * n
 	offIn := size
 	size += 8 * n
+	offHead := size
+	size += 8
 	offPending := size
 	size += n
 	mem, err := syscall.Mmap(-1, 0, roundUp(size, pageSize), syscall.PROT_READ|syscall.PROT_WRITE,
@@ -71,6 +78,7 @@ func newPrivateState(n, span int) (*privateState, error) {
 	v.FbOut = base + uintptr(offOut)
 	v.FbIn = base + uintptr(offIn)
 	v.Pending = base + uintptr(offPending)
+	v.RecvHead = base + uintptr(offHead)
 	return &privateState{mem: mem, view: v}, nil
 }
 
@@ -94,8 +102,17 @@ func (p *privateState) pending() []bool {
 // addresses in it rather than freed memory.
 func (e *Endpoint) FastView() *FastView { return e.priv.view }
 
-// publishFastboxes records the fastbox addresses of region idx in the view.
+// publishFastboxes records the fastbox addresses of region idx in the view, and for
+// the own region the receive queue's head and tail.
 func (e *Endpoint) publishFastboxes(idx int, r *region) {
+	if idx == e.me {
+		// The queue's consumer head moves here, where C can read it.
+		v := e.priv.view
+		head := (*uint64)(unsafe.Pointer(&e.priv.mem[v.RecvHead-e.priv.base()]))
+		*head = *r.recv.head
+		r.recv.head = head
+		v.RecvTail = uintptr(unsafe.Pointer(r.recv.tail))
+	}
 	if e.g.fbCap == 0 {
 		return
 	}

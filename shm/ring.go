@@ -55,7 +55,7 @@ type ring struct {
 	tail  *uint64 // shared: the next position producers claim (own cache line)
 	slots []slot  // shared
 	mask  uint64  // len(slots)-1; len(slots) is a power of two
-	head  uint64  // consumer-private: the next position to take
+	head  *uint64 // consumer-private: the next position to take (see FastView.RecvHead)
 }
 
 // slot is one entry of a ring in shared memory, 16 bytes.
@@ -74,7 +74,7 @@ func newRing(tail *uint64, slots []slot) ring {
 	if n := len(slots); n < 2 || n&(n-1) != 0 {
 		panic("shm: ring capacity must be a power of two >= 2")
 	}
-	return ring{tail: tail, slots: slots, mask: uint64(len(slots) - 1)}
+	return ring{tail: tail, slots: slots, mask: uint64(len(slots) - 1), head: new(uint64)}
 }
 
 // initRing prepares an empty ring: tail 0 and slot i free for position i. It runs
@@ -85,7 +85,7 @@ func (r *ring) initRing() {
 		r.slots[i].val = 0
 	}
 	atomic.StoreUint64(r.tail, 0)
-	r.head = 0
+	*r.head = 0
 }
 
 // push appends v. It is safe for concurrent producers (goroutines or processes) and
@@ -123,8 +123,9 @@ func (r *ring) push(v uint64) bool {
 
 // peek returns the value at the head without taking it. Only the consumer calls it.
 func (r *ring) peek() (uint64, bool) {
-	s := &r.slots[r.head&r.mask]
-	if atomic.LoadUint64(&s.seq) != r.head+1 { // acquire
+	h := *r.head
+	s := &r.slots[h&r.mask]
+	if atomic.LoadUint64(&s.seq) != h+1 { // acquire
 		return 0, false
 	}
 	return s.val, true
@@ -132,9 +133,10 @@ func (r *ring) peek() (uint64, bool) {
 
 // advance takes the head value that peek returned, handing its slot to the next lap.
 func (r *ring) advance() {
-	s := &r.slots[r.head&r.mask]
-	atomic.StoreUint64(&s.seq, r.head+r.mask+1) // release the slot
-	r.head++
+	h := *r.head
+	s := &r.slots[h&r.mask]
+	atomic.StoreUint64(&s.seq, h+r.mask+1) // release the slot
+	*r.head = h + 1
 }
 
 // pop takes the value at the head. Only the consumer calls it.

@@ -384,6 +384,7 @@ func (e *Endpoint) Close() error {
 	e.closed = true
 	clear(e.priv.fbOut())
 	clear(e.priv.fbIn())
+	e.priv.view.RecvTail = 0
 	for i, r := range e.regions {
 		if r != nil {
 			if err := r.unmap(); err != nil {
