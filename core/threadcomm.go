@@ -380,7 +380,6 @@ func ThreadcommFree(c *Comm) error {
 func ThreadcommDup(v *Comm) (*Comm, error) {
 	tc := v.tc
 	l := tc.local
-	var shared *threadcomm
 	err := l.run(v, func() error {
 		var proc *Comm
 		_, err := Dup(Blocking, tc.proc, nil, false, func(c *Comm) error { proc = c; return nil })
@@ -409,13 +408,13 @@ func ThreadcommDup(v *Comm) (*Comm, error) {
 		o.mu.Lock()
 		o.dups = append(o.dups, d)
 		o.mu.Unlock()
-		shared = d
+		l.made = d
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return shared.views[v.tcThread], nil
+	return l.made.views[v.tcThread], nil
 }
 
 // ThreadcommFreeView is MPI_Comm_free on a thread's view of a duplicate made inside
@@ -465,7 +464,8 @@ type localSync struct {
 
 	// Written by each thread before the barrier, read by the last arriver.
 	send, recv []unsafe.Pointer
-	err        error // the process-level part's error, read after the barrier
+	err        error       // the process-level part's error, read after the barrier
+	made       *threadcomm // what MPI_Comm_dup made, read after the barrier
 	scratch    []byte
 }
 
