@@ -62,6 +62,9 @@ type threadcomm struct {
 	active    bool
 	freed     bool
 	views     []*Comm // per thread index, for the current activation
+	// published is views once every thread has started (nil when inactive): the
+	// lock-free read of ThreadView, which every call on the threadcomm makes.
+	published atomic.Pointer[[]*Comm]
 	local     *localSync
 	dups      []*threadcomm // duplicates made in the current activation (origin only)
 	unfreed   int           // views of a duplicate not yet freed by MPI_Comm_free
@@ -204,13 +207,14 @@ func ThreadView(c *Comm, key uint64, thread int) (*Comm, error) {
 	if key != cur {
 		return nil, Errorf(ErrComm, "the calling thread did not start threadcomm 0x%x (threads of a nested region or forked later do not inherit it)", uint32(c.Handle))
 	}
-	tc.mu.Lock()
 	var v *Comm
-	if thread >= 0 && thread < len(tc.views) {
-		v = tc.views[thread]
+	if vs := tc.published.Load(); vs != nil && thread >= 0 && thread < len(*vs) {
+		v = (*vs)[thread]
 	}
-	tc.mu.Unlock()
-	if v == nil || v.freed {
+	if v == nil {
+		return nil, errInactive(c.Handle)
+	}
+	if v.freed {
 		return nil, Errorf(ErrComm, "communicator 0x%x was freed by this thread", uint32(c.Handle))
 	}
 	return v, nil
@@ -256,6 +260,7 @@ func ThreadcommStart(c *Comm, curKey uint64) (key uint64, thread int, err error)
 	key = tc.id<<32 | tc.epoch&0xffffffff
 	if tc.arrived == tc.nthreads {
 		tc.active = true
+		tc.published.Store(&tc.views)
 		tc.activeKey.Store(key)
 		tc.cond.Broadcast()
 	} else {
@@ -310,6 +315,7 @@ func ThreadcommFinish(v *Comm) error {
 	tc.dups = nil
 	tc.active, tc.arrived, tc.left = false, 0, 0
 	tc.activeKey.Store(0)
+	tc.published.Store(nil)
 	tc.views, tc.local = nil, nil
 	tc.cond.Broadcast()
 	return nil
@@ -402,6 +408,7 @@ func ThreadcommDup(v *Comm) (*Comm, error) {
 		for t := range d.views {
 			d.views[t] = d.newView(t)
 		}
+		d.published.Store(&d.views)
 		d.local = newLocalSync(d.nthreads, proc.eng)
 		d.active, d.unfreed = true, d.nthreads
 		o := tc.origin
