@@ -12,9 +12,9 @@
  * per-thread state (threadcomm rank, RMA thread scope, VCI hints) costs no lookup. */
 typedef struct mpix_ctx {
     uint64_t serial;        /* unique per thread, never reused; 0 is never handed out */
-    int32_t threadcomm_rank; /* rank in the active thread communicator, -1 if none */
-    int32_t vci_hint;        /* VCI this thread prefers, -1 if none */
-    void *threadcomm;        /* C-side handle of the active threadcomm state, or NULL */
+    int32_t threadcomm_thread; /* thread index in the active threadcomm, -1 if none */
+    int32_t vci_hint;          /* VCI this thread prefers, -1 if none */
+    uint64_t threadcomm_key;   /* activation key of the active threadcomm, 0 if none */
 } mpix_ctx;
 
 extern __thread mpix_ctx *mpix_tls_ctx;

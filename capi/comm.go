@@ -59,6 +59,9 @@ func impl_MPI_Group_compare(ctx *C.mpix_ctx, group1 *core.Group, group2 *core.Gr
 }
 
 func impl_MPI_Comm_group(ctx *C.mpix_ctx, comm *core.Comm, group *C.MPI_Group) error {
+	if err := notOnThreadcomm(comm, "MPI_Comm_group"); err != nil {
+		return err
+	}
 	putGroup(group, comm.Group())
 	return nil
 }
@@ -190,6 +193,9 @@ func derived(parent, c *core.Comm, dup bool) error {
 }
 
 func dupComm(comm *core.Comm, info *core.Info, withInfo bool, newcomm *C.MPI_Comm, request *C.MPI_Request) error {
+	if comm.IsThreadcomm() {
+		return dupThreadcomm(comm, newcomm, request)
+	}
 	mode := core.Blocking
 	if request != nil {
 		mode = core.Nonblocking
@@ -248,26 +254,41 @@ func made(parent *core.Comm, c *core.Comm, err error, newcomm *C.MPI_Comm) error
 }
 
 func impl_MPI_Comm_split(ctx *C.mpix_ctx, comm *core.Comm, color C.int, key C.int, newcomm *C.MPI_Comm) error {
+	if err := notOnThreadcomm(comm, "MPI_Comm_split"); err != nil {
+		return err
+	}
 	c, err := core.Split(comm, int(color), int(key), nil)
 	return made(comm, c, err, newcomm)
 }
 
 func impl_MPI_Comm_split_type(ctx *C.mpix_ctx, comm *core.Comm, split_type C.int, key C.int, info *core.Info, newcomm *C.MPI_Comm) error {
+	if err := notOnThreadcomm(comm, "MPI_Comm_split_type"); err != nil {
+		return err
+	}
 	c, err := core.SplitType(comm, int(split_type), int(key), info)
 	return made(comm, c, err, newcomm)
 }
 
 func impl_MPI_Comm_create(ctx *C.mpix_ctx, comm *core.Comm, group *core.Group, newcomm *C.MPI_Comm) error {
+	if err := notOnThreadcomm(comm, "MPI_Comm_create"); err != nil {
+		return err
+	}
 	c, err := core.Create(comm, group)
 	return made(comm, c, err, newcomm)
 }
 
 func impl_MPI_Comm_create_group(ctx *C.mpix_ctx, comm *core.Comm, group *core.Group, tag C.int, newcomm *C.MPI_Comm) error {
+	if err := notOnThreadcomm(comm, "MPI_Comm_create_group"); err != nil {
+		return err
+	}
 	c, err := core.CreateGroup(comm, group, int(tag))
 	return made(comm, c, err, newcomm)
 }
 
 func impl_MPI_Intercomm_create(ctx *C.mpix_ctx, local_comm *core.Comm, local_leader C.int, peer_comm C.MPI_Comm, remote_leader C.int, tag C.int, newintercomm *C.MPI_Comm) error {
+	if err := notOnThreadcomm(local_comm, "MPI_Intercomm_create"); err != nil {
+		return err
+	}
 	// The peer communicator matters only at the local leader; elsewhere it may be
 	// anything, MPI_COMM_NULL included.
 	var peer *core.Comm
@@ -287,9 +308,12 @@ func impl_MPI_Intercomm_merge(ctx *C.mpix_ctx, intercomm *core.Comm, high C.int,
 }
 
 func impl_MPI_Comm_free(ctx *C.mpix_ctx, comm *C.MPI_Comm) error {
-	c, err := core.LookupComm(int32(*comm))
+	c, err := lookupComm(ctx, int32(*comm))
 	if err != nil {
 		return err
+	}
+	if c.IsThreadcomm() {
+		return freeThreadcommView(c, comm)
 	}
 	if err := deleteCommAttrs(c); err != nil {
 		return err

@@ -1439,6 +1439,11 @@ var funcNames = [numFuncs]string{
 
 // funcImplemented says which procedures have an implementation.
 var funcImplemented = [numFuncs]bool{
+	fnMPIX_Comm_test_threadcomm:        true,
+	fnMPIX_Threadcomm_finish:           true,
+	fnMPIX_Threadcomm_free:             true,
+	fnMPIX_Threadcomm_init:             true,
+	fnMPIX_Threadcomm_start:            true,
 	fnMPI_Abort:                        true,
 	fnMPI_Add_error_class:              true,
 	fnMPI_Add_error_code:               true,
@@ -1822,6 +1827,10 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Testall:                      true,
 	fnMPI_Testany:                      true,
 	fnMPI_Testsome:                     true,
+	fnMPI_Threadcomm_finish:            true,
+	fnMPI_Threadcomm_free:              true,
+	fnMPI_Threadcomm_init:              true,
+	fnMPI_Threadcomm_start:             true,
 	fnMPI_Topo_test:                    true,
 	fnMPI_Type_c2f:                     true,
 	fnMPI_Type_commit:                  true,
@@ -1902,7 +1911,20 @@ func mpixgo_MPIX_Comm_create_endpoints(ctx *C.mpix_ctx, parent_comm C.MPI_Comm, 
 //export mpixgo_MPIX_Comm_test_threadcomm
 func mpixgo_MPIX_Comm_test_threadcomm(ctx *C.mpix_ctx, comm C.MPI_Comm, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPIX_Comm_test_threadcomm, &rc)
-	return raise(fnMPIX_Comm_test_threadcomm, nil, errNotImplemented(fnMPIX_Comm_test_threadcomm))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Comm_test_threadcomm, nil, err)
+	}
+	commObj, err := core.LookupComm(int32(comm))
+	if err != nil {
+		return raise(fnMPIX_Comm_test_threadcomm, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPIX_Comm_test_threadcomm, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPIX_Comm_test_threadcomm(ctx, commObj, flag); err != nil {
+		return raise(fnMPIX_Comm_test_threadcomm, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Get_notify
@@ -1968,25 +1990,67 @@ func mpixgo_MPIX_Rrput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count
 //export mpixgo_MPIX_Threadcomm_finish
 func mpixgo_MPIX_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPIX_Threadcomm_finish, &rc)
-	return raise(fnMPIX_Threadcomm_finish, nil, errNotImplemented(fnMPIX_Threadcomm_finish))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Threadcomm_finish, nil, err)
+	}
+	threadcommObj, err := lookupComm(ctx, int32(threadcomm))
+	if err != nil {
+		return raise(fnMPIX_Threadcomm_finish, nil, err)
+	}
+	if err := impl_MPIX_Threadcomm_finish(ctx, threadcommObj); err != nil {
+		return raise(fnMPIX_Threadcomm_finish, threadcommObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Threadcomm_free
 func mpixgo_MPIX_Threadcomm_free(ctx *C.mpix_ctx, threadcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPIX_Threadcomm_free, &rc)
-	return raise(fnMPIX_Threadcomm_free, nil, errNotImplemented(fnMPIX_Threadcomm_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Threadcomm_free, nil, err)
+	}
+	if threadcomm == nil {
+		return raise(fnMPIX_Threadcomm_free, nil, core.Errorf(core.ErrArg, "threadcomm must not be NULL"))
+	}
+	if err := impl_MPIX_Threadcomm_free(ctx, threadcomm); err != nil {
+		return raise(fnMPIX_Threadcomm_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Threadcomm_init
 func mpixgo_MPIX_Threadcomm_init(ctx *C.mpix_ctx, comm C.MPI_Comm, num_threads C.int, newthreadcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPIX_Threadcomm_init, &rc)
-	return raise(fnMPIX_Threadcomm_init, nil, errNotImplemented(fnMPIX_Threadcomm_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Threadcomm_init, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPIX_Threadcomm_init, nil, err)
+	}
+	if newthreadcomm == nil {
+		return raise(fnMPIX_Threadcomm_init, commObj, core.Errorf(core.ErrArg, "newthreadcomm must not be NULL"))
+	}
+	if err := impl_MPIX_Threadcomm_init(ctx, commObj, num_threads, newthreadcomm); err != nil {
+		return raise(fnMPIX_Threadcomm_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Threadcomm_start
 func mpixgo_MPIX_Threadcomm_start(ctx *C.mpix_ctx, threadcomm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPIX_Threadcomm_start, &rc)
-	return raise(fnMPIX_Threadcomm_start, nil, errNotImplemented(fnMPIX_Threadcomm_start))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Threadcomm_start, nil, err)
+	}
+	threadcommObj, err := core.LookupComm(int32(threadcomm))
+	if err != nil {
+		return raise(fnMPIX_Threadcomm_start, nil, err)
+	}
+	if err := impl_MPIX_Threadcomm_start(ctx, threadcommObj); err != nil {
+		return raise(fnMPIX_Threadcomm_start, threadcommObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_allocate_notify
@@ -2040,7 +2104,7 @@ func mpixgo_MPIX_Win_wait_notify(ctx *C.mpix_ctx, win C.MPI_Win, notification_id
 //export mpixgo_MPI_Abort
 func mpixgo_MPI_Abort(ctx *C.mpix_ctx, comm C.MPI_Comm, errorcode C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Abort, &rc)
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Abort, nil, err)
 	}
@@ -2149,7 +2213,7 @@ func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if err != nil {
 		return raise(fnMPI_Allgather, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgather, nil, err)
 	}
@@ -2175,7 +2239,7 @@ func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if err != nil {
 		return raise(fnMPI_Allgather_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgather_c, nil, err)
 	}
@@ -2201,7 +2265,7 @@ func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if err != nil {
 		return raise(fnMPI_Allgather_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgather_init, nil, err)
 	}
@@ -2234,7 +2298,7 @@ func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if err != nil {
 		return raise(fnMPI_Allgather_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgather_init_c, nil, err)
 	}
@@ -2264,7 +2328,7 @@ func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
 	}
@@ -2287,7 +2351,7 @@ func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
 	}
@@ -2310,7 +2374,7 @@ func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if err != nil {
 		return raise(fnMPI_Allgatherv_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgatherv_init, nil, err)
 	}
@@ -2340,7 +2404,7 @@ func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 	if err != nil {
 		return raise(fnMPI_Allgatherv_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allgatherv_init_c, nil, err)
 	}
@@ -2390,7 +2454,7 @@ func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 	if err != nil {
 		return raise(fnMPI_Allreduce, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allreduce, nil, err)
 	}
@@ -2417,7 +2481,7 @@ func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 	if err != nil {
 		return raise(fnMPI_Allreduce_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allreduce_c, nil, err)
 	}
@@ -2444,7 +2508,7 @@ func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 	if err != nil {
 		return raise(fnMPI_Allreduce_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allreduce_init, nil, err)
 	}
@@ -2478,7 +2542,7 @@ func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbu
 	if err != nil {
 		return raise(fnMPI_Allreduce_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Allreduce_init_c, nil, err)
 	}
@@ -2511,7 +2575,7 @@ func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err != nil {
 		return raise(fnMPI_Alltoall, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoall, nil, err)
 	}
@@ -2537,7 +2601,7 @@ func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Alltoall_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoall_c, nil, err)
 	}
@@ -2563,7 +2627,7 @@ func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if err != nil {
 		return raise(fnMPI_Alltoall_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoall_init, nil, err)
 	}
@@ -2596,7 +2660,7 @@ func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if err != nil {
 		return raise(fnMPI_Alltoall_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoall_init_c, nil, err)
 	}
@@ -2623,7 +2687,7 @@ func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if err != nil {
 		return raise(fnMPI_Alltoallv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallv, nil, err)
 	}
@@ -2643,7 +2707,7 @@ func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
 	}
@@ -2663,7 +2727,7 @@ func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if err != nil {
 		return raise(fnMPI_Alltoallv_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallv_init, nil, err)
 	}
@@ -2690,7 +2754,7 @@ func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if err != nil {
 		return raise(fnMPI_Alltoallv_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallv_init_c, nil, err)
 	}
@@ -2713,7 +2777,7 @@ func mpixgo_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallw, nil, err)
 	}
@@ -2729,7 +2793,7 @@ func mpixgo_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallw_c, nil, err)
 	}
@@ -2745,7 +2809,7 @@ func mpixgo_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallw_init, nil, err)
 	}
@@ -2768,7 +2832,7 @@ func mpixgo_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Alltoallw_init_c, nil, err)
 	}
@@ -2791,7 +2855,7 @@ func mpixgo_MPI_Attr_delete(ctx *C.mpix_ctx, comm C.MPI_Comm, keyval C.int) (rc 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Attr_delete, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Attr_delete, nil, err)
 	}
@@ -2807,7 +2871,7 @@ func mpixgo_MPI_Attr_get(ctx *C.mpix_ctx, comm C.MPI_Comm, keyval C.int, attribu
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Attr_get, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Attr_get, nil, err)
 	}
@@ -2826,7 +2890,7 @@ func mpixgo_MPI_Attr_put(ctx *C.mpix_ctx, comm C.MPI_Comm, keyval C.int, attribu
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Attr_put, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Attr_put, nil, err)
 	}
@@ -2842,7 +2906,7 @@ func mpixgo_MPI_Barrier(ctx *C.mpix_ctx, comm C.MPI_Comm) (rc C.int) {
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Barrier, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Barrier, nil, err)
 	}
@@ -2858,7 +2922,7 @@ func mpixgo_MPI_Barrier_init(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Barrier_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Barrier_init, nil, err)
 	}
@@ -2888,7 +2952,7 @@ func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datat
 	if err != nil {
 		return raise(fnMPI_Bcast, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bcast, nil, err)
 	}
@@ -2911,7 +2975,7 @@ func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Coun
 	if err != nil {
 		return raise(fnMPI_Bcast_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bcast_c, nil, err)
 	}
@@ -2934,7 +2998,7 @@ func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, 
 	if err != nil {
 		return raise(fnMPI_Bcast_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bcast_init, nil, err)
 	}
@@ -2964,7 +3028,7 @@ func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI
 	if err != nil {
 		return raise(fnMPI_Bcast_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bcast_init_c, nil, err)
 	}
@@ -2994,7 +3058,7 @@ func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Bsend, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bsend, nil, err)
 	}
@@ -3017,7 +3081,7 @@ func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Bsend_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bsend_c, nil, err)
 	}
@@ -3040,7 +3104,7 @@ func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if err != nil {
 		return raise(fnMPI_Bsend_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bsend_init, nil, err)
 	}
@@ -3066,7 +3130,7 @@ func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	if err != nil {
 		return raise(fnMPI_Bsend_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bsend_init_c, nil, err)
 	}
@@ -3163,7 +3227,7 @@ func mpixgo_MPI_Cart_coords(ctx *C.mpix_ctx, comm C.MPI_Comm, rank C.int, maxdim
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cart_coords, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Cart_coords, nil, err)
 	}
@@ -3179,7 +3243,7 @@ func mpixgo_MPI_Cart_create(ctx *C.mpix_ctx, comm_old C.MPI_Comm, ndims C.int, d
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cart_create, nil, err)
 	}
-	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	comm_oldObj, err := lookupComm(ctx, int32(comm_old))
 	if err != nil {
 		return raise(fnMPI_Cart_create, nil, err)
 	}
@@ -3198,7 +3262,7 @@ func mpixgo_MPI_Cart_get(ctx *C.mpix_ctx, comm C.MPI_Comm, maxdims C.int, dims *
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cart_get, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Cart_get, nil, err)
 	}
@@ -3214,7 +3278,7 @@ func mpixgo_MPI_Cart_map(ctx *C.mpix_ctx, comm C.MPI_Comm, ndims C.int, dims *C.
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cart_map, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Cart_map, nil, err)
 	}
@@ -3233,7 +3297,7 @@ func mpixgo_MPI_Cart_rank(ctx *C.mpix_ctx, comm C.MPI_Comm, coords *C.int, rank 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cart_rank, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Cart_rank, nil, err)
 	}
@@ -3252,7 +3316,7 @@ func mpixgo_MPI_Cart_shift(ctx *C.mpix_ctx, comm C.MPI_Comm, direction C.int, di
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cart_shift, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Cart_shift, nil, err)
 	}
@@ -3274,7 +3338,7 @@ func mpixgo_MPI_Cart_sub(ctx *C.mpix_ctx, comm C.MPI_Comm, remain_dims *C.int, n
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cart_sub, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Cart_sub, nil, err)
 	}
@@ -3293,7 +3357,7 @@ func mpixgo_MPI_Cartdim_get(ctx *C.mpix_ctx, comm C.MPI_Comm, ndims *C.int) (rc 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Cartdim_get, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Cartdim_get, nil, err)
 	}
@@ -3346,7 +3410,7 @@ func mpixgo_MPI_Comm_call_errhandler(ctx *C.mpix_ctx, comm C.MPI_Comm, errorcode
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_call_errhandler, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_call_errhandler, nil, err)
 	}
@@ -3362,11 +3426,11 @@ func mpixgo_MPI_Comm_compare(ctx *C.mpix_ctx, comm1 C.MPI_Comm, comm2 C.MPI_Comm
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_compare, nil, err)
 	}
-	comm1Obj, err := core.LookupComm(int32(comm1))
+	comm1Obj, err := lookupComm(ctx, int32(comm1))
 	if err != nil {
 		return raise(fnMPI_Comm_compare, nil, err)
 	}
-	comm2Obj, err := core.LookupComm(int32(comm2))
+	comm2Obj, err := lookupComm(ctx, int32(comm2))
 	if err != nil {
 		return raise(fnMPI_Comm_compare, comm1Obj, err)
 	}
@@ -3391,7 +3455,7 @@ func mpixgo_MPI_Comm_create(ctx *C.mpix_ctx, comm C.MPI_Comm, group C.MPI_Group,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_create, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_create, nil, err)
 	}
@@ -3465,7 +3529,7 @@ func mpixgo_MPI_Comm_create_group(ctx *C.mpix_ctx, comm C.MPI_Comm, group C.MPI_
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_create_group, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_create_group, nil, err)
 	}
@@ -3503,7 +3567,7 @@ func mpixgo_MPI_Comm_delete_attr(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_keyval C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_delete_attr, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_delete_attr, nil, err)
 	}
@@ -3546,7 +3610,7 @@ func mpixgo_MPI_Comm_dup(ctx *C.mpix_ctx, comm C.MPI_Comm, newcomm *C.MPI_Comm) 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_dup, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_dup, nil, err)
 	}
@@ -3565,7 +3629,7 @@ func mpixgo_MPI_Comm_dup_with_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_dup_with_info, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_dup_with_info, nil, err)
 	}
@@ -3634,7 +3698,7 @@ func mpixgo_MPI_Comm_get_attr(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_keyval C.in
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_get_attr, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_get_attr, nil, err)
 	}
@@ -3653,7 +3717,7 @@ func mpixgo_MPI_Comm_get_errhandler(ctx *C.mpix_ctx, comm C.MPI_Comm, errhandler
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_get_errhandler, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_get_errhandler, nil, err)
 	}
@@ -3672,7 +3736,7 @@ func mpixgo_MPI_Comm_get_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info_used *C.MPI
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_get_info, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_get_info, nil, err)
 	}
@@ -3691,7 +3755,7 @@ func mpixgo_MPI_Comm_get_name(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_name *C.cha
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_get_name, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_get_name, nil, err)
 	}
@@ -3716,7 +3780,7 @@ func mpixgo_MPI_Comm_group(ctx *C.mpix_ctx, comm C.MPI_Comm, group *C.MPI_Group)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_group, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_group, nil, err)
 	}
@@ -3735,7 +3799,7 @@ func mpixgo_MPI_Comm_idup(ctx *C.mpix_ctx, comm C.MPI_Comm, newcomm *C.MPI_Comm,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_idup, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_idup, nil, err)
 	}
@@ -3757,7 +3821,7 @@ func mpixgo_MPI_Comm_idup_with_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_idup_with_info, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_idup_with_info, nil, err)
 	}
@@ -3795,7 +3859,7 @@ func mpixgo_MPI_Comm_rank(ctx *C.mpix_ctx, comm C.MPI_Comm, rank *C.int) (rc C.i
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_rank, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_rank, nil, err)
 	}
@@ -3814,7 +3878,7 @@ func mpixgo_MPI_Comm_remote_group(ctx *C.mpix_ctx, comm C.MPI_Comm, group *C.MPI
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_remote_group, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_remote_group, nil, err)
 	}
@@ -3833,7 +3897,7 @@ func mpixgo_MPI_Comm_remote_size(ctx *C.mpix_ctx, comm C.MPI_Comm, size *C.int) 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_remote_size, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_remote_size, nil, err)
 	}
@@ -3852,7 +3916,7 @@ func mpixgo_MPI_Comm_set_attr(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_keyval C.in
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_set_attr, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_set_attr, nil, err)
 	}
@@ -3868,7 +3932,7 @@ func mpixgo_MPI_Comm_set_errhandler(ctx *C.mpix_ctx, comm C.MPI_Comm, errhandler
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_set_errhandler, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_set_errhandler, nil, err)
 	}
@@ -3888,7 +3952,7 @@ func mpixgo_MPI_Comm_set_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_set_info, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_set_info, nil, err)
 	}
@@ -3908,7 +3972,7 @@ func mpixgo_MPI_Comm_set_name(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_name *C.cha
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_set_name, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_set_name, nil, err)
 	}
@@ -3927,7 +3991,7 @@ func mpixgo_MPI_Comm_size(ctx *C.mpix_ctx, comm C.MPI_Comm, size *C.int) (rc C.i
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_size, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_size, nil, err)
 	}
@@ -3958,7 +4022,7 @@ func mpixgo_MPI_Comm_split(ctx *C.mpix_ctx, comm C.MPI_Comm, color C.int, key C.
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_split, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_split, nil, err)
 	}
@@ -3977,7 +4041,7 @@ func mpixgo_MPI_Comm_split_type(ctx *C.mpix_ctx, comm C.MPI_Comm, split_type C.i
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_split_type, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_split_type, nil, err)
 	}
@@ -4000,7 +4064,7 @@ func mpixgo_MPI_Comm_test_inter(ctx *C.mpix_ctx, comm C.MPI_Comm, flag *C.int) (
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Comm_test_inter, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Comm_test_inter, nil, err)
 	}
@@ -4037,7 +4101,7 @@ func mpixgo_MPI_Dist_graph_create(ctx *C.mpix_ctx, comm_old C.MPI_Comm, n C.int,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Dist_graph_create, nil, err)
 	}
-	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	comm_oldObj, err := lookupComm(ctx, int32(comm_old))
 	if err != nil {
 		return raise(fnMPI_Dist_graph_create, nil, err)
 	}
@@ -4060,7 +4124,7 @@ func mpixgo_MPI_Dist_graph_create_adjacent(ctx *C.mpix_ctx, comm_old C.MPI_Comm,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Dist_graph_create_adjacent, nil, err)
 	}
-	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	comm_oldObj, err := lookupComm(ctx, int32(comm_old))
 	if err != nil {
 		return raise(fnMPI_Dist_graph_create_adjacent, nil, err)
 	}
@@ -4083,7 +4147,7 @@ func mpixgo_MPI_Dist_graph_neighbors(ctx *C.mpix_ctx, comm C.MPI_Comm, maxindegr
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Dist_graph_neighbors, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Dist_graph_neighbors, nil, err)
 	}
@@ -4099,7 +4163,7 @@ func mpixgo_MPI_Dist_graph_neighbors_count(ctx *C.mpix_ctx, comm C.MPI_Comm, ind
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Dist_graph_neighbors_count, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Dist_graph_neighbors_count, nil, err)
 	}
@@ -4174,7 +4238,7 @@ func mpixgo_MPI_Errhandler_get(ctx *C.mpix_ctx, comm C.MPI_Comm, errhandler *C.M
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Errhandler_get, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Errhandler_get, nil, err)
 	}
@@ -4193,7 +4257,7 @@ func mpixgo_MPI_Errhandler_set(ctx *C.mpix_ctx, comm C.MPI_Comm, errhandler C.MP
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Errhandler_set, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Errhandler_set, nil, err)
 	}
@@ -4248,7 +4312,7 @@ func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 	if err != nil {
 		return raise(fnMPI_Exscan, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Exscan, nil, err)
 	}
@@ -4275,7 +4339,7 @@ func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe
 	if err != nil {
 		return raise(fnMPI_Exscan_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Exscan_c, nil, err)
 	}
@@ -4302,7 +4366,7 @@ func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 	if err != nil {
 		return raise(fnMPI_Exscan_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Exscan_init, nil, err)
 	}
@@ -4336,7 +4400,7 @@ func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf u
 	if err != nil {
 		return raise(fnMPI_Exscan_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Exscan_init_c, nil, err)
 	}
@@ -4949,7 +5013,7 @@ func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int,
 	if recvcount < 0 {
 		return raise(fnMPI_Gather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather, nil, err)
 	}
@@ -4971,7 +5035,7 @@ func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MP
 	if recvcount < 0 {
 		return raise(fnMPI_Gather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather_c, nil, err)
 	}
@@ -4993,7 +5057,7 @@ func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if recvcount < 0 {
 		return raise(fnMPI_Gather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather_init, nil, err)
 	}
@@ -5022,7 +5086,7 @@ func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if recvcount < 0 {
 		return raise(fnMPI_Gather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather_init_c, nil, err)
 	}
@@ -5048,7 +5112,7 @@ func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv, nil, err)
 	}
@@ -5067,7 +5131,7 @@ func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv_c, nil, err)
 	}
@@ -5086,7 +5150,7 @@ func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv_init, nil, err)
 	}
@@ -5112,7 +5176,7 @@ func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if sendcount < 0 {
 		return raise(fnMPI_Gatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv_init_c, nil, err)
 	}
@@ -5317,7 +5381,7 @@ func mpixgo_MPI_Graph_create(ctx *C.mpix_ctx, comm_old C.MPI_Comm, nnodes C.int,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Graph_create, nil, err)
 	}
-	comm_oldObj, err := core.LookupComm(int32(comm_old))
+	comm_oldObj, err := lookupComm(ctx, int32(comm_old))
 	if err != nil {
 		return raise(fnMPI_Graph_create, nil, err)
 	}
@@ -5336,7 +5400,7 @@ func mpixgo_MPI_Graph_get(ctx *C.mpix_ctx, comm C.MPI_Comm, maxindex C.int, maxe
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Graph_get, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Graph_get, nil, err)
 	}
@@ -5352,7 +5416,7 @@ func mpixgo_MPI_Graph_map(ctx *C.mpix_ctx, comm C.MPI_Comm, nnodes C.int, index 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Graph_map, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Graph_map, nil, err)
 	}
@@ -5371,7 +5435,7 @@ func mpixgo_MPI_Graph_neighbors(ctx *C.mpix_ctx, comm C.MPI_Comm, rank C.int, ma
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Graph_neighbors, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Graph_neighbors, nil, err)
 	}
@@ -5387,7 +5451,7 @@ func mpixgo_MPI_Graph_neighbors_count(ctx *C.mpix_ctx, comm C.MPI_Comm, rank C.i
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Graph_neighbors_count, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Graph_neighbors_count, nil, err)
 	}
@@ -5406,7 +5470,7 @@ func mpixgo_MPI_Graphdims_get(ctx *C.mpix_ctx, comm C.MPI_Comm, nnodes *C.int, n
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Graphdims_get, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Graphdims_get, nil, err)
 	}
@@ -5727,7 +5791,7 @@ func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Iallgather, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iallgather, nil, err)
 	}
@@ -5756,7 +5820,7 @@ func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if err != nil {
 		return raise(fnMPI_Iallgather_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iallgather_c, nil, err)
 	}
@@ -5782,7 +5846,7 @@ func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if err != nil {
 		return raise(fnMPI_Iallgatherv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iallgatherv, nil, err)
 	}
@@ -5808,7 +5872,7 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if err != nil {
 		return raise(fnMPI_Iallgatherv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iallgatherv_c, nil, err)
 	}
@@ -5838,7 +5902,7 @@ func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsa
 	if err != nil {
 		return raise(fnMPI_Iallreduce, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iallreduce, nil, err)
 	}
@@ -5868,7 +5932,7 @@ func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf un
 	if err != nil {
 		return raise(fnMPI_Iallreduce_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iallreduce_c, nil, err)
 	}
@@ -5897,7 +5961,7 @@ func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if err != nil {
 		return raise(fnMPI_Ialltoall, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ialltoall, nil, err)
 	}
@@ -5926,7 +5990,7 @@ func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if err != nil {
 		return raise(fnMPI_Ialltoall_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ialltoall_c, nil, err)
 	}
@@ -5949,7 +6013,7 @@ func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 	if err != nil {
 		return raise(fnMPI_Ialltoallv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ialltoallv, nil, err)
 	}
@@ -5972,7 +6036,7 @@ func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts
 	if err != nil {
 		return raise(fnMPI_Ialltoallv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ialltoallv_c, nil, err)
 	}
@@ -5991,7 +6055,7 @@ func mpixgo_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallw, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ialltoallw, nil, err)
 	}
@@ -6010,7 +6074,7 @@ func mpixgo_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallw_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ialltoallw_c, nil, err)
 	}
@@ -6029,7 +6093,7 @@ func mpixgo_MPI_Ibarrier(ctx *C.mpix_ctx, comm C.MPI_Comm, request *C.MPI_Reques
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibarrier, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ibarrier, nil, err)
 	}
@@ -6055,7 +6119,7 @@ func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, data
 	if err != nil {
 		return raise(fnMPI_Ibcast, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ibcast, nil, err)
 	}
@@ -6081,7 +6145,7 @@ func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Cou
 	if err != nil {
 		return raise(fnMPI_Ibcast_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ibcast_c, nil, err)
 	}
@@ -6107,7 +6171,7 @@ func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if err != nil {
 		return raise(fnMPI_Ibsend, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ibsend, nil, err)
 	}
@@ -6133,7 +6197,7 @@ func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	if err != nil {
 		return raise(fnMPI_Ibsend_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ibsend_c, nil, err)
 	}
@@ -6163,7 +6227,7 @@ func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 	if err != nil {
 		return raise(fnMPI_Iexscan, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iexscan, nil, err)
 	}
@@ -6193,7 +6257,7 @@ func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 	if err != nil {
 		return raise(fnMPI_Iexscan_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iexscan_c, nil, err)
 	}
@@ -6218,7 +6282,7 @@ func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if recvcount < 0 {
 		return raise(fnMPI_Igather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igather, nil, err)
 	}
@@ -6243,7 +6307,7 @@ func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if recvcount < 0 {
 		return raise(fnMPI_Igather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igather_c, nil, err)
 	}
@@ -6265,7 +6329,7 @@ func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if sendcount < 0 {
 		return raise(fnMPI_Igatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igatherv, nil, err)
 	}
@@ -6287,7 +6351,7 @@ func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if sendcount < 0 {
 		return raise(fnMPI_Igatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igatherv_c, nil, err)
 	}
@@ -6306,7 +6370,7 @@ func mpixgo_MPI_Improbe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Com
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Improbe, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Improbe, nil, err)
 	}
@@ -6392,7 +6456,7 @@ func mpixgo_MPI_Ineighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgather, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgather, nil, err)
 	}
@@ -6425,7 +6489,7 @@ func mpixgo_MPI_Ineighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
 	}
@@ -6455,7 +6519,7 @@ func mpixgo_MPI_Ineighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
 	}
@@ -6485,7 +6549,7 @@ func mpixgo_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
 	}
@@ -6518,7 +6582,7 @@ func mpixgo_MPI_Ineighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoall, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoall, nil, err)
 	}
@@ -6551,7 +6615,7 @@ func mpixgo_MPI_Ineighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
 	}
@@ -6578,7 +6642,7 @@ func mpixgo_MPI_Ineighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
 	}
@@ -6605,7 +6669,7 @@ func mpixgo_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
 	}
@@ -6624,7 +6688,7 @@ func mpixgo_MPI_Ineighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw, nil, err)
 	}
@@ -6643,7 +6707,7 @@ func mpixgo_MPI_Ineighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw_c, nil, err)
 	}
@@ -6897,7 +6961,7 @@ func mpixgo_MPI_Intercomm_create(ctx *C.mpix_ctx, local_comm C.MPI_Comm, local_l
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Intercomm_create, nil, err)
 	}
-	local_commObj, err := core.LookupComm(int32(local_comm))
+	local_commObj, err := lookupComm(ctx, int32(local_comm))
 	if err != nil {
 		return raise(fnMPI_Intercomm_create, nil, err)
 	}
@@ -6946,7 +7010,7 @@ func mpixgo_MPI_Intercomm_merge(ctx *C.mpix_ctx, intercomm C.MPI_Comm, high C.in
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Intercomm_merge, nil, err)
 	}
-	intercommObj, err := core.LookupComm(int32(intercomm))
+	intercommObj, err := lookupComm(ctx, int32(intercomm))
 	if err != nil {
 		return raise(fnMPI_Intercomm_merge, nil, err)
 	}
@@ -6965,7 +7029,7 @@ func mpixgo_MPI_Iprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iprobe, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iprobe, nil, err)
 	}
@@ -6991,7 +7055,7 @@ func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Irecv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Irecv, nil, err)
 	}
@@ -7017,7 +7081,7 @@ func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Irecv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Irecv_c, nil, err)
 	}
@@ -7047,7 +7111,7 @@ func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 	if err != nil {
 		return raise(fnMPI_Ireduce, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ireduce, nil, err)
 	}
@@ -7077,7 +7141,7 @@ func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 	if err != nil {
 		return raise(fnMPI_Ireduce_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ireduce_c, nil, err)
 	}
@@ -7104,7 +7168,7 @@ func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter, nil, err)
 	}
@@ -7134,7 +7198,7 @@ func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, r
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter_block, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter_block, nil, err)
 	}
@@ -7164,7 +7228,7 @@ func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
 	}
@@ -7191,7 +7255,7 @@ func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvb
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ireduce_scatter_c, nil, err)
 	}
@@ -7217,7 +7281,7 @@ func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if err != nil {
 		return raise(fnMPI_Irsend, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Irsend, nil, err)
 	}
@@ -7243,7 +7307,7 @@ func mpixgo_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	if err != nil {
 		return raise(fnMPI_Irsend_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Irsend_c, nil, err)
 	}
@@ -7288,7 +7352,7 @@ func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Po
 	if err != nil {
 		return raise(fnMPI_Iscan, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscan, nil, err)
 	}
@@ -7318,7 +7382,7 @@ func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 	if err != nil {
 		return raise(fnMPI_Iscan_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscan_c, nil, err)
 	}
@@ -7343,7 +7407,7 @@ func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscatter, nil, err)
 	}
@@ -7368,7 +7432,7 @@ func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscatter_c, nil, err)
 	}
@@ -7390,7 +7454,7 @@ func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscatterv, nil, err)
 	}
@@ -7412,7 +7476,7 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if recvcount < 0 {
 		return raise(fnMPI_Iscatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscatterv_c, nil, err)
 	}
@@ -7438,7 +7502,7 @@ func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Isend, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Isend, nil, err)
 	}
@@ -7464,7 +7528,7 @@ func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Isend_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Isend_c, nil, err)
 	}
@@ -7497,7 +7561,7 @@ func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if err != nil {
 		return raise(fnMPI_Isendrecv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Isendrecv, nil, err)
 	}
@@ -7530,7 +7594,7 @@ func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if err != nil {
 		return raise(fnMPI_Isendrecv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Isendrecv_c, nil, err)
 	}
@@ -7556,7 +7620,7 @@ func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.i
 	if err != nil {
 		return raise(fnMPI_Isendrecv_replace, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Isendrecv_replace, nil, err)
 	}
@@ -7582,7 +7646,7 @@ func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C
 	if err != nil {
 		return raise(fnMPI_Isendrecv_replace_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Isendrecv_replace_c, nil, err)
 	}
@@ -7608,7 +7672,7 @@ func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if err != nil {
 		return raise(fnMPI_Issend, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Issend, nil, err)
 	}
@@ -7634,7 +7698,7 @@ func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	if err != nil {
 		return raise(fnMPI_Issend_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Issend_c, nil, err)
 	}
@@ -7703,7 +7767,7 @@ func mpixgo_MPI_Mprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Mprobe, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Mprobe, nil, err)
 	}
@@ -7780,7 +7844,7 @@ func mpixgo_MPI_Neighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather, nil, err)
 	}
@@ -7810,7 +7874,7 @@ func mpixgo_MPI_Neighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather_c, nil, err)
 	}
@@ -7840,7 +7904,7 @@ func mpixgo_MPI_Neighbor_allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather_init, nil, err)
 	}
@@ -7877,7 +7941,7 @@ func mpixgo_MPI_Neighbor_allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
 	}
@@ -7911,7 +7975,7 @@ func mpixgo_MPI_Neighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv, nil, err)
 	}
@@ -7938,7 +8002,7 @@ func mpixgo_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
 	}
@@ -7965,7 +8029,7 @@ func mpixgo_MPI_Neighbor_allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
 	}
@@ -7999,7 +8063,7 @@ func mpixgo_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Point
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
 	}
@@ -8036,7 +8100,7 @@ func mpixgo_MPI_Neighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall, nil, err)
 	}
@@ -8066,7 +8130,7 @@ func mpixgo_MPI_Neighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
 	}
@@ -8096,7 +8160,7 @@ func mpixgo_MPI_Neighbor_alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
 	}
@@ -8133,7 +8197,7 @@ func mpixgo_MPI_Neighbor_alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
 	}
@@ -8164,7 +8228,7 @@ func mpixgo_MPI_Neighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv, nil, err)
 	}
@@ -8188,7 +8252,7 @@ func mpixgo_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
 	}
@@ -8212,7 +8276,7 @@ func mpixgo_MPI_Neighbor_alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
 	}
@@ -8243,7 +8307,7 @@ func mpixgo_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
 	}
@@ -8266,7 +8330,7 @@ func mpixgo_MPI_Neighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallw, nil, err)
 	}
@@ -8282,7 +8346,7 @@ func mpixgo_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_c, nil, err)
 	}
@@ -8298,7 +8362,7 @@ func mpixgo_MPI_Neighbor_alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init, nil, err)
 	}
@@ -8321,7 +8385,7 @@ func mpixgo_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init_c, nil, err)
 	}
@@ -8444,7 +8508,7 @@ func mpixgo_MPI_Pack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.int, datat
 	if position == nil {
 		return raise(fnMPI_Pack, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Pack, nil, err)
 	}
@@ -8470,7 +8534,7 @@ func mpixgo_MPI_Pack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.MPI_Coun
 	if position == nil {
 		return raise(fnMPI_Pack_c, nil, core.Errorf(core.ErrArg, "position must not be NULL"))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Pack_c, nil, err)
 	}
@@ -8569,7 +8633,7 @@ func mpixgo_MPI_Pack_size(ctx *C.mpix_ctx, incount C.int, datatype_ C.MPI_Dataty
 	if err != nil {
 		return raise(fnMPI_Pack_size, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Pack_size, nil, err)
 	}
@@ -8595,7 +8659,7 @@ func mpixgo_MPI_Pack_size_c(ctx *C.mpix_ctx, incount C.MPI_Count, datatype_ C.MP
 	if err != nil {
 		return raise(fnMPI_Pack_size_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Pack_size_c, nil, err)
 	}
@@ -8656,7 +8720,7 @@ func mpixgo_MPI_Probe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Probe, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Probe, nil, err)
 	}
@@ -8730,7 +8794,7 @@ func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Recv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Recv, nil, err)
 	}
@@ -8753,7 +8817,7 @@ func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 	if err != nil {
 		return raise(fnMPI_Recv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Recv_c, nil, err)
 	}
@@ -8776,7 +8840,7 @@ func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if err != nil {
 		return raise(fnMPI_Recv_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Recv_init, nil, err)
 	}
@@ -8802,7 +8866,7 @@ func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 	if err != nil {
 		return raise(fnMPI_Recv_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Recv_init_c, nil, err)
 	}
@@ -8832,7 +8896,7 @@ func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 	if err != nil {
 		return raise(fnMPI_Reduce, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce, nil, err)
 	}
@@ -8859,7 +8923,7 @@ func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe
 	if err != nil {
 		return raise(fnMPI_Reduce_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_c, nil, err)
 	}
@@ -8886,7 +8950,7 @@ func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 	if err != nil {
 		return raise(fnMPI_Reduce_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_init, nil, err)
 	}
@@ -8920,7 +8984,7 @@ func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf u
 	if err != nil {
 		return raise(fnMPI_Reduce_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_init_c, nil, err)
 	}
@@ -8997,7 +9061,7 @@ func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter, nil, err)
 	}
@@ -9024,7 +9088,7 @@ func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, re
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block, nil, err)
 	}
@@ -9051,7 +9115,7 @@ func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
 	}
@@ -9078,7 +9142,7 @@ func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
 	}
@@ -9112,7 +9176,7 @@ func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Poin
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
 	}
@@ -9143,7 +9207,7 @@ func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbu
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_c, nil, err)
 	}
@@ -9167,7 +9231,7 @@ func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, rec
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_init, nil, err)
 	}
@@ -9198,7 +9262,7 @@ func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, r
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
 	}
@@ -9413,7 +9477,7 @@ func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Rsend, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Rsend, nil, err)
 	}
@@ -9436,7 +9500,7 @@ func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Rsend_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Rsend_c, nil, err)
 	}
@@ -9459,7 +9523,7 @@ func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if err != nil {
 		return raise(fnMPI_Rsend_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Rsend_init, nil, err)
 	}
@@ -9485,7 +9549,7 @@ func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	if err != nil {
 		return raise(fnMPI_Rsend_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Rsend_init_c, nil, err)
 	}
@@ -9515,7 +9579,7 @@ func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Poi
 	if err != nil {
 		return raise(fnMPI_Scan, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scan, nil, err)
 	}
@@ -9542,7 +9606,7 @@ func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 	if err != nil {
 		return raise(fnMPI_Scan_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scan_c, nil, err)
 	}
@@ -9569,7 +9633,7 @@ func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 	if err != nil {
 		return raise(fnMPI_Scan_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scan_init, nil, err)
 	}
@@ -9603,7 +9667,7 @@ func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 	if err != nil {
 		return raise(fnMPI_Scan_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scan_init_c, nil, err)
 	}
@@ -9632,7 +9696,7 @@ func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter, nil, err)
 	}
@@ -9654,7 +9718,7 @@ func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter_c, nil, err)
 	}
@@ -9676,7 +9740,7 @@ func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter_init, nil, err)
 	}
@@ -9705,7 +9769,7 @@ func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if recvcount < 0 {
 		return raise(fnMPI_Scatter_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter_init_c, nil, err)
 	}
@@ -9731,7 +9795,7 @@ func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv, nil, err)
 	}
@@ -9750,7 +9814,7 @@ func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
 	}
@@ -9769,7 +9833,7 @@ func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv_init, nil, err)
 	}
@@ -9795,7 +9859,7 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if recvcount < 0 {
 		return raise(fnMPI_Scatterv_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv_init_c, nil, err)
 	}
@@ -9825,7 +9889,7 @@ func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Send, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Send, nil, err)
 	}
@@ -9848,7 +9912,7 @@ func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 	if err != nil {
 		return raise(fnMPI_Send_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Send_c, nil, err)
 	}
@@ -9871,7 +9935,7 @@ func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if err != nil {
 		return raise(fnMPI_Send_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Send_init, nil, err)
 	}
@@ -9897,7 +9961,7 @@ func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 	if err != nil {
 		return raise(fnMPI_Send_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Send_init_c, nil, err)
 	}
@@ -9930,7 +9994,7 @@ func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Sendrecv, nil, err)
 	}
@@ -9960,7 +10024,7 @@ func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Sendrecv_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Sendrecv_c, nil, err)
 	}
@@ -9983,7 +10047,7 @@ func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace, nil, err)
 	}
@@ -10006,7 +10070,7 @@ func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, nil, err)
 	}
@@ -10271,7 +10335,7 @@ func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Ssend, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ssend, nil, err)
 	}
@@ -10294,7 +10358,7 @@ func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Ssend_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ssend_c, nil, err)
 	}
@@ -10317,7 +10381,7 @@ func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if err != nil {
 		return raise(fnMPI_Ssend_init, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ssend_init, nil, err)
 	}
@@ -10343,7 +10407,7 @@ func mpixgo_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	if err != nil {
 		return raise(fnMPI_Ssend_init_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ssend_init_c, nil, err)
 	}
@@ -11087,25 +11151,67 @@ func mpixgo_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MP
 //export mpixgo_MPI_Threadcomm_finish
 func mpixgo_MPI_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Threadcomm_finish, &rc)
-	return raise(fnMPI_Threadcomm_finish, nil, errNotImplemented(fnMPI_Threadcomm_finish))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Threadcomm_finish, nil, err)
+	}
+	threadcommObj, err := lookupComm(ctx, int32(threadcomm))
+	if err != nil {
+		return raise(fnMPI_Threadcomm_finish, nil, err)
+	}
+	if err := impl_MPI_Threadcomm_finish(ctx, threadcommObj); err != nil {
+		return raise(fnMPI_Threadcomm_finish, threadcommObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Threadcomm_free
 func mpixgo_MPI_Threadcomm_free(ctx *C.mpix_ctx, threadcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Threadcomm_free, &rc)
-	return raise(fnMPI_Threadcomm_free, nil, errNotImplemented(fnMPI_Threadcomm_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Threadcomm_free, nil, err)
+	}
+	if threadcomm == nil {
+		return raise(fnMPI_Threadcomm_free, nil, core.Errorf(core.ErrArg, "threadcomm must not be NULL"))
+	}
+	if err := impl_MPI_Threadcomm_free(ctx, threadcomm); err != nil {
+		return raise(fnMPI_Threadcomm_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Threadcomm_init
 func mpixgo_MPI_Threadcomm_init(ctx *C.mpix_ctx, comm C.MPI_Comm, num_threads C.int, newthreadcomm *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Threadcomm_init, &rc)
-	return raise(fnMPI_Threadcomm_init, nil, errNotImplemented(fnMPI_Threadcomm_init))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Threadcomm_init, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Threadcomm_init, nil, err)
+	}
+	if newthreadcomm == nil {
+		return raise(fnMPI_Threadcomm_init, commObj, core.Errorf(core.ErrArg, "newthreadcomm must not be NULL"))
+	}
+	if err := impl_MPI_Threadcomm_init(ctx, commObj, num_threads, newthreadcomm); err != nil {
+		return raise(fnMPI_Threadcomm_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Threadcomm_start
 func mpixgo_MPI_Threadcomm_start(ctx *C.mpix_ctx, threadcomm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Threadcomm_start, &rc)
-	return raise(fnMPI_Threadcomm_start, nil, errNotImplemented(fnMPI_Threadcomm_start))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Threadcomm_start, nil, err)
+	}
+	threadcommObj, err := core.LookupComm(int32(threadcomm))
+	if err != nil {
+		return raise(fnMPI_Threadcomm_start, nil, err)
+	}
+	if err := impl_MPI_Threadcomm_start(ctx, threadcommObj); err != nil {
+		return raise(fnMPI_Threadcomm_start, threadcommObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Topo_test
@@ -11114,7 +11220,7 @@ func mpixgo_MPI_Topo_test(ctx *C.mpix_ctx, comm C.MPI_Comm, status *C.int) (rc C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Topo_test, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Topo_test, nil, err)
 	}
@@ -12283,7 +12389,7 @@ func mpixgo_MPI_Unpack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.int, posi
 	if err != nil {
 		return raise(fnMPI_Unpack, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Unpack, nil, err)
 	}
@@ -12306,7 +12412,7 @@ func mpixgo_MPI_Unpack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.MPI_Cou
 	if err != nil {
 		return raise(fnMPI_Unpack_c, nil, err)
 	}
-	commObj, err := core.LookupComm(int32(comm))
+	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Unpack_c, nil, err)
 	}

@@ -82,6 +82,9 @@ func Barrier(m CollMode, c *Comm) (*Request, error) {
 	if err := checkColl(c, "barrier"); err != nil {
 		return nil, err
 	}
+	if m == Blocking && c.tc != nil {
+		return nil, threadBarrier(c) // threadcomm: atomics within the process
+	}
 	if m == Blocking && arenaBarrier(c) {
 		return nil, nil
 	}
@@ -98,6 +101,9 @@ func Bcast(m CollMode, buf unsafe.Pointer, count int64, t *datatype.Type, root i
 	}
 	if err := firstErr(checkColl(c, "broadcast"), checkCollBuf(count, t), c.CheckRoot(root)); err != nil {
 		return nil, err
+	}
+	if m == Blocking && c.tc != nil {
+		return nil, threadBcast(c, buf, count, t, root)
 	}
 	if m == Blocking && arenaBcast(c, buf, count, t, root) {
 		return nil, nil
@@ -122,6 +128,9 @@ func Reduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type
 		}
 	} else if err := checkInPlace(sbuf, false, "send buffer at a rank other than the root"); err != nil {
 		return nil, err
+	}
+	if m == Blocking && c.tc != nil {
+		return nil, threadReduce(c, sbuf, rbuf, count, t, op, root)
 	}
 	return runColl(m, c, func(s *schedule) error {
 		r := s.comm.Rank
@@ -148,6 +157,9 @@ func Allreduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.T
 	if err := firstErr(checkColl(c, "allreduce"), checkCollBuf(count, t), checkOp(op, t),
 		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
 		return nil, err
+	}
+	if m == Blocking && c.tc != nil {
+		return nil, threadAllreduce(c, sbuf, rbuf, count, t, op)
 	}
 	if m == Blocking {
 		if done, err := arenaAllreduce(c, sbuf, rbuf, count, t, op); done {

@@ -59,6 +59,13 @@ type Comm struct {
 	Attrs attr.Store // cached attributes (MPI_Comm_set_attr)
 
 	fastPeers []byte // peers as int32, outside the Go heap, for the C fast path (fastabi.go)
+
+	// Thread communicators (threadcomm.go): tc is the shared state, set on the handle
+	// object and on each thread's view; tcThread is the view's thread index (-1 on the
+	// handle object); peerThread the thread index of each rank.
+	tc         *threadcomm
+	tcThread   int32
+	peerThread []int32
 }
 
 // Topology is the virtual topology attached to a communicator (Cartesian, graph or
@@ -139,7 +146,8 @@ func (c *Comm) init(rank int, local, remote *Group, eng *Engine) {
 // view is the communicator on another context of its block: same ranks, no handle.
 func (c *Comm) view(offset uint32) *Comm {
 	v := &Comm{ContextID: c.ContextID + offset, sendCtx: c.sendCtx + offset, Rank: c.Rank, Size: c.Size,
-		group: c.group, remote: c.remote, peers: c.peers, identity: c.identity, eng: c.eng}
+		group: c.group, remote: c.remote, peers: c.peers, identity: c.identity, eng: c.eng,
+		tc: c.tc, tcThread: c.tcThread, peerThread: c.peerThread, arenaState: c.arenaState}
 	v.errh.Store(ErrhReturn)
 	return v
 }

@@ -153,6 +153,11 @@ func (e *Engine) startSend(r *Request, dst int) error {
 	size := packedSize(r.count, r.dtype)
 	h := &e.hdr
 	*h = transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.sendCtx, Size: size}
+	if r.comm.peerThread != nil {
+		// Threadcomm: thread indices ride in RecvReq, which eager and RTS messages
+		// do not otherwise use (threadcomm.go).
+		h.RecvReq = r.comm.threadEnvelope(r.peer)
+	}
 	if size <= int64(ep.MaxPayload()) {
 		h.Kind = transport.KindEager
 		if r.mode == ModeSync {
@@ -291,6 +296,9 @@ func matches(r *Request, h *transport.Header) bool {
 	if r.tag != AnyTag && int32(r.tag) != h.Tag {
 		return false
 	}
+	if r.comm.peerThread != nil && !threadMatch(r, h) {
+		return false
+	}
 	return r.peer == AnySource || int32(r.comm.peers[r.peer]) == h.Src
 }
 
@@ -362,7 +370,7 @@ func (e *Engine) matched(r *Request, h *transport.Header, payload []byte) {
 	capacity := packedSize(r.count, r.dtype)
 	n := min(h.Size, capacity)
 	r.msgSize = h.Size
-	r.status = Status{Source: r.comm.rankOfWorld(int(h.Src)), Tag: int(h.Tag), Bytes: n}
+	r.status = Status{Source: r.comm.rankOf(h), Tag: int(h.Tag), Bytes: n}
 	if h.Size > capacity {
 		r.status.Error = ErrTruncate
 	}

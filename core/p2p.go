@@ -310,7 +310,7 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 	e.progress()
 	for _, u := range e.unexpected {
 		if matches(probe, &u.hdr) {
-			return true, Status{Source: comm.rankOfWorld(int(u.hdr.Src)), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
+			return true, Status{Source: comm.rankOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
 		}
 	}
 	return false, Status{}, nil
@@ -374,7 +374,7 @@ func Improbe(source, tag int, comm *Comm) (*Message, Status, error) {
 			e.unexpected = append(e.unexpected[:i], e.unexpected[i+1:]...)
 			m := &Message{msg: u, comm: comm}
 			m.Handle = messages.Add(m)
-			return m, Status{Source: comm.rankOfWorld(int(u.hdr.Src)), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
+			return m, Status{Source: comm.rankOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
 		}
 	}
 	return nil, Status{}, nil

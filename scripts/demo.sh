@@ -29,3 +29,9 @@ if command -v mpicc.mpich >/dev/null; then
     mpicc.mpich -O2 -o $out/hello.mpich examples/hello.c
     $bin/mpixexec -n "$np" -env LD_PRELOAD "$PWD/build/lib/libmpix.so" $out/hello.mpich
 fi
+
+step "thread communicators ([TC] Listings 1, 3, 4): $np processes x 4 OpenMP threads"
+for l in 1 3 4; do
+    $bin/mpixcc -O2 -fopenmp -o $out/tc_listing$l ctests/threadcomm/listing$l.c
+    $bin/mpixexec -n "$np" -env OMP_NUM_THREADS 4 $out/tc_listing$l
+done

@@ -47,19 +47,28 @@ func toolOptional(f string) bool {
 // resolver turns an input handle into a core object before the implementation runs, so
 // that every procedure validates handles the same way and raises on the right object.
 type resolver struct {
-	goType string // type the implementation receives
-	lookup string // func(handle int32) (obj, error)
-	target bool   // errors raised through this object's error handler
+	goType  string // type the implementation receives
+	lookup  string // func(handle int32) (obj, error)
+	target  bool   // errors raised through this object's error handler
+	withCtx bool   // lookup also takes the thread's context: func(ctx, handle int32)
 }
 
 var resolvers = map[string]resolver{
-	"COMMUNICATOR": {"*core.Comm", "core.LookupComm", true},
-	"DATATYPE":     {"*datatype.Type", "datatype.Lookup", false},
-	"ERRHANDLER":   {"*core.Errhandler", "core.LookupErrhandler", false},
-	"INFO":         {"*core.Info", "core.LookupInfoOrNull", false},
-	"GROUP":        {"*core.Group", "core.LookupGroup", false},
-	"SESSION":      {"*core.Session", "core.LookupSession", true},
-	"OPERATION":    {"*op.Op", "op.Lookup", false},
+	"COMMUNICATOR": {"*core.Comm", "lookupComm", true, true}, // threadcomm: the thread's view
+	"DATATYPE":     {"*datatype.Type", "datatype.Lookup", false, false},
+	"ERRHANDLER":   {"*core.Errhandler", "core.LookupErrhandler", false, false},
+	"INFO":         {"*core.Info", "core.LookupInfoOrNull", false, false},
+	"GROUP":        {"*core.Group", "core.LookupGroup", false, false},
+	"SESSION":      {"*core.Session", "core.LookupSession", true, false},
+	"OPERATION":    {"*op.Op", "op.Lookup", false, false},
+}
+
+// rawComm lists procedures that take a threadcomm's handle object itself rather than
+// the calling thread's view of it (they work while it is inactive).
+var rawComm = map[string]bool{
+	"MPIX_Threadcomm_start": true, "MPI_Threadcomm_start": true,
+	"MPIX_Threadcomm_free": true, "MPI_Threadcomm_free": true,
+	"MPIX_Comm_test_threadcomm": true,
 }
 
 // unresolved lists handle parameters passed through as C handles: they are
@@ -358,7 +367,13 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc) {
 				lookup = "core.LookupInfo"
 			}
 			obj := p.GoIdent() + "Obj"
-			fmt.Fprintf(b, "\t%s, err := %s(int32(%s))\n\tif err != nil {\n\t\t%s\n\t}\n", obj, lookup, p.GoIdent(), raise(target, "err"))
+			ctxArg := ""
+			if r.withCtx && !rawComm[f.Name] {
+				ctxArg = "ctx, "
+			} else if r.withCtx {
+				lookup = "core.LookupComm"
+			}
+			fmt.Fprintf(b, "\t%s, err := %s(%sint32(%s))\n\tif err != nil {\n\t\t%s\n\t}\n", obj, lookup, ctxArg, p.GoIdent(), raise(target, "err"))
 			if r.target && target == "nil" {
 				target = obj
 			}

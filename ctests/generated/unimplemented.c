@@ -38,8 +38,6 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
     { int before = calls; (void)MPIX_Comm_create_endpoints((MPI_Comm)0, (int)0, (MPI_Info)0, (MPI_Comm *)0); expect("MPIX_Comm_create_endpoints", before); n++; }
     { int before = calls; (void)PMPIX_Comm_create_endpoints((MPI_Comm)0, (int)0, (MPI_Info)0, (MPI_Comm *)0); expect("MPIX_Comm_create_endpoints", before); n++; }
-    { int before = calls; (void)MPIX_Comm_test_threadcomm((MPI_Comm)0, (int *)0); expect("MPIX_Comm_test_threadcomm", before); n++; }
-    { int before = calls; (void)PMPIX_Comm_test_threadcomm((MPI_Comm)0, (int *)0); expect("MPIX_Comm_test_threadcomm", before); n++; }
     { int before = calls; (void)MPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
     { int before = calls; (void)PMPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
     { int before = calls; (void)MPIX_Memhandle_create((void *)0, (MPI_Aint)0, (MPI_Info)0, (MPI_Win)0, (void *)0, (int *)0); expect("MPIX_Memhandle_create", before); n++; }
@@ -60,14 +58,6 @@ int main(int argc, char **argv)
     { int before = calls; (void)PMPIX_Rrget_accumulate((const void *)0, (int)0, (MPI_Datatype)0, (void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrget_accumulate", before); n++; }
     { int before = calls; (void)MPIX_Rrput((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrput", before); n++; }
     { int before = calls; (void)PMPIX_Rrput((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrput", before); n++; }
-    { int before = calls; (void)MPIX_Threadcomm_finish((MPI_Comm)0); expect("MPIX_Threadcomm_finish", before); n++; }
-    { int before = calls; (void)PMPIX_Threadcomm_finish((MPI_Comm)0); expect("MPIX_Threadcomm_finish", before); n++; }
-    { int before = calls; (void)MPIX_Threadcomm_free((MPI_Comm *)0); expect("MPIX_Threadcomm_free", before); n++; }
-    { int before = calls; (void)PMPIX_Threadcomm_free((MPI_Comm *)0); expect("MPIX_Threadcomm_free", before); n++; }
-    { int before = calls; (void)MPIX_Threadcomm_init((MPI_Comm)0, (int)0, (MPI_Comm *)0); expect("MPIX_Threadcomm_init", before); n++; }
-    { int before = calls; (void)PMPIX_Threadcomm_init((MPI_Comm)0, (int)0, (MPI_Comm *)0); expect("MPIX_Threadcomm_init", before); n++; }
-    { int before = calls; (void)MPIX_Threadcomm_start((MPI_Comm)0); expect("MPIX_Threadcomm_start", before); n++; }
-    { int before = calls; (void)PMPIX_Threadcomm_start((MPI_Comm)0); expect("MPIX_Threadcomm_start", before); n++; }
     { int before = calls; (void)MPIX_Win_allocate_notify((MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (void *)0, (MPI_Win *)0); expect("MPIX_Win_allocate_notify", before); n++; }
     { int before = calls; (void)PMPIX_Win_allocate_notify((MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (void *)0, (MPI_Win *)0); expect("MPIX_Win_allocate_notify", before); n++; }
     { int before = calls; (void)MPIX_Win_create_notify((void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (MPI_Win *)0); expect("MPIX_Win_create_notify", before); n++; }
@@ -442,14 +432,6 @@ int main(int argc, char **argv)
     if (PMPI_T_source_get_num((int *)0) != MPI_T_ERR_NOT_SUPPORTED) { printf("FAIL PMPI_T_source_get_num: not MPI_T_ERR_NOT_SUPPORTED\n"); failures++; } n++;
     if (MPI_T_source_get_timestamp((int)0, (MPI_Count *)0) != MPI_T_ERR_NOT_SUPPORTED) { printf("FAIL MPI_T_source_get_timestamp: not MPI_T_ERR_NOT_SUPPORTED\n"); failures++; } n++;
     if (PMPI_T_source_get_timestamp((int)0, (MPI_Count *)0) != MPI_T_ERR_NOT_SUPPORTED) { printf("FAIL PMPI_T_source_get_timestamp: not MPI_T_ERR_NOT_SUPPORTED\n"); failures++; } n++;
-    { int before = calls; (void)MPI_Threadcomm_finish((MPI_Comm)0); expect("MPI_Threadcomm_finish", before); n++; }
-    { int before = calls; (void)PMPI_Threadcomm_finish((MPI_Comm)0); expect("MPI_Threadcomm_finish", before); n++; }
-    { int before = calls; (void)MPI_Threadcomm_free((MPI_Comm *)0); expect("MPI_Threadcomm_free", before); n++; }
-    { int before = calls; (void)PMPI_Threadcomm_free((MPI_Comm *)0); expect("MPI_Threadcomm_free", before); n++; }
-    { int before = calls; (void)MPI_Threadcomm_init((MPI_Comm)0, (int)0, (MPI_Comm *)0); expect("MPI_Threadcomm_init", before); n++; }
-    { int before = calls; (void)PMPI_Threadcomm_init((MPI_Comm)0, (int)0, (MPI_Comm *)0); expect("MPI_Threadcomm_init", before); n++; }
-    { int before = calls; (void)MPI_Threadcomm_start((MPI_Comm)0); expect("MPI_Threadcomm_start", before); n++; }
-    { int before = calls; (void)PMPI_Threadcomm_start((MPI_Comm)0); expect("MPI_Threadcomm_start", before); n++; }
     { int before = calls; (void)MPI_Unpublish_name((const char *)0, (MPI_Info)0, (const char *)0); expect("MPI_Unpublish_name", before); n++; }
     { int before = calls; (void)PMPI_Unpublish_name((const char *)0, (MPI_Info)0, (const char *)0); expect("MPI_Unpublish_name", before); n++; }
     { int before = calls; (void)MPI_Win_allocate((MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (void *)0, (MPI_Win *)0); expect("MPI_Win_allocate", before); n++; }

@@ -1,0 +1,154 @@
+package main
+
+/*
+#include "capi.h"
+int mpix_omp_team_size(void);
+*/
+import "C"
+
+import (
+	"mpix/core"
+)
+
+// Thread communicators (core/threadcomm.go). The calling thread's place in its active
+// threadcomm lives in its C context (mpix_ctx: activation key and thread index), set
+// by MPIX_Threadcomm_start and cleared by MPIX_Threadcomm_finish; every procedure that
+// takes a communicator resolves a threadcomm handle to that thread's view through
+// lookupComm, so the whole p2p and collective API routes to the threadcomm path.
+
+// lookupComm resolves a communicator handle; a threadcomm gives the calling thread's
+// view of it (an error if the thread is not in its active region).
+func lookupComm(ctx *C.mpix_ctx, h int32) (*core.Comm, error) {
+	c, err := core.LookupComm(h)
+	if err != nil || !c.IsThreadcomm() {
+		return c, err
+	}
+	return core.ThreadView(c, uint64(ctx.threadcomm_key), int(ctx.threadcomm_thread))
+}
+
+func impl_MPIX_Threadcomm_init(ctx *C.mpix_ctx, comm *core.Comm, num_threads C.int, newthreadcomm *C.MPI_Comm) error {
+	if ctx.threadcomm_key != 0 {
+		return core.Errorf(core.ErrOther, "MPIX_Threadcomm_init must be called outside the parallel region of an active threadcomm")
+	}
+	c, err := core.ThreadcommInit(comm, int(num_threads))
+	if err != nil {
+		return err
+	}
+	putComm(newthreadcomm, c)
+	return nil
+}
+
+func impl_MPIX_Threadcomm_start(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
+	if !threadcomm.IsThreadcomm() {
+		return core.Errorf(core.ErrComm, "communicator is not a threadcomm (make one with MPIX_Threadcomm_init)")
+	}
+	// With an OpenMP runtime, a team whose size differs from num_threads would leave
+	// the threads waiting for each other forever: refuse at once.
+	if team := int(C.mpix_omp_team_size()); team > 0 && team != core.ThreadcommThreads(threadcomm) && ctx.threadcomm_key == 0 {
+		return core.Errorf(core.ErrOther, "MPIX_Threadcomm_start from a team of %d threads, but the threadcomm was made for %d", team, core.ThreadcommThreads(threadcomm))
+	}
+	key, thread, err := core.ThreadcommStart(threadcomm, uint64(ctx.threadcomm_key))
+	if err != nil {
+		return err
+	}
+	ctx.threadcomm_key, ctx.threadcomm_thread = C.uint64_t(key), C.int32_t(thread)
+	return nil
+}
+
+func impl_MPIX_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
+	if !threadcomm.IsThreadcomm() {
+		return core.Errorf(core.ErrComm, "communicator is not a threadcomm")
+	}
+	// Objects derived from the activation go now: this thread's attributes on the
+	// threadcomm and on the duplicates it has not freed (delete callbacks run once per
+	// thread).
+	for _, d := range core.ThreadcommDups(threadcomm) {
+		if err := deleteCommAttrs(d); err != nil {
+			return err
+		}
+	}
+	if err := deleteCommAttrs(threadcomm); err != nil {
+		return err
+	}
+	if err := core.ThreadcommFinish(threadcomm); err != nil {
+		return err
+	}
+	ctx.threadcomm_key, ctx.threadcomm_thread = 0, -1
+	return nil
+}
+
+func impl_MPIX_Threadcomm_free(ctx *C.mpix_ctx, threadcomm *C.MPI_Comm) error {
+	c, err := core.LookupComm(int32(*threadcomm))
+	if err != nil {
+		return err
+	}
+	if err := core.ThreadcommFree(c); err != nil {
+		return err
+	}
+	*threadcomm = C.MPI_Comm(core.NullHandle(core.KindComm))
+	return nil
+}
+
+func impl_MPIX_Comm_test_threadcomm(ctx *C.mpix_ctx, comm *core.Comm, flag *C.int) error {
+	*flag = 0
+	if comm.IsThreadcomm() {
+		*flag = 1
+	}
+	return nil
+}
+
+// The spelling of the paper's listings.
+
+func impl_MPI_Threadcomm_init(ctx *C.mpix_ctx, comm *core.Comm, num_threads C.int, newthreadcomm *C.MPI_Comm) error {
+	return impl_MPIX_Threadcomm_init(ctx, comm, num_threads, newthreadcomm)
+}
+
+func impl_MPI_Threadcomm_start(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
+	return impl_MPIX_Threadcomm_start(ctx, threadcomm)
+}
+
+func impl_MPI_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
+	return impl_MPIX_Threadcomm_finish(ctx, threadcomm)
+}
+
+func impl_MPI_Threadcomm_free(ctx *C.mpix_ctx, threadcomm *C.MPI_Comm) error {
+	return impl_MPIX_Threadcomm_free(ctx, threadcomm)
+}
+
+// notOnThreadcomm rejects the communicator constructors a threadcomm does not support.
+func notOnThreadcomm(c *core.Comm, what string) error {
+	if c.IsThreadcomm() {
+		return core.Errorf(core.ErrComm, "%s is not supported on a threadcomm (MPI_Comm_dup is)", what)
+	}
+	return nil
+}
+
+// dupThreadcomm is MPI_Comm_dup inside the region: every thread calls it and gets its
+// view of one new threadcomm, active until the activation's finish, carrying copies
+// of the thread's attributes.
+func dupThreadcomm(comm *core.Comm, newcomm *C.MPI_Comm, request *C.MPI_Request) error {
+	if request != nil {
+		return core.Errorf(core.ErrComm, "MPI_Comm_idup is not supported on a threadcomm (MPI_Comm_dup is)")
+	}
+	v, err := core.ThreadcommDup(comm)
+	if err != nil {
+		return err
+	}
+	if err := copyCommAttrs(comm, v); err != nil {
+		return err
+	}
+	putComm(newcomm, v)
+	return nil
+}
+
+// freeThreadcommView is MPI_Comm_free on the calling thread's view of a duplicate.
+func freeThreadcommView(v *core.Comm, comm *C.MPI_Comm) error {
+	if err := core.ThreadcommFreeView(v); err != nil {
+		return err
+	}
+	if err := deleteCommAttrs(v); err != nil {
+		return err
+	}
+	*comm = C.MPI_Comm(core.NullHandle(core.KindComm))
+	return nil
+}

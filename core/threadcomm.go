@@ -1,0 +1,633 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"mpix/core/datatype"
+	"mpix/transport"
+)
+
+// Thread communicators (MPIX_Threadcomm_*, EuroMPI'23 "MPI×Threads").
+//
+// A threadcomm's ranks are (process, thread) pairs: the processes of the parent
+// communicator in parent-rank order, each contributing the threads of one parallel
+// region, numbered by their arrival in MPIX_Threadcomm_start. Three kinds of *Comm
+// take part:
+//
+//   - the handle object, registered in the handle table: it carries the shared state
+//     (tc) but no rank; only start, free and MPIX_Comm_test_threadcomm use it;
+//   - one view per thread and activation (ThreadView): an ordinary intracommunicator
+//     whose Rank is that thread's, so every p2p and collective path of core works on it
+//     unchanged;
+//   - proc, a process-level duplicate of the parent on its own context block, over
+//     which one thread per process runs the process part of composed collectives.
+//
+// Thread traffic uses context proc.ContextID+ctxLocal (a slot an intracommunicator
+// never uses). Messages carry the sender's and the receiver's thread index in
+// Header.RecvReq (unused by eager and RTS messages), never in the tag, so the whole tag
+// range and both wildcards stay available; matches() compares them.
+//
+// The C side keeps, per OS thread, the activation key and the thread index (capi's
+// mpix_ctx); capi resolves a threadcomm handle to the calling thread's view with them,
+// which is how calls know their thread even under MPI_THREAD_SINGLE.
+
+// threadcomm is the process-wide state of one thread communicator.
+type threadcomm struct {
+	id       uint64 // process-unique, nonzero; high half of activation keys
+	handle   *Comm  // the registered handle object
+	proc     *Comm  // process-level communicator (see above)
+	parent   *Comm
+	nthreads int     // threads of this process
+	myProc   int     // this process's rank in the parent
+	base     []int   // first threadcomm rank of each parent rank (len nprocs+1)
+	peers    []int   // world rank of each threadcomm rank
+	threadOf []int32 // thread index of each threadcomm rank
+	worldTo  map[int]int
+	ctx      uint32 // context id of the thread traffic
+
+	// origin is the threadcomm whose activation this one lives in: itself, or for a
+	// duplicate made inside the region, the one that was started.
+	origin *threadcomm
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	activeKey atomic.Uint64 // key of the current activation, 0 when inactive
+	epoch     uint64
+	arrived   int // threads that started the current activation
+	left      int // threads that finished it
+	active    bool
+	freed     bool
+	views     []*Comm // per thread index, for the current activation
+	// published is views once every thread has started (nil when inactive): the
+	// lock-free read of ThreadView, which every call on the threadcomm makes.
+	published atomic.Pointer[[]*Comm]
+	local     *localSync
+	dups      []*threadcomm // duplicates made in the current activation (origin only)
+	unfreed   int           // views of a duplicate not yet freed by MPI_Comm_free
+}
+
+var threadcommIDs atomic.Uint64
+
+// IsThreadcomm reports whether c is a thread communicator (its handle object or a
+// thread's view, active or not).
+func (c *Comm) IsThreadcomm() bool { return c.tc != nil }
+
+// ThreadcommInit is MPIX_Threadcomm_init: collective over parent, outside parallel
+// regions; the result is inactive.
+func ThreadcommInit(parent *Comm, nthreads int) (*Comm, error) {
+	if parent.tc != nil {
+		return nil, Errorf(ErrComm, "the parent of a threadcomm cannot itself be a threadcomm (nested regions are not supported)")
+	}
+	if parent.IsInter() {
+		return nil, Errorf(ErrComm, "the parent of a threadcomm must be an intracommunicator")
+	}
+	if nthreads < 1 {
+		return nil, Errorf(ErrArg, "num_threads must be at least 1 (got %d)", nthreads)
+	}
+	counts := make([]int64, parent.Size)
+	var proc *Comm
+	_, err := runInternal(Blocking, parent, 0, false, func(s *schedule) {
+		allgatherInts(s, parent.internal, []int64{int64(nthreads)}, counts)
+		s.then(func() error {
+			allocContextVCI(s, parent, func(id uint32, eng *Engine) error {
+				proc = newComm(id, id, parent.Rank, parent.group, nil, eng, nil)
+				copyTopo(parent, proc)
+				return nil
+			})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	tc := &threadcomm{id: threadcommIDs.Add(1), proc: proc, parent: parent, nthreads: nthreads, myProc: parent.Rank}
+	tc.origin = tc
+	tc.layout(counts)
+	tc.cond = sync.NewCond(&tc.mu)
+	h := &Comm{ContextID: tc.ctx, sendCtx: tc.ctx, Rank: -1, Size: len(tc.peers), tc: tc, tcThread: -1, eng: proc.eng}
+	h.group, h.peers = proc.group, tc.peers
+	h.errh.Store(parent.errh.Load().Ref())
+	h.Handle = comms.Add(h)
+	tc.handle = h
+	return h, nil
+}
+
+// layout fills the rank tables from the per-process thread counts.
+func (tc *threadcomm) layout(counts []int64) {
+	n := len(counts)
+	tc.base = make([]int, n+1)
+	for i, c := range counts {
+		tc.base[i+1] = tc.base[i] + int(c)
+	}
+	size := tc.base[n]
+	tc.peers = make([]int, size)
+	tc.threadOf = make([]int32, size)
+	tc.worldTo = make(map[int]int, n)
+	for p := 0; p < n; p++ {
+		w := tc.proc.group.ranks[p]
+		tc.worldTo[w] = p
+		for t := tc.base[p]; t < tc.base[p+1]; t++ {
+			tc.peers[t] = w
+			tc.threadOf[t] = int32(t - tc.base[p])
+		}
+	}
+	tc.ctx = tc.proc.ContextID + ctxLocal
+}
+
+// ThreadcommThreads is the number of threads this process gives threadcomm c.
+func ThreadcommThreads(c *Comm) int { return c.tc.nthreads }
+
+// rankOf is the threadcomm rank of the sender of a message with header h.
+func (tc *threadcomm) rankOf(h *transport.Header) int {
+	p, ok := tc.worldTo[int(h.Src)]
+	if !ok {
+		return Undefined
+	}
+	return tc.base[p] + int(uint32(h.RecvReq>>32))
+}
+
+// rankOf is the rank a status reports for the sender of a message with header h.
+func (c *Comm) rankOf(h *transport.Header) int {
+	if c.tc != nil {
+		return c.tc.rankOf(h)
+	}
+	return c.rankOfWorld(int(h.Src))
+}
+
+// threadEnvelope is the RecvReq word of a message from c's thread to rank dst:
+// sender's thread index in the high half, receiver's in the low half.
+func (c *Comm) threadEnvelope(dst int) uint64 {
+	return uint64(uint32(c.tcThread))<<32 | uint64(uint32(c.peerThread[dst]))
+}
+
+// threadMatch reports whether a message with header h is for receive r on a
+// threadcomm view: the destination thread must be r's, and unless r takes any source,
+// the source thread must be the one r names.
+func threadMatch(r *Request, h *transport.Header) bool {
+	c := r.comm
+	if uint32(h.RecvReq) != uint32(c.tcThread) {
+		return false
+	}
+	return r.peer == AnySource || uint32(h.RecvReq>>32) == uint32(c.peerThread[r.peer])
+}
+
+// newView makes thread's communicator for the current activation.
+func (tc *threadcomm) newView(thread int) *Comm {
+	v := &Comm{Handle: tc.handle.Handle, ContextID: tc.ctx, sendCtx: tc.ctx,
+		Rank: tc.base[tc.myProc] + thread, Size: len(tc.peers), eng: tc.proc.eng,
+		tc: tc, tcThread: int32(thread), peerThread: tc.threadOf}
+	v.group, v.peers = tc.proc.group, tc.peers
+	v.arenaState = arenaNone // the node arena serves processes; threads use localSync
+	v.errh.Store(tc.handle.errh.Load().Ref())
+	v.coll = v.view(ctxColl)
+	v.internal = v.view(ctxInternal)
+	return v
+}
+
+func errInactive(h int32) error {
+	return Errorf(ErrComm, "threadcomm 0x%x is not active: call MPIX_Threadcomm_start inside the parallel region first", uint32(h))
+}
+
+// ThreadView resolves a threadcomm handle object to the view of the calling thread,
+// given the thread's activation key and thread index (from the C context).
+func ThreadView(c *Comm, key uint64, thread int) (*Comm, error) {
+	tc := c.tc
+	if c.tcThread >= 0 {
+		return c, nil // already a view
+	}
+	o := tc.origin
+	cur := o.activeKey.Load()
+	if cur == 0 {
+		return nil, errInactive(c.Handle)
+	}
+	if key != cur {
+		return nil, Errorf(ErrComm, "the calling thread did not start threadcomm 0x%x (threads of a nested region or forked later do not inherit it)", uint32(c.Handle))
+	}
+	var v *Comm
+	if vs := tc.published.Load(); vs != nil && thread >= 0 && thread < len(*vs) {
+		v = (*vs)[thread]
+	}
+	if v == nil {
+		return nil, errInactive(c.Handle)
+	}
+	if v.freed {
+		return nil, Errorf(ErrComm, "communicator 0x%x was freed by this thread", uint32(c.Handle))
+	}
+	return v, nil
+}
+
+// ThreadcommStart is MPIX_Threadcomm_start. curKey is the calling thread's current
+// activation key (0 if none); it returns the new key and the thread index, which the
+// caller stores in the thread's C context. It waits until all threads of this process
+// have started.
+func ThreadcommStart(c *Comm, curKey uint64) (key uint64, thread int, err error) {
+	tc := c.tc
+	if tc == nil {
+		return 0, 0, Errorf(ErrComm, "communicator 0x%x is not a threadcomm", uint32(c.Handle))
+	}
+	if tc.origin != tc {
+		return 0, 0, Errorf(ErrComm, "a duplicate of a threadcomm is active from its creation and cannot be started")
+	}
+	if curKey != 0 {
+		if curKey>>32 == tc.id {
+			return 0, 0, Errorf(ErrOther, "MPIX_Threadcomm_start called twice on one thread for the same activation")
+		}
+		return 0, 0, Errorf(ErrOther, "the calling thread is already in another active threadcomm (nested threadcomm regions are not supported)")
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.freed {
+		return 0, 0, Errorf(ErrComm, "threadcomm was freed")
+	}
+	for tc.active && tc.left > 0 { // the previous activation is still finishing
+		tc.cond.Wait()
+	}
+	if tc.active || tc.arrived >= tc.nthreads {
+		return 0, 0, Errorf(ErrOther, "more threads started the threadcomm than the %d given to MPIX_Threadcomm_init", tc.nthreads)
+	}
+	if tc.arrived == 0 {
+		tc.epoch++
+		tc.views = make([]*Comm, tc.nthreads)
+		tc.local = newLocalSync(tc.nthreads, tc.proc.eng)
+	}
+	thread = tc.arrived
+	tc.arrived++
+	tc.views[thread] = tc.newView(thread)
+	key = tc.id<<32 | tc.epoch&0xffffffff
+	if tc.arrived == tc.nthreads {
+		tc.active = true
+		tc.published.Store(&tc.views)
+		tc.activeKey.Store(key)
+		tc.cond.Broadcast()
+	} else {
+		epoch := tc.epoch
+		for !(tc.active && tc.epoch == epoch) {
+			tc.cond.Wait()
+		}
+	}
+	return key, thread, nil
+}
+
+// ThreadcommDups lists the calling thread's views of the duplicates made in the
+// current activation that it has not freed (their attributes go at finish).
+func ThreadcommDups(v *Comm) []*Comm {
+	tc := v.tc
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	var out []*Comm
+	for _, d := range tc.dups {
+		d.mu.Lock()
+		if dv := d.views[v.tcThread]; !dv.freed {
+			out = append(out, dv)
+		}
+		d.mu.Unlock()
+	}
+	return out
+}
+
+// ThreadcommFinish is MPIX_Threadcomm_finish on the calling thread's view: a barrier
+// over the whole threadcomm, after which the activation ends once every thread of the
+// process has left (its duplicates go with it).
+func ThreadcommFinish(v *Comm) error {
+	tc := v.tc
+	if tc == nil {
+		return Errorf(ErrComm, "communicator 0x%x is not a threadcomm", uint32(v.Handle))
+	}
+	if tc.origin != tc {
+		return Errorf(ErrComm, "MPIX_Threadcomm_finish needs the threadcomm that was started, not a duplicate (free duplicates with MPI_Comm_free)")
+	}
+	if err := threadBarrier(v); err != nil {
+		return err
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.left++
+	if tc.left < tc.nthreads {
+		return nil
+	}
+	for _, d := range tc.dups {
+		d.release()
+	}
+	tc.dups = nil
+	tc.active, tc.arrived, tc.left = false, 0, 0
+	tc.activeKey.Store(0)
+	tc.published.Store(nil)
+	tc.views, tc.local = nil, nil
+	tc.cond.Broadcast()
+	return nil
+}
+
+// release drops a duplicate's process-level state and handle.
+func (d *threadcomm) release() {
+	d.mu.Lock()
+	if d.freed {
+		d.mu.Unlock()
+		return
+	}
+	d.freed = true
+	d.mu.Unlock()
+	d.proc.Free()
+	d.dropHandle()
+}
+
+// dropHandle removes the handle object from the table (it holds no VCI or arena of
+// its own: those belong to proc).
+func (tc *threadcomm) dropHandle() {
+	h := tc.handle
+	h.mu.Lock()
+	h.freed = true
+	h.mu.Unlock()
+	comms.Remove(h.Handle)
+	if e := h.errh.Swap(nil); e != nil {
+		e.Release()
+	}
+}
+
+// ThreadcommFree is MPIX_Threadcomm_free: collective over the parent, outside the
+// region; the threadcomm must be inactive.
+func ThreadcommFree(c *Comm) error {
+	tc := c.tc
+	if tc == nil {
+		return Errorf(ErrComm, "communicator 0x%x is not a threadcomm (use MPI_Comm_free)", uint32(c.Handle))
+	}
+	if tc.origin != tc {
+		return Errorf(ErrComm, "a duplicate made inside the region is freed with MPI_Comm_free or at MPIX_Threadcomm_finish")
+	}
+	tc.mu.Lock()
+	if tc.active || tc.arrived > 0 {
+		tc.mu.Unlock()
+		return Errorf(ErrComm, "threadcomm is active: every thread must call MPIX_Threadcomm_finish before MPIX_Threadcomm_free")
+	}
+	if tc.freed {
+		tc.mu.Unlock()
+		return Errorf(ErrComm, "threadcomm already freed")
+	}
+	tc.freed = true
+	tc.mu.Unlock()
+	// Like MPI_Comm_free, freeing waits for nothing; a barrier on proc keeps a fast
+	// process from reusing resources a slow one still drains.
+	if _, err := Barrier(Blocking, tc.proc); err != nil {
+		return err
+	}
+	if err := tc.proc.Free(); err != nil {
+		return err
+	}
+	tc.dropHandle()
+	return nil
+}
+
+// ThreadcommDup is MPI_Comm_dup on a thread's view of an active threadcomm: collective
+// over its threads; the result is a threadcomm that is active at once, with the same
+// rank for every thread, and lives until the activation's finish.
+func ThreadcommDup(v *Comm) (*Comm, error) {
+	tc := v.tc
+	l := tc.local
+	err := l.run(v, func() error {
+		var proc *Comm
+		_, err := Dup(Blocking, tc.proc, nil, false, func(c *Comm) error { proc = c; return nil })
+		if err != nil {
+			return err
+		}
+		d := &threadcomm{id: tc.id, proc: proc, parent: tc.parent, nthreads: tc.nthreads, myProc: tc.myProc, origin: tc.origin}
+		counts := make([]int64, len(tc.base)-1)
+		for i := range counts {
+			counts[i] = int64(tc.base[i+1] - tc.base[i])
+		}
+		d.layout(counts)
+		d.cond = sync.NewCond(&d.mu)
+		h := &Comm{ContextID: d.ctx, sendCtx: d.ctx, Rank: -1, Size: len(d.peers), tc: d, tcThread: -1, eng: proc.eng}
+		h.group, h.peers = proc.group, d.peers
+		h.errh.Store(v.errh.Load().Ref())
+		h.Handle = comms.Add(h)
+		d.handle = h
+		d.views = make([]*Comm, d.nthreads)
+		for t := range d.views {
+			d.views[t] = d.newView(t)
+		}
+		d.published.Store(&d.views)
+		d.local = newLocalSync(d.nthreads, proc.eng)
+		d.active, d.unfreed = true, d.nthreads
+		o := tc.origin
+		o.mu.Lock()
+		o.dups = append(o.dups, d)
+		o.mu.Unlock()
+		l.made = d
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l.made.views[v.tcThread], nil
+}
+
+// ThreadcommFreeView is MPI_Comm_free on a thread's view of a duplicate made inside
+// the region; the duplicate goes when all its threads have freed it.
+func ThreadcommFreeView(v *Comm) error {
+	d := v.tc
+	if d.origin == d {
+		return Errorf(ErrComm, "a threadcomm is freed with MPIX_Threadcomm_free (after MPIX_Threadcomm_finish), not MPI_Comm_free")
+	}
+	d.mu.Lock()
+	if v.freed {
+		d.mu.Unlock()
+		return Errorf(ErrComm, "communicator already freed by this thread")
+	}
+	v.freed = true
+	d.unfreed--
+	last := d.unfreed == 0
+	d.mu.Unlock()
+	if last {
+		o := d.origin
+		o.mu.Lock()
+		for i, x := range o.dups {
+			if x == d {
+				o.dups = append(o.dups[:i], o.dups[i+1:]...)
+				break
+			}
+		}
+		o.mu.Unlock()
+		d.release()
+	}
+	return nil
+}
+
+// ---- shared-memory synchronisation of the threads of one process ----
+
+// localSync is what the threads of one process share during an activation: a
+// sense-reversing barrier on atomics, and slots through which composed collectives
+// exchange buffer addresses. The last thread to arrive at a barrier runs the
+// collective's process-level part (with the other processes' last arrivers) before it
+// releases the others.
+type localSync struct {
+	n     int32
+	count atomic.Int32
+	gen   atomic.Uint32
+	eng   *Engine
+	spins int
+
+	// Written by each thread before the barrier, read by the last arriver.
+	send, recv []unsafe.Pointer
+	err        error       // the process-level part's error, read after the barrier
+	made       *threadcomm // what MPI_Comm_dup made, read after the barrier
+	scratch    []byte
+}
+
+func newLocalSync(n int, eng *Engine) *localSync {
+	return &localSync{n: int32(n), eng: eng, spins: 200,
+		send: make([]unsafe.Pointer, n), recv: make([]unsafe.Pointer, n)}
+}
+
+// run is a barrier of the process's threads; the last to arrive runs work first.
+// Every thread returns work's error.
+func (l *localSync) run(v *Comm, work func() error) error {
+	g := l.gen.Load()
+	if l.count.Add(1) == l.n {
+		l.count.Store(0)
+		l.err = nil
+		if work != nil {
+			l.err = work()
+		}
+		l.gen.Store(g + 1)
+		return l.err
+	}
+	for i := 0; l.gen.Load() == g; i++ {
+		if i >= l.spins {
+			// Oversubscribed (1024 threads on a few cores): give the core away, and
+			// keep the engine moving for other processes' sake.
+			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		}
+	}
+	return l.err
+}
+
+// threadBarrier is MPI_Barrier on a threadcomm view: the process's threads meet on
+// atomics, and the last of them joins a barrier over the processes.
+func threadBarrier(v *Comm) error {
+	tc := v.tc
+	if len(tc.base) == 2 {
+		return tc.local.run(v, nil)
+	}
+	return tc.local.run(v, func() error {
+		_, err := Barrier(Blocking, tc.proc)
+		return err
+	})
+}
+
+// procOf is the parent rank of threadcomm rank r.
+func (tc *threadcomm) procOf(r int) int { return tc.worldTo[tc.peers[r]] }
+
+// threadBcast is MPI_Bcast on a threadcomm view: the root's data goes through one
+// packed buffer per process, which the processes' last arrivers broadcast among
+// themselves; a second barrier keeps the buffer until every thread has copied it.
+func threadBcast(v *Comm, buf unsafe.Pointer, count int64, t *datatype.Type, root int) error {
+	tc, l := v.tc, v.tc.local
+	n := packedSize(count, t)
+	if n == 0 {
+		return threadBarrier(v)
+	}
+	rootProc := tc.procOf(root)
+	rootThread := int(tc.threadOf[root])
+	l.send[v.tcThread] = buf
+	err := l.run(v, func() error {
+		if cap(l.scratch) < int(n) {
+			l.scratch = make([]byte, n)
+		}
+		data := l.scratch[:n]
+		if rootProc == tc.myProc {
+			datatype.Pack(data, l.send[rootThread], count, t, 0)
+		}
+		if len(tc.base) > 2 {
+			_, err := Bcast(Blocking, unsafe.Pointer(&data[0]), n, byteType(), rootProc, tc.proc)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if v.Rank != root {
+		datatype.Unpack(l.scratch[:n], buf, count, t, 0)
+	}
+	return l.run(v, nil)
+}
+
+// localReduce folds the send buffers of the process's threads, in rank order, into a
+// new buffer laid out as count elements of t.
+func (l *localSync) localReduce(count int64, t *datatype.Type, op Reducer) (unsafe.Pointer, error) {
+	acc := tmpBuf(count, t)
+	last := len(l.send) - 1
+	copyTyped(acc, count, t, l.send[last], count, t)
+	for i := last - 1; i >= 0; i-- {
+		if err := op.Apply(l.send[i], acc, count, t); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
+}
+
+// threadReduce is MPI_Reduce on a threadcomm view: the last thread to arrive folds the
+// process's contributions in rank order, then the processes reduce their partial
+// results to the root's process (parent ranks follow threadcomm rank order, so a
+// noncommutative op sees the right order).
+func threadReduce(v *Comm, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, root int) error {
+	tc, l := v.tc, v.tc.local
+	if sbuf == InPlace {
+		sbuf = rbuf
+	}
+	l.send[v.tcThread], l.recv[v.tcThread] = sbuf, rbuf
+	rootProc := tc.procOf(root)
+	return l.run(v, func() error {
+		if count == 0 {
+			return nil
+		}
+		acc, err := l.localReduce(count, t, op)
+		if err != nil {
+			return err
+		}
+		var res unsafe.Pointer
+		if rootProc == tc.myProc {
+			res = l.recv[tc.threadOf[root]]
+		}
+		if len(tc.base) == 2 {
+			copyTyped(res, count, t, acc, count, t)
+			return nil
+		}
+		if res == nil {
+			res = tmpBuf(count, t)
+		}
+		_, err = Reduce(Blocking, acc, res, count, t, op, rootProc, tc.proc)
+		return err
+	})
+}
+
+// threadAllreduce is MPI_Allreduce on a threadcomm view: a composed reduce whose last
+// arriver also copies the result into every thread's receive buffer.
+func threadAllreduce(v *Comm, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer) error {
+	tc, l := v.tc, v.tc.local
+	if sbuf == InPlace {
+		sbuf = rbuf
+	}
+	l.send[v.tcThread], l.recv[v.tcThread] = sbuf, rbuf
+	return l.run(v, func() error {
+		if count == 0 {
+			return nil
+		}
+		acc, err := l.localReduce(count, t, op)
+		if err != nil {
+			return err
+		}
+		if len(tc.base) > 2 {
+			if _, err := Allreduce(Blocking, InPlace, acc, count, t, op, tc.proc); err != nil {
+				return err
+			}
+		}
+		for _, r := range l.recv {
+			copyTyped(r, count, t, acc, count, t)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,117 @@
+package core
+
+import (
+	"testing"
+
+	"mpix/transport"
+)
+
+// fakeThreadcomm lays out a threadcomm over world ranks with the given thread counts
+// (no runtime needed).
+func fakeThreadcomm(world []int, counts []int64, me int) *threadcomm {
+	proc := &Comm{ContextID: 8 * ctxStride}
+	proc.group = NewGroup(world)
+	tc := &threadcomm{proc: proc, myProc: me, nthreads: int(counts[me])}
+	tc.origin = tc
+	tc.layout(counts)
+	tc.handle = &Comm{tc: tc, tcThread: -1}
+	tc.handle.errh.Store(ErrhReturn)
+	return tc
+}
+
+func TestThreadcommLayout(t *testing.T) {
+	tests := []struct {
+		name      string
+		world     []int
+		counts    []int64
+		wantPeers []int
+		wantThr   []int32
+	}{
+		{"uniform", []int{0, 1}, []int64{2, 2}, []int{0, 0, 1, 1}, []int32{0, 1, 0, 1}},
+		{"uneven", []int{0, 1, 2}, []int64{1, 3, 2}, []int{0, 1, 1, 1, 2, 2}, []int32{0, 0, 1, 2, 0, 1}},
+		{"parent order, not world order", []int{5, 3}, []int64{2, 1}, []int{5, 5, 3}, []int32{0, 1, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := fakeThreadcomm(tt.world, tt.counts, 0)
+			if len(tc.peers) != len(tt.wantPeers) {
+				t.Fatalf("size %d, want %d", len(tc.peers), len(tt.wantPeers))
+			}
+			for r := range tt.wantPeers {
+				if tc.peers[r] != tt.wantPeers[r] || tc.threadOf[r] != tt.wantThr[r] {
+					t.Errorf("rank %d: (world %d, thread %d), want (%d, %d)", r, tc.peers[r], tc.threadOf[r], tt.wantPeers[r], tt.wantThr[r])
+				}
+				if p := tc.procOf(r); tt.world[p] != tt.wantPeers[r] {
+					t.Errorf("procOf(%d) = %d", r, p)
+				}
+			}
+			if tc.ctx != tc.proc.ContextID+ctxLocal {
+				t.Errorf("context %d", tc.ctx)
+			}
+		})
+	}
+}
+
+// TestThreadEnvelope checks that the thread ids a view stamps on a message give back
+// the sender's rank and match exactly the receives they should.
+func TestThreadEnvelope(t *testing.T) {
+	world, counts := []int{0, 1}, []int64{3, 2}
+	sender := fakeThreadcomm(world, counts, 1).newView(1) // rank 4: process 1, thread 1
+	recvTC := fakeThreadcomm(world, counts, 0)
+	receiver := recvTC.newView(2) // rank 2: process 0, thread 2
+	h := &transport.Header{Src: 1, Tag: 9, Context: sender.sendCtx, RecvReq: sender.threadEnvelope(2)}
+	if got := receiver.rankOf(h); got != 4 {
+		t.Fatalf("rankOf = %d, want 4", got)
+	}
+	tests := []struct {
+		name string
+		view *Comm
+		peer int
+		tag  int
+		want bool
+	}{
+		{"named source", receiver, 4, 9, true},
+		{"any source", receiver, AnySource, AnyTag, true},
+		{"other thread of the same process", receiver, 3, 9, false},
+		{"other tag", receiver, 4, 8, false},
+		{"message for another thread", recvTC.newView(1), AnySource, AnyTag, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Request{comm: tt.view, peer: tt.peer, tag: tt.tag}
+			if got := matches(r, h); got != tt.want {
+				t.Errorf("matches = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLocalSyncRun checks that the barrier's work runs once per round, before anyone
+// leaves, and that every thread sees its error.
+func TestLocalSyncRun(t *testing.T) {
+	const n, rounds = 8, 200
+	l := newLocalSync(n, nil)
+	var ran [rounds]int
+	done := make(chan error, n)
+	for g := 0; g < n; g++ {
+		go func() {
+			for i := 0; i < rounds; i++ {
+				var want error
+				if i%50 == 0 {
+					want = Errorf(ErrOther, "round %d", i)
+				}
+				err := l.run(nil, func() error { ran[i]++; return want })
+				if ran[i] != 1 || (err == nil) != (want == nil) {
+					done <- Errorf(ErrOther, "round %d: work ran %d times, err %v", i, ran[i], err)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < n; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
