@@ -343,3 +343,72 @@ func BenchmarkEagerSendRecv(b *testing.B) {
 		}
 	}
 }
+
+// memWriterEP is a memEP that can also write into the peer (process_vm_writev), or
+// fails to when writeFails is set.
+type memWriterEP struct {
+	memEP
+	writeFails bool
+	writes     int
+}
+
+//go:nocheckptr
+func (e *memWriterEP) WriteTo(peer int, addr uintptr, src []byte) error {
+	if e.writeFails {
+		return transport.ErrNoSingleCopy
+	}
+	e.writes++
+	dst := *(*unsafe.Pointer)(unsafe.Pointer(&addr)) // an address in this same process
+	copy(unsafe.Slice((*byte)(dst), len(src)), src)
+	return nil
+}
+
+// Large messages are copied by both sides (KindCoop): the receiver reads the head,
+// the sender writes the tail; when the sender cannot write, the receiver reads the
+// tail too. Below coopMin, and into a smaller buffer, the receiver copies alone.
+func TestCopyTogether(t *testing.T) {
+	bt := testByteType(t)
+	tests := []struct {
+		name       string
+		size, cap  int
+		mode       SendMode
+		writeFails bool
+		wantWrites int
+		wantErr    int
+	}{
+		{"both copy", 3*coopMin + 5, 3*coopMin + 5, ModeStandard, false, 1, 0},
+		{"both copy, synchronous", coopMin, coopMin, ModeSync, false, 1, 0},
+		{"sender cannot write", 2 * coopMin, 2 * coopMin, ModeStandard, true, 0, 0},
+		{"below the threshold", coopMin - 1, coopMin, ModeStandard, false, 0, 0},
+		{"truncated: receiver alone", 2 * coopMin, coopMin + 3, ModeStandard, false, 0, ErrTruncate},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			net := &memNet{queues: make([][]memMsg, 2), capacity: 64, maxPayload: 64, singleCopy: true}
+			comms := make([]*Comm, 2)
+			eps := make([]*memWriterEP, 2)
+			for r := range comms {
+				eps[r] = &memWriterEP{memEP: memEP{net: net, rank: r}, writeFails: tc.writeFails}
+				route := []transport.Endpoint{eps[r], eps[r]}
+				comms[r] = &Comm{ContextID: 7}
+				comms[r].init(r, NewGroup([]int{0, 1}), nil, NewEngine(r, route, 10))
+			}
+			src := pattern(tc.size, 5)
+			dst := make([]byte, tc.cap)
+			s, err := Isend(ptr(src), int64(len(src)), bt, 1, 9, comms[0], tc.mode)
+			require.NoError(t, err)
+			r, err := Irecv(ptr(dst), int64(len(dst)), bt, 0, 9, comms[1])
+			require.NoError(t, err)
+			st := waitBoth(comms, r)
+			waitBoth(comms, s)
+			require.Equal(t, tc.wantErr, st.Error)
+			n := min(tc.size, tc.cap)
+			require.Equal(t, int64(n), st.Bytes)
+			require.Equal(t, src[:n], dst[:n])
+			require.Equal(t, tc.wantWrites, eps[0].writes)
+			for _, c := range comms {
+				require.Empty(t, c.eng.pending, "requests left pending")
+			}
+		})
+	}
+}

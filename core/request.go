@@ -67,6 +67,9 @@ type Request struct {
 	received int64
 	msgSize  int64
 	scratch  []byte
+	// tailAddr is, for a receive copied together with its sender (KindCoop), the
+	// sender's address of the tail that the sender writes; received is where it starts.
+	tailAddr uintptr
 
 	// A compound request (MPI_Isendrecv) completes when its parts have; parts report
 	// to their parent.

@@ -28,12 +28,32 @@ var processVMReadv = func(pid int, local *syscall.Iovec, remote *remoteIovec) (i
 	return int(n), errno
 }
 
+// processVMWritev writes local into remote (in process pid). Tests replace it.
+var processVMWritev = func(pid int, local *syscall.Iovec, remote *remoteIovec) (int, syscall.Errno) {
+	n, _, errno := syscall.Syscall6(sysProcessVMWritev, uintptr(pid),
+		uintptr(unsafe.Pointer(local)), 1, uintptr(unsafe.Pointer(remote)), 1, 0)
+	return int(n), errno
+}
+
 // ReadFrom copies len(dst) bytes at address addr in node-local rank peer's memory
 // into dst with process_vm_readv, one copy and no involvement of the peer. It
 // returns transport.ErrNoSingleCopy for a rank on another node, or when the kernel
 // refuses (EPERM: ptrace restrictions; ENOSYS): the refusal is remembered, and later
 // reads from that peer fail at once.
 func (e *Endpoint) ReadFrom(peer int, addr uintptr, dst []byte) error {
+	return e.vmCopy(peer, addr, dst, processVMReadv, "read")
+}
+
+// WriteTo copies src to address addr in node-local rank peer's memory with
+// process_vm_writev: the sender's half of a rendezvous that sender and receiver copy
+// together (transport.Writer). Failures are those of ReadFrom.
+func (e *Endpoint) WriteTo(peer int, addr uintptr, src []byte) error {
+	return e.vmCopy(peer, addr, src, processVMWritev, "write")
+}
+
+// vmCopy moves local to or from addr in peer's memory with copy, in chunks.
+func (e *Endpoint) vmCopy(peer int, addr uintptr, dst []byte,
+	copy func(int, *syscall.Iovec, *remoteIovec) (int, syscall.Errno), what string) error {
 	li := e.localIndex(peer)
 	if li < 0 || e.noSingle[li] {
 		return transport.ErrNoSingleCopy
@@ -47,7 +67,7 @@ func (e *Endpoint) ReadFrom(peer int, addr uintptr, dst []byte) error {
 		local := syscall.Iovec{Base: &dst[done]}
 		local.SetLen(n)
 		remote := remoteIovec{base: addr + uintptr(done), len: uint64(n)}
-		got, errno := processVMReadv(pid, &local, &remote)
+		got, errno := copy(pid, &local, &remote)
 		switch {
 		case errno == syscall.EINTR:
 			continue
@@ -55,11 +75,11 @@ func (e *Endpoint) ReadFrom(peer int, addr uintptr, dst []byte) error {
 			e.noSingle[li] = true
 			return transport.ErrNoSingleCopy
 		case errno != 0:
-			return fmt.Errorf("shm: read %d bytes at %#x from rank %d (pid %d): %w",
-				n, remote.base, peer, pid, errno)
+			return fmt.Errorf("shm: %s %d bytes at %#x of rank %d (pid %d): %w",
+				what, n, remote.base, peer, pid, errno)
 		case got <= 0 || got > n:
-			return fmt.Errorf("shm: read at %#x from rank %d (pid %d) moved %d of %d bytes",
-				remote.base, peer, pid, got, n)
+			return fmt.Errorf("shm: %s at %#x of rank %d (pid %d) moved %d of %d bytes",
+				what, remote.base, peer, pid, got, n)
 		}
 		done += got
 	}

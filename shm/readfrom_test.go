@@ -155,3 +155,25 @@ func TestReadFromSelf(t *testing.T) {
 		t.Fatalf("empty read = %v", err)
 	}
 }
+
+// TestWriteToSelf writes into this process's own memory through process_vm_writev.
+func TestWriteToSelf(t *testing.T) {
+	e := heapNode(t, 2, 64, 2)[0] // both ranks have this process's pid
+	src := make([]byte, 1<<20+3)
+	fill(src, 0, 0, 3)
+	dst := make([]byte, len(src)+10)
+	err := e.WriteTo(1, uintptr(unsafe.Pointer(&dst[10])), src)
+	runtime.KeepAlive(dst)
+	if errors.Is(err, transport.ErrNoSingleCopy) {
+		t.Skip("process_vm_writev refused here (ptrace restrictions or no kernel support)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst[10:], src) || !bytes.Equal(dst[:10], make([]byte, 10)) {
+		t.Fatal("data differs")
+	}
+	if err := e.WriteTo(1, 8, make([]byte, 16)); err == nil || errors.Is(err, transport.ErrNoSingleCopy) {
+		t.Fatalf("write to an unmapped address = %v, want EFAULT", err)
+	}
+}

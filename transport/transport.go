@@ -26,11 +26,21 @@ const (
 	KindCTS                     // receiver is ready: send the data (pipelined rendezvous)
 	KindData                    // a chunk of a rendezvous message (Offset into it)
 	KindFin                     // receiver finished reading the sender's buffer (single copy)
+	// KindCoop asks the sender of a rendezvous to write the tail of its data straight
+	// into the receiver's buffer (Writer) while the receiver reads the head: two cores
+	// copy at once. Offset is the receiver's address for the tail, Size its length,
+	// SendReq the sender's request, RecvReq the receiver's.
+	KindCoop
+	// KindCoopDone answers KindCoop (RecvReq names the receiver's request): the tail is
+	// written, or, with FlagFailed, it is not and the receiver reads it itself and
+	// answers KindFin (SendReq).
+	KindCoopDone
 )
 
 // Flags qualify a message.
 const (
-	FlagSync uint8 = 1 << iota // synchronous send: acknowledge when matched
+	FlagSync   uint8 = 1 << iota // synchronous send: acknowledge when matched
+	FlagFailed                   // KindCoopDone: the sender could not write
 )
 
 // Header is the fixed part of every message, 48 bytes.
@@ -60,6 +70,15 @@ var ErrNoSingleCopy = errors.New("transport: single-copy read not available")
 
 // DeliverFunc receives one arrived message. payload is valid only during the call.
 type DeliverFunc func(h *Header, payload []byte)
+
+// Writer is an Endpoint that can also write into a peer's memory (shm's
+// process_vm_writev), so that sender and receiver of a large message copy halves of
+// it at the same time.
+type Writer interface {
+	// WriteTo copies src to address addr in process peer's memory. It returns
+	// ErrNoSingleCopy where that is not possible.
+	WriteTo(peer int, addr uintptr, src []byte) error
+}
 
 // Endpoint is one transport context.
 type Endpoint interface {
