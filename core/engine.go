@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -51,7 +52,10 @@ type Engine struct {
 	vci         int       // this engine's index among the process's VCIs
 	all         []*Engine // every VCI of the process, for global progress
 	globalEvery int       // own empty polls between rounds of global progress (0: never)
-	_           [64]byte
+	// owned: a single-thread communicator owns this VCI and uses it without the lock
+	// (vcihints.go); other threads' global progress leaves it alone.
+	owned atomic.Bool
+	_     [64]byte
 }
 
 // lock takes the VCI's lock and counts it.
@@ -420,6 +424,9 @@ func (e *Engine) progress() int {
 
 // Progress makes one round of progress.
 func (e *Engine) Progress() int {
+	if e.owned.Load() {
+		return e.progress() // only the owning thread gets here
+	}
 	e.lock()
 	defer e.mu.Unlock()
 	return e.progress()
@@ -455,7 +462,7 @@ func (e *Engine) progressOthers() int {
 	n := 0
 	for _, o := range e.all {
 		if o != e {
-			n += o.Progress()
+			n += o.progressShared()
 		}
 	}
 	return n
