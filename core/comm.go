@@ -45,6 +45,7 @@ type Comm struct {
 	// communicator will get its own).
 	eng  *Engine
 	vr   vciRoute // VCIs of point-to-point traffic when hints spread it (vcihints.go)
+	ep   *epInfo  // an endpoint of an endpoints communicator (endpoints.go), else nil
 	errh atomic.Pointer[Errhandler]
 
 	// arena is the shared memory of node-local collectives (collshm.go).

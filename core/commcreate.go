@@ -177,6 +177,9 @@ func (s *schedule) xferInts(send bool, v *Comm, peer int, vals []int64, tagSet b
 // runInternal runs a creation schedule on c's internal context in the given mode
 // (Blocking or Nonblocking); build appends its stages.
 func runInternal(m CollMode, c *Comm, tag int, ownTag bool, build func(s *schedule)) (*Request, error) {
+	if c.ep != nil {
+		return nil, Errorf(ErrComm, "communicator constructors are not supported on an endpoints communicator")
+	}
 	view := c.internal
 	if !ownTag {
 		tag = view.collTag()

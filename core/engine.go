@@ -135,7 +135,8 @@ func (e *Engine) startSend(r *Request, dst int) error {
 	}
 	size := packedSize(r.count, r.dtype)
 	h := &e.hdr
-	*h = transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.sendCtx, Size: size}
+	ctx, srcEP := r.comm.envelope(r.peer)
+	*h = transport.Header{Src: int32(e.self), SrcEP: srcEP, Tag: int32(r.tag), Context: ctx, Size: size}
 	if size <= int64(ep.MaxPayload()) {
 		h.Kind = transport.KindEager
 		if r.mode == ModeSync {
@@ -274,7 +275,7 @@ func matches(r *Request, h *transport.Header) bool {
 	if r.tag != AnyTag && int32(r.tag) != h.Tag {
 		return false
 	}
-	return r.peer == AnySource || int32(r.comm.peers[r.peer]) == h.Src
+	return r.peer == AnySource || int32(r.comm.peers[r.peer]) == h.Src && r.comm.sameEndpoint(r.peer, h)
 }
 
 // startRecv posts r or matches it with a message that already arrived (under e.mu).
@@ -345,7 +346,7 @@ func (e *Engine) matched(r *Request, h *transport.Header, payload []byte) {
 	capacity := packedSize(r.count, r.dtype)
 	n := min(h.Size, capacity)
 	r.msgSize = h.Size
-	r.status = Status{Source: r.comm.rankOfWorld(int(h.Src)), Tag: int(h.Tag), Bytes: n}
+	r.status = Status{Source: r.comm.sourceOf(h), Tag: int(h.Tag), Bytes: n}
 	if h.Size > capacity {
 		r.status.Error = ErrTruncate
 	}

@@ -65,7 +65,7 @@ var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
 // newSend makes a send request (not started).
 func newSend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm *Comm, mode SendMode) *Request {
 	r := newRequest(reqSend)
-	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.sendEng(tag)
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.sendEng(dest, tag)
 	t.Ref()
 	return r
 }
@@ -115,7 +115,7 @@ func Send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm
 		return err
 	}
 	r := getBlocking(reqSend)
-	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.sendEng(tag)
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.sendEng(dest, tag)
 	t.Ref()
 	err := r.start()
 	if err == nil && !r.Done() {
@@ -313,7 +313,7 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 	e.progress()
 	for _, u := range e.unexpected {
 		if matches(probe, &u.hdr) {
-			return true, Status{Source: comm.rankOfWorld(int(u.hdr.Src)), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
+			return true, Status{Source: comm.sourceOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
 		}
 	}
 	return false, Status{}, nil
@@ -381,7 +381,7 @@ func Improbe(source, tag int, comm *Comm) (*Message, Status, error) {
 			e.unexpected = append(e.unexpected[:i], e.unexpected[i+1:]...)
 			m := &Message{msg: u, comm: comm, eng: e}
 			m.Handle = messages.Add(m)
-			return m, Status{Source: comm.rankOfWorld(int(u.hdr.Src)), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
+			return m, Status{Source: comm.sourceOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
 		}
 	}
 	return nil, Status{}, nil
@@ -434,7 +434,7 @@ func Isendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, st
 	parent := newRequest(reqRecv)
 	// The parent waits on the receive's VCI; a send on another VCI of a spread
 	// communicator that needs progress gets it from the wait's global rounds.
-	reng, seng := comm.recvEng(source, rtag), comm.sendEng(stag)
+	reng, seng := comm.recvEng(source, rtag), comm.sendEng(dest, stag)
 	parent.eng, parent.comm, parent.active = reng, comm, true
 	parent.parts.Store(2)
 	recv := newInternalRequest(reqRecv)

@@ -139,8 +139,11 @@ func (rt *vciRoute) pick(src, tag int) *Engine {
 	return rt.set[uint(k)%uint(len(rt.set))]
 }
 
-// sendEng is the VCI of a send with tag tag on c.
-func (c *Comm) sendEng(tag int) *Engine {
+// sendEng is the VCI of a send to dest with tag tag on c.
+func (c *Comm) sendEng(dest, tag int) *Engine {
+	if c.ep != nil && dest >= 0 { // an endpoint sends on the destination endpoint's VCI
+		return c.ep.engs[c.ep.idx[dest]]
+	}
 	if c.vr.set == nil {
 		return c.eng
 	}
@@ -150,7 +153,7 @@ func (c *Comm) sendEng(tag int) *Engine {
 // recvEng is the VCI of a receive (or probe) from source with tag tag on c, once
 // checkSpreadWildcards has accepted them.
 func (c *Comm) recvEng(source, tag int) *Engine {
-	if c.vr.set == nil || source == ProcNull {
+	if c.vr.set == nil || source == ProcNull || c.ep != nil {
 		return c.eng
 	}
 	return c.vr.pick(source, tag)

@@ -65,7 +65,7 @@ func TestSpreadPick(t *testing.T) {
 		}
 		sender := &Comm{Rank: tt.src, vr: rt}
 		recv := &Comm{vr: rt}
-		if s, r := sender.sendEng(tt.tag), recv.recvEng(tt.src, tt.tag); s != r {
+		if s, r := sender.sendEng(0, tt.tag), recv.recvEng(tt.src, tt.tag); s != r {
 			t.Errorf("by %d, (%d, %d): sender uses VCI %d, receiver VCI %d", tt.by, tt.src, tt.tag, s.vci, r.vci)
 		}
 	}
