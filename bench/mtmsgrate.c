@@ -6,6 +6,9 @@
  * MODE       everywhere  one thread per process (run THREADS*2 processes, or 1)
  *            ser_comm    THREADS threads per process, all on MPI_COMM_WORLD (tag = thread)
  *            par_comm    a communicator (MPI_Comm_dup) per thread
+ *            par_comm_st par_comm with the hint mpix_assert_single_thread: mpix then
+ *                        skips the VCI locks (Figure 12's "no locks"); other
+ *                        libraries ignore the hint
  *            endpoints   an endpoint (MPIX_Comm_create_endpoints) per thread; mpix only
  * LEVEL      single or multiple: the level asked of MPI_Init_thread (single only with
  *            one thread)
@@ -135,6 +138,13 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "par_comm") == 0) {
         for (int i = 0; i < threads; i++)
             MPI_Comm_dup(MPI_COMM_WORLD, &comms[i]);
+    } else if (strcmp(mode, "par_comm_st") == 0) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "mpix_assert_single_thread", "true");
+        for (int i = 0; i < threads; i++)
+            MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comms[i]);
+        MPI_Info_free(&info);
     } else if (strcmp(mode, "endpoints") == 0) {
 #ifdef MPIX_HAVE_ENDPOINTS
         MPIX_Comm_create_endpoints(MPI_COMM_WORLD, threads, MPI_INFO_NULL, comms);
@@ -165,7 +175,7 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("mtrate %s %d %s %d %.4f\n", mode, threads, argv[3], size,
                    (double)streams * windows * window / slowest / 1e6);
-        if (strcmp(mode, "par_comm") == 0 || strcmp(mode, "endpoints") == 0)
+        if (strncmp(mode, "par_comm", 8) == 0 || strcmp(mode, "endpoints") == 0)
             for (int i = 0; i < threads; i++)
                 MPI_Comm_free(&comms[i]);
     }
