@@ -149,7 +149,7 @@ func impl_MPI_Testall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C
 	if err != nil {
 		return err
 	}
-	core.Progress()
+	core.ProgressFor(rs)
 	if !allDone(rs) {
 		setFlag(flag, false)
 		return nil
@@ -210,7 +210,7 @@ func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 		return nil
 	}
 	if i < 0 {
-		core.WaitUntil(func() bool { i, _ = anyDone(rs); return i >= 0 })
+		core.WaitUntilFor(rs, func() bool { i, _ = anyDone(rs); return i >= 0 })
 	}
 	return takeAny(rs, hs, i, index, status)
 }
@@ -220,7 +220,7 @@ func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 	if err != nil {
 		return err
 	}
-	core.Progress()
+	core.ProgressFor(rs)
 	i, active := anyDone(rs)
 	if !active {
 		setFlag(flag, true)
@@ -294,7 +294,7 @@ func impl_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 		return nil
 	}
 	if i < 0 {
-		core.WaitUntil(func() bool { i, _ = anyDone(rs); return i >= 0 })
+		core.WaitUntilFor(rs, func() bool { i, _ = anyDone(rs); return i >= 0 })
 	}
 	return collectSome(rs, hs, outcount, indices, statuses, incount, true)
 }
@@ -304,7 +304,7 @@ func impl_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 	if err != nil {
 		return err
 	}
-	core.Progress()
+	core.ProgressFor(rs)
 	if _, active := anyDone(rs); !active {
 		*outcount = C.MPI_UNDEFINED
 		return nil
@@ -362,7 +362,7 @@ func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 	if err != nil {
 		return err
 	}
-	core.Progress()
+	core.ProgressFor(rs)
 	if !allDone(rs) {
 		setFlag(flag, false)
 		return nil
@@ -387,7 +387,7 @@ func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 	if err != nil {
 		return err
 	}
-	core.Progress()
+	core.ProgressFor(rs)
 	i, active := anyDone(rs)
 	switch {
 	case !active:
@@ -411,7 +411,7 @@ func impl_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, reqs *C.MP
 	if err != nil {
 		return err
 	}
-	core.Progress()
+	core.ProgressFor(rs)
 	if _, active := anyDone(rs); !active {
 		*outcount = C.MPI_UNDEFINED
 		return nil

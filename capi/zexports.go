@@ -1439,6 +1439,7 @@ var funcNames = [numFuncs]string{
 
 // funcImplemented says which procedures have an implementation.
 var funcImplemented = [numFuncs]bool{
+	fnMPIX_Comm_create_endpoints:       true,
 	fnMPIX_Comm_test_threadcomm:        true,
 	fnMPIX_Threadcomm_finish:           true,
 	fnMPIX_Threadcomm_free:             true,
@@ -1506,6 +1507,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Comm_call_errhandler:         true,
 	fnMPI_Comm_compare:                 true,
 	fnMPI_Comm_create:                  true,
+	fnMPI_Comm_create_endpoints:        true,
 	fnMPI_Comm_create_errhandler:       true,
 	fnMPI_Comm_create_from_group:       true,
 	fnMPI_Comm_create_group:            true,
@@ -1905,7 +1907,21 @@ var funcImplemented = [numFuncs]bool{
 //export mpixgo_MPIX_Comm_create_endpoints
 func mpixgo_MPIX_Comm_create_endpoints(ctx *C.mpix_ctx, parent_comm C.MPI_Comm, my_num_ep C.int, info C.MPI_Info, out_comm_handles *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPIX_Comm_create_endpoints, &rc)
-	return raise(fnMPIX_Comm_create_endpoints, nil, errNotImplemented(fnMPIX_Comm_create_endpoints))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Comm_create_endpoints, nil, err)
+	}
+	parent_commObj, err := lookupComm(ctx, int32(parent_comm))
+	if err != nil {
+		return raise(fnMPIX_Comm_create_endpoints, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPIX_Comm_create_endpoints, parent_commObj, err)
+	}
+	if err := impl_MPIX_Comm_create_endpoints(ctx, parent_commObj, my_num_ep, infoObj, out_comm_handles); err != nil {
+		return raise(fnMPIX_Comm_create_endpoints, parent_commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Comm_test_threadcomm
@@ -3475,7 +3491,21 @@ func mpixgo_MPI_Comm_create(ctx *C.mpix_ctx, comm C.MPI_Comm, group C.MPI_Group,
 //export mpixgo_MPI_Comm_create_endpoints
 func mpixgo_MPI_Comm_create_endpoints(ctx *C.mpix_ctx, parent_comm C.MPI_Comm, my_num_ep C.int, info C.MPI_Info, out_comm_handles *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_create_endpoints, &rc)
-	return raise(fnMPI_Comm_create_endpoints, nil, errNotImplemented(fnMPI_Comm_create_endpoints))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_create_endpoints, nil, err)
+	}
+	parent_commObj, err := lookupComm(ctx, int32(parent_comm))
+	if err != nil {
+		return raise(fnMPI_Comm_create_endpoints, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Comm_create_endpoints, parent_commObj, err)
+	}
+	if err := impl_MPI_Comm_create_endpoints(ctx, parent_commObj, my_num_ep, infoObj, out_comm_handles); err != nil {
+		return raise(fnMPI_Comm_create_endpoints, parent_commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_create_errhandler

@@ -44,6 +44,8 @@ type Comm struct {
 	// eng is the stream this communicator's messages use (the seam for VCIs: each
 	// communicator will get its own).
 	eng  *Engine
+	vr   vciRoute // VCIs of point-to-point traffic when hints spread it (vcihints.go)
+	ep   *epInfo  // an endpoint of an endpoints communicator (endpoints.go), else nil
 	errh atomic.Pointer[Errhandler]
 
 	// arena is the shared memory of node-local collectives (collshm.go).
@@ -164,6 +166,7 @@ func newComm(ctx, sendCtx uint32, rank int, local, remote *Group, eng *Engine, i
 	c.info = info
 	c.errh.Store(ErrhFatal)
 	if vcis != nil {
+		disownFor(eng) // made on an owned VCI by its owner: it is shared from now on
 		vcis.Acquire(eng.vci)
 	}
 	c.Handle = comms.Add(c)

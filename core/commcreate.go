@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sort"
 	"unsafe"
-
-	"mpix/vci"
 )
 
 // Communicator creation. Every constructor is a schedule on the parent's internal
@@ -136,31 +134,18 @@ func allocContext(s *schedule, c *Comm, done func(id uint32) error) {
 	})
 }
 
-// allocContextVCI is allocContext for a communicator that gets a VCI of its own: the
-// members first agree on a VCI that none of them uses yet (the fallback VCI 0 if there
-// is none), then on a context; done receives both.
-func allocContextVCI(s *schedule, c *Comm, done func(id uint32, eng *Engine) error) {
+// allocContextVCI is allocContext for a communicator that gets VCIs of its own: the
+// members first agree on its VCIs (one that none of them uses yet, the fallback VCI
+// 0 if there is none, or what its hints ask for: vcihints.go), then on a context;
+// done receives both. The communicator done makes must be given the rest of the
+// plan with apply.
+func allocContextVCI(s *schedule, c *Comm, h vciHints, done func(id uint32, p *vciPlan) error) {
 	if vcis == nil || vcis.Len() == 1 {
-		allocContext(s, c, func(id uint32) error { return done(id, c.eng) })
+		allocContext(s, c, func(id uint32) error { return done(id, planFor(c.eng)) })
 		return
 	}
-	words := vci.Words(vcis.Len())
-	mine := make([]int64, words)
-	for i, w := range vcis.FreeMask() {
-		mine[i] = int64(w)
-	}
-	agreed := make([]int64, words)
-	agree(s, c, mine, func(acc, x []int64) {
-		for i := range acc {
-			acc[i] &= x[i]
-		}
-	}, agreed, func() error {
-		mask := make([]uint64, words)
-		for i, w := range agreed {
-			mask[i] = uint64(w)
-		}
-		v := vci.Choose(mask)
-		allocContext(s, c, func(id uint32) error { return done(id, engines[v]) })
+	agreeVCIs(s, c, h, func(p *vciPlan) error {
+		allocContext(s, c, func(id uint32) error { return done(id, p) })
 		return nil
 	})
 }
@@ -192,6 +177,9 @@ func (s *schedule) xferInts(send bool, v *Comm, peer int, vals []int64, tagSet b
 // runInternal runs a creation schedule on c's internal context in the given mode
 // (Blocking or Nonblocking); build appends its stages.
 func runInternal(m CollMode, c *Comm, tag int, ownTag bool, build func(s *schedule)) (*Request, error) {
+	if c.ep != nil {
+		return nil, Errorf(ErrComm, "communicator constructors are not supported on an endpoints communicator")
+	}
 	view := c.internal
 	if !ownTag {
 		tag = view.collTag()
@@ -232,8 +220,9 @@ func Dup(m CollMode, c *Comm, info *Info, withInfo bool, out CommResult) (*Reque
 	}
 	info = info.copyUnregistered()
 	return runInternal(m, c, 0, false, func(s *schedule) {
-		allocContextVCI(s, c, func(id uint32, eng *Engine) error {
-			nc := newComm(id, id, c.Rank, c.group, c.remote, eng, info)
+		allocContextVCI(s, c, parseVCIHints(info), func(id uint32, p *vciPlan) error {
+			nc := newComm(id, id, c.Rank, c.group, c.remote, p.base, info)
+			p.apply(nc)
 			copyTopo(c, nc) // a duplicate keeps the virtual topology
 			return out(nc)
 		})
@@ -254,8 +243,9 @@ func Split(c *Comm, color, key int, info *Info) (*Comm, error) {
 		all := make([]int64, 2*c.Size)
 		allgatherInts(s, c.internal, []int64{int64(color), int64(key)}, all)
 		s.then(func() error {
-			allocContextVCI(s, c, func(id uint32, eng *Engine) error {
+			allocContextVCI(s, c, parseVCIHints(info), func(id uint32, p *vciPlan) error {
 				if color == Undefined {
+					disownPlan(p) // nothing to own here
 					return nil
 				}
 				type member struct{ key, rank int }
@@ -274,7 +264,8 @@ func Split(c *Comm, color, key int, info *Info) (*Comm, error) {
 						me = i
 					}
 				}
-				result = newComm(id, id, me, NewGroup(ranks), nil, eng, info.copyUnregistered())
+				result = newComm(id, id, me, NewGroup(ranks), nil, p.base, info.copyUnregistered())
+				p.apply(result)
 				return nil
 			})
 			return nil
@@ -296,9 +287,10 @@ func Create(c *Comm, g *Group) (*Comm, error) {
 	}
 	var result *Comm
 	_, err := runInternal(Blocking, c, 0, false, func(s *schedule) {
-		allocContextVCI(s, c, func(id uint32, eng *Engine) error {
+		allocContextVCI(s, c, noHints, func(id uint32, p *vciPlan) error {
 			if me := g.Rank(); me != Undefined {
-				result = newComm(id, id, me, g, nil, eng, nil)
+				result = newComm(id, id, me, g, nil, p.base, nil)
+				p.apply(result)
 			}
 			return nil
 		})
@@ -325,19 +317,20 @@ func CreateGroup(c *Comm, g *Group, tag int) (*Comm, error) {
 			return nil, Errorf(ErrGroup, "the group has a process (world rank %d) that is not in the communicator", w)
 		}
 	}
-	return createOverGroup(c.internal.ContextID, g, me, tag, c.eng)
+	return createOverGroup(c.internal.ContextID, g, me, tag, c.eng, nil)
 }
 
 // createOverGroup makes a communicator for g's members, bootstrapping the agreement
-// on context ctx with the given tag.
-func createOverGroup(ctx uint32, g *Group, me, tag int, eng *Engine) (*Comm, error) {
+// on context ctx with the given tag; info (nil for none) becomes its hints.
+func createOverGroup(ctx uint32, g *Group, me, tag int, eng *Engine, info *Info) (*Comm, error) {
 	tmp := &Comm{ContextID: ctx}
 	tmp.init(me, g, nil, eng)
 	tmp.internal = tmp // the bootstrap exchanges run on ctx itself
 	var result *Comm
 	_, err := runInternal(Blocking, tmp, tag, true, func(s *schedule) {
-		allocContextVCI(s, tmp, func(id uint32, veng *Engine) error {
-			result = newComm(id, id, me, g, nil, veng, nil)
+		allocContextVCI(s, tmp, parseVCIHints(info), func(id uint32, p *vciPlan) error {
+			result = newComm(id, id, me, g, nil, p.base, info.copyUnregistered())
+			p.apply(result)
 			return nil
 		})
 	})
@@ -355,11 +348,7 @@ func CreateFromGroup(g *Group, stringTag string, info *Info) (*Comm, error) {
 	h := fnv.New32a()
 	h.Write([]byte(stringTag))
 	tag := int(h.Sum32() & 0x3fffffff)
-	c, err := createOverGroup(CommWorld.internal.ContextID, g, me, tag, CommWorld.eng)
-	if err == nil {
-		c.info = info.copyUnregistered()
-	}
-	return c, err
+	return createOverGroup(CommWorld.internal.ContextID, g, me, tag, CommWorld.eng, info)
 }
 
 // IntercommCreate is MPI_Intercomm_create: each group agrees on its own context over
@@ -485,9 +474,10 @@ func IntercommMerge(c *Comm, high bool) (*Comm, error) {
 			} else {
 				ranks = slices.Concat(c.remote.ranks, c.group.ranks)
 			}
-			allocContextVCI(s, c, func(id uint32, eng *Engine) error {
+			allocContextVCI(s, c, noHints, func(id uint32, p *vciPlan) error {
 				g := NewGroup(ranks)
-				result = newComm(id, id, g.Rank(), g, nil, eng, nil)
+				result = newComm(id, id, g.Rank(), g, nil, p.base, nil)
+				p.apply(result)
 				return nil
 			})
 			return nil
@@ -511,9 +501,7 @@ func (c *Comm) Free() error {
 	unpublishComm(c)
 	comms.Remove(c.Handle)
 	c.closeArena()
-	if vcis != nil {
-		vcis.Release(c.eng.vci)
-	}
+	c.releaseVCIs()
 	if e := c.errh.Swap(nil); e != nil {
 		e.Release()
 	}

@@ -52,7 +52,10 @@ type Engine struct {
 	vci         int       // this engine's index among the process's VCIs
 	all         []*Engine // every VCI of the process, for global progress
 	globalEvery int       // own empty polls between rounds of global progress (0: never)
-	_           [64]byte
+	// owned: a single-thread communicator owns this VCI and uses it without the lock
+	// (vcihints.go); other threads' global progress leaves it alone.
+	owned atomic.Bool
+	_     [64]byte
 }
 
 // lock takes the VCI's lock and counts it.
@@ -66,6 +69,15 @@ func (e *Engine) lock() {
 
 // unlock publishes whether C may bypass the engine, then releases the VCI's lock.
 func (e *Engine) unlock() {
+	e.publishIdle()
+	if raceEnabled {
+		e.raceSync.Store(0)
+	}
+	e.sh.unlock()
+}
+
+// publishIdle tells C's fast path what the engine holds (vciShared.Idle).
+func (e *Engine) publishIdle() {
 	idle := uint32(0)
 	if len(e.posted) == 0 && len(e.unexpected) == 0 && len(e.pending) == 0 && len(e.scheds) == 0 {
 		idle |= idleRecv
@@ -74,10 +86,6 @@ func (e *Engine) unlock() {
 		idle |= idleSend
 	}
 	e.sh.Idle = idle
-	if raceEnabled {
-		e.raceSync.Store(0)
-	}
-	e.sh.unlock()
 }
 
 // unexpected is a message that arrived before its receive was posted.
@@ -152,7 +160,8 @@ func (e *Engine) startSend(r *Request, dst int) error {
 	}
 	size := packedSize(r.count, r.dtype)
 	h := &e.hdr
-	*h = transport.Header{Src: int32(e.self), Tag: int32(r.tag), Context: r.comm.sendCtx, Size: size}
+	ctx, srcEP := r.comm.envelope(r.peer)
+	*h = transport.Header{Src: int32(e.self), SrcEP: srcEP, Tag: int32(r.tag), Context: ctx, Size: size}
 	if r.comm.peerThread != nil {
 		// Threadcomm: thread indices ride in RecvReq, which eager and RTS messages
 		// do not otherwise use (threadcomm.go).
@@ -299,7 +308,7 @@ func matches(r *Request, h *transport.Header) bool {
 	if r.comm.peerThread != nil && !threadMatch(r, h) {
 		return false
 	}
-	return r.peer == AnySource || int32(r.comm.peers[r.peer]) == h.Src
+	return r.peer == AnySource || int32(r.comm.peers[r.peer]) == h.Src && r.comm.sameEndpoint(r.peer, h)
 }
 
 // startRecv posts r or matches it with a message that already arrived (under e.mu).
@@ -378,7 +387,7 @@ func (e *Engine) matched(r *Request, h *transport.Header, payload []byte) {
 	capacity := packedSize(r.count, r.dtype)
 	n := min(h.Size, capacity)
 	r.msgSize = h.Size
-	r.status = Status{Source: r.comm.rankOf(h), Tag: int(h.Tag), Bytes: n}
+	r.status = Status{Source: r.comm.sourceOf(h), Tag: int(h.Tag), Bytes: n}
 	if h.Size > capacity {
 		r.status.Error = ErrTruncate
 	}
@@ -527,6 +536,9 @@ func (e *Engine) progress() int {
 
 // Progress makes one round of progress.
 func (e *Engine) Progress() int {
+	if e.owned.Load() {
+		return e.progress() // only the owning thread gets here
+	}
 	e.lock()
 	defer e.unlock()
 	return e.progress()
@@ -562,7 +574,7 @@ func (e *Engine) progressOthers() int {
 	n := 0
 	for _, o := range e.all {
 		if o != e {
-			n += o.Progress()
+			n += o.progressShared()
 		}
 	}
 	return n

@@ -113,10 +113,15 @@ func setFastPath(on bool) {
 // publishComm makes a communicator's descriptor visible to C.
 func publishComm(c *Comm) {
 	d := commSlot(c.Handle)
-	if d == nil || c.eng == nil {
+	if d == nil {
 		return
 	}
 	atomic.StoreUint32(&d.Live, 0)
+	// Communicators whose messages do not all travel on one VCI with one context
+	// (spread by hints, endpoints, threadcomms) always take the Go path.
+	if c.eng == nil || c.vr.set != nil || c.ep != nil || c.tc != nil {
+		return
+	}
 	d.Ctx, d.SendCtx, d.Rank, d.Size = c.ContextID, c.sendCtx, int32(c.Rank), int32(len(c.peers))
 	d.VCI = uintptr(unsafe.Pointer(c.eng.sh))
 	d.Peers = 0

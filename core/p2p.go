@@ -56,7 +56,7 @@ func checkRecvArgs(count int64, t *datatype.Type, source, tag int, comm *Comm) e
 	if tag != AnyTag && (tag < 0 || tag > TagUB) {
 		return Errorf(ErrTag, "invalid tag %d (valid: 0..%d or MPI_ANY_TAG)", tag, TagUB)
 	}
-	return nil
+	return comm.checkSpreadWildcards(source, tag)
 }
 
 // procNullStatus is the status of a receive from MPI_PROC_NULL.
@@ -65,7 +65,7 @@ var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
 // newSend makes a send request (not started).
 func newSend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm *Comm, mode SendMode) *Request {
 	r := newRequest(reqSend)
-	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.eng
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.sendEng(dest, tag)
 	t.Ref()
 	return r
 }
@@ -73,7 +73,7 @@ func newSend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, c
 // newRecv makes a receive request (not started).
 func newRecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, comm *Comm) *Request {
 	r := newRequest(reqRecv)
-	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.eng = buf, count, t, source, tag, comm, comm.eng
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.eng = buf, count, t, source, tag, comm, comm.recvEng(source, tag)
 	t.Ref()
 	return r
 }
@@ -95,17 +95,17 @@ func (r *Request) start() error {
 			r.complete(emptyStatus)
 			return err
 		}
-		r.eng.lock()
-		defer r.eng.unlock()
+		locked := r.eng.enter()
+		defer r.eng.exit(locked)
 		return r.eng.startSend(r, r.comm.peerWorld(r.peer))
 	}
 	if r.peer == ProcNull {
 		r.complete(procNullStatus)
 		return nil
 	}
-	r.eng.lock()
+	locked := r.eng.enter()
 	r.eng.startRecv(r)
-	r.eng.unlock()
+	r.eng.exit(locked)
 	return nil
 }
 
@@ -115,7 +115,7 @@ func Send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm
 		return err
 	}
 	r := getBlocking(reqSend)
-	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.eng
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.sendEng(dest, tag)
 	t.Ref()
 	err := r.start()
 	if err == nil && !r.Done() {
@@ -138,7 +138,7 @@ func Recv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, co
 		return Status{}, err
 	}
 	r := getBlocking(reqRecv)
-	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.eng = buf, count, t, source, tag, comm, comm.eng
+	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.eng = buf, count, t, source, tag, comm, comm.recvEng(source, tag)
 	t.Ref()
 	r.start()
 	if !r.Done() {
@@ -254,7 +254,7 @@ func PeekStatus(r *Request) (bool, Status) {
 func Progress() int {
 	n := 0
 	for _, e := range engines {
-		n += e.Progress()
+		n += e.progressShared()
 	}
 	return n
 }
@@ -284,8 +284,8 @@ func Cancel(r *Request) {
 		return
 	}
 	e := r.eng
-	e.lock()
-	defer e.unlock()
+	locked := e.enter()
+	defer e.exit(locked)
 	for i, p := range e.posted {
 		if p == r {
 			e.posted = append(e.posted[:i], e.posted[i+1:]...)
@@ -303,14 +303,17 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 	if source == ProcNull {
 		return true, procNullStatus, nil
 	}
+	if err := comm.checkSpreadWildcards(source, tag); err != nil {
+		return false, Status{}, err
+	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
-	e := comm.eng
-	e.lock()
-	defer e.unlock()
+	e := comm.recvEng(source, tag)
+	locked := e.enter()
+	defer e.exit(locked)
 	e.progress()
 	for _, u := range e.unexpected {
 		if matches(probe, &u.hdr) {
-			return true, Status{Source: comm.rankOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
+			return true, Status{Source: comm.sourceOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
 		}
 	}
 	return false, Status{}, nil
@@ -321,7 +324,7 @@ func Probe(source, tag int, comm *Comm) (Status, error) {
 	var st Status
 	var err error
 	found := false
-	comm.eng.wait(func() bool {
+	comm.recvEng(source, tag).wait(func() bool {
 		found, st, err = Iprobe(source, tag, comm)
 		return found || err != nil
 	})
@@ -333,6 +336,7 @@ type Message struct {
 	Handle int32
 	msg    *unexpected
 	comm   *Comm
+	eng    *Engine
 	noProc bool
 }
 
@@ -364,17 +368,20 @@ func Improbe(source, tag int, comm *Comm) (*Message, Status, error) {
 	if source == ProcNull {
 		return noProcMessage, procNullStatus, nil
 	}
+	if err := comm.checkSpreadWildcards(source, tag); err != nil {
+		return nil, Status{}, err
+	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
-	e := comm.eng
-	e.lock()
-	defer e.unlock()
+	e := comm.recvEng(source, tag)
+	locked := e.enter()
+	defer e.exit(locked)
 	e.progress()
 	for i, u := range e.unexpected {
 		if matches(probe, &u.hdr) {
 			e.unexpected = append(e.unexpected[:i], e.unexpected[i+1:]...)
-			m := &Message{msg: u, comm: comm}
+			m := &Message{msg: u, comm: comm, eng: e}
 			m.Handle = messages.Add(m)
-			return m, Status{Source: comm.rankOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
+			return m, Status{Source: comm.sourceOf(&u.hdr), Tag: int(u.hdr.Tag), Bytes: u.hdr.Size}, nil
 		}
 	}
 	return nil, Status{}, nil
@@ -385,7 +392,7 @@ func Mprobe(source, tag int, comm *Comm) (*Message, Status, error) {
 	var m *Message
 	var st Status
 	var err error
-	comm.eng.wait(func() bool {
+	comm.recvEng(source, tag).wait(func() bool {
 		m, st, err = Improbe(source, tag, comm)
 		return m != nil || err != nil
 	})
@@ -405,10 +412,11 @@ func Imrecv(buf unsafe.Pointer, count int64, t *datatype.Type, m *Message) (*Req
 	messages.Remove(m.Handle)
 	r := newRecv(buf, count, t, AnySource, AnyTag, m.comm)
 	r.active = true
-	e := m.comm.eng
-	e.lock()
+	e := m.eng // the VCI the message arrived on
+	r.eng = e
+	locked := e.enter()
 	e.matched(r, &m.msg.hdr, m.msg.payload)
-	e.unlock()
+	e.exit(locked)
 	return r, nil
 }
 
@@ -424,12 +432,15 @@ func Isendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, st
 		return nil, err
 	}
 	parent := newRequest(reqRecv)
-	parent.eng, parent.comm, parent.active = comm.eng, comm, true
+	// The parent waits on the receive's VCI; a send on another VCI of a spread
+	// communicator that needs progress gets it from the wait's global rounds.
+	reng, seng := comm.recvEng(source, rtag), comm.sendEng(dest, stag)
+	parent.eng, parent.comm, parent.active = reng, comm, true
 	parent.parts.Store(2)
 	recv := newInternalRequest(reqRecv)
-	recv.buf, recv.count, recv.dtype, recv.peer, recv.tag, recv.comm, recv.eng, recv.parent = rbuf, rcount, rtype, source, rtag, comm, comm.eng, parent
+	recv.buf, recv.count, recv.dtype, recv.peer, recv.tag, recv.comm, recv.eng, recv.parent = rbuf, rcount, rtype, source, rtag, comm, reng, parent
 	send := newInternalRequest(reqSend)
-	send.buf, send.count, send.dtype, send.peer, send.tag, send.comm, send.eng, send.parent = sbuf, scount, stype, dest, stag, comm, comm.eng, parent
+	send.buf, send.count, send.dtype, send.peer, send.tag, send.comm, send.eng, send.parent = sbuf, scount, stype, dest, stag, comm, seng, parent
 	if replace {
 		send.scratch = make([]byte, packedSize(scount, stype))
 		datatype.Pack(send.scratch, sbuf, scount, stype, 0)

@@ -227,7 +227,7 @@ const (
 // persistent collective it runs again at every MPI_Start, so it must not capture state
 // that the previous run changed.
 func runColl(m CollMode, c *Comm, build func(s *schedule) error) (*Request, error) {
-	view := c.coll
+	view := c.coll // its VCI is c's, except on an endpoints communicator
 	s := newSchedule(view, view.collTag())
 	switch m {
 	case Blocking:
@@ -235,12 +235,12 @@ func runColl(m CollMode, c *Comm, build func(s *schedule) error) (*Request, erro
 			return nil, err
 		}
 		s.req = getBlocking(reqColl)
-		s.req.eng = c.eng
+		s.req.eng = view.eng
 		if err := s.start(); err != nil {
 			return nil, err
 		}
 		if !s.req.Done() {
-			c.eng.wait(s.req.Done)
+			view.eng.wait(s.req.Done)
 		}
 		st := s.req.status
 		putBlocking(s.req)
@@ -256,7 +256,7 @@ func runColl(m CollMode, c *Comm, build func(s *schedule) error) (*Request, erro
 			return nil, err
 		}
 		s.req = newRequest(reqColl)
-		s.req.eng, s.req.comm, s.req.active = c.eng, c, true
+		s.req.eng, s.req.comm, s.req.active = view.eng, c, true
 		s.req.sched = s
 		if err := s.start(); err != nil {
 			s.req.Release()
@@ -272,7 +272,7 @@ func runColl(m CollMode, c *Comm, build func(s *schedule) error) (*Request, erro
 			return nil, err
 		}
 		s.req = newRequest(reqColl)
-		s.req.eng, s.req.comm, s.req.persistent = c.eng, c, true
+		s.req.eng, s.req.comm, s.req.persistent = view.eng, c, true
 		s.req.sched = s
 		s.req.done.Store(true)
 		return s.req, nil

@@ -93,8 +93,9 @@ func ThreadcommInit(parent *Comm, nthreads int) (*Comm, error) {
 	_, err := runInternal(Blocking, parent, 0, false, func(s *schedule) {
 		allgatherInts(s, parent.internal, []int64{int64(nthreads)}, counts)
 		s.then(func() error {
-			allocContextVCI(s, parent, func(id uint32, eng *Engine) error {
-				proc = newComm(id, id, parent.Rank, parent.group, nil, eng, nil)
+			allocContextVCI(s, parent, noHints, func(id uint32, p *vciPlan) error {
+				proc = newComm(id, id, parent.Rank, parent.group, nil, p.base, nil)
+				p.apply(proc)
 				copyTopo(parent, proc)
 				return nil
 			})

@@ -135,26 +135,41 @@ int PMPI_Threadcomm_free(MPI_Comm *threadcomm);
 /* ===================================================================== */
 /*
  * Info hints that steer the mapping of communicators and windows onto
- * virtual communication interfaces (VCIs).  Pass them to
- * MPI_Comm_dup_with_info, MPI_Comm_set_info, MPI_Win_create & co., or
- * MPIX_Comm_create_endpoints.  Unknown or unsatisfiable hints are ignored;
- * MPI_Comm_get_info / MPI_Win_get_info report what was applied.
+ * virtual communication interfaces (VCIs).  They take effect where a
+ * communicator is made with them: MPI_Comm_dup_with_info (and _idup_),
+ * MPI_Comm_dup (which copies the parent's hints), MPI_Comm_split_type,
+ * MPI_Comm_create_from_group.  MPI_Comm_set_info records them for later
+ * duplicates but never moves a live communicator (messages in flight on its
+ * old VCI would be stranded).  Unknown or unsatisfiable hints are ignored;
+ * MPI_Comm_get_info reports them.  Besides the MPIX_ keys below, the MPI-4
+ * assertions mpi_assert_no_any_source / mpi_assert_no_any_tag spread a
+ * communicator's point-to-point traffic over several VCIs by (source, tag);
+ * the output-only key "mpix_vcis" then gives their number.
  */
 
 /* "true": give this communicator/window a VCI of its own instead of
  * sharing the pool's fallback VCI (the hint [VCI] sec. 5.2 asks for). */
 #define MPIX_INFO_ASSERT_NEW_VCI "mpi_assert_new_vci"
 /* Integer: use VCI number <value> (taken modulo the pool size) for both
- * sending and receiving on this communicator.  (MPICH-compatible) */
+ * sending and receiving on this communicator, if every member asks for the
+ * same VCI and no single-thread communicator owns it; otherwise ignored.
+ * (MPICH-compatible) */
 #define MPIX_INFO_VCI "vci"
-/* Integer: VCI used locally to send on this communicator.  (MPICH) */
+/* Integer: VCI used to send on this communicator.  (MPICH)  VCI v of one
+ * process talks to VCI v of the others in mpix, so sending and receiving
+ * VCIs cannot differ: receiver_vci wins over vci, which wins over
+ * sender_vci; MPI_Comm_get_info reports the VCI in use under each key. */
 #define MPIX_INFO_SENDER_VCI "sender_vci"
-/* Integer: VCI the peer is asked to deliver into, i.e. the receiver-side
- * VCI addressed by sends on this communicator.  (MPICH) */
+/* Integer: VCI the receiver matches on (and the sender sends to).  (MPICH) */
 #define MPIX_INFO_RECEIVER_VCI "receiver_vci"
-/* "true": the application promises that at most one thread at a time uses
- * this communicator/window, so its VCI may skip locking ([VCI] sec. 5.1,
- * "thread safety costs"). */
+/* "true": the application promises that one thread at a time uses this
+ * communicator and its requests, so the VCIs this process can give it
+ * exclusively skip their lock ([VCI] sec. 5.1, "thread safety costs").
+ * Other threads' global progress then leaves those VCIs alone: the
+ * communicator progresses only in calls on it or its requests, so a
+ * program that needs another thread's wait to progress it ([VCI] Figure
+ * 9) must not use the hint.  MPI_Comm_get_info says "true" only where the
+ * hint took effect. */
 #define MPIX_INFO_ASSERT_SINGLE_THREAD "mpix_assert_single_thread"
 
 /* Create my_num_ep endpoint ranks in this process: a new communicator in

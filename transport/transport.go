@@ -47,7 +47,7 @@ const (
 type Header struct {
 	Kind    Kind
 	Flags   uint8
-	_       uint16
+	SrcEP   uint16 // Eager/RTS on an endpoints communicator: the sending endpoint's index in its process
 	Src     int32  // sender's rank in MPI_COMM_WORLD
 	Tag     int32  // MPI tag
 	Context uint32 // communicator context id

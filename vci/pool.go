@@ -8,6 +8,13 @@
 // the VCIs no communicator uses (FreeMask), the members AND their masks, and the
 // lowest index free everywhere wins (Choose). VCI 0 is the fallback: MPI_COMM_WORLD's,
 // and every communicator's when no VCI is free everywhere.
+//
+// A communicator with the mpix_assert_single_thread hint may own its VCIs: then no
+// other communicator of this process may use them, because the owner runs without
+// the VCI's lock. Ownership is decided per process (it only changes how this process
+// locks) but must never race with a concurrent creation that may pick the same VCI,
+// so every creation brackets its agreement with Offer and Settle: an offered VCI
+// cannot be claimed until the creation that offered it has settled.
 package vci
 
 import (
@@ -17,12 +24,17 @@ import (
 
 // Pool counts the communicators using each VCI of this process.
 type Pool struct {
-	mu   sync.Mutex // taken at communicator creation and free only
-	refs []int
+	mu        sync.Mutex // taken at communicator creation and free only
+	refs      []int
+	tentative []int  // creations in flight that offered the VCI
+	owned     []bool // claimed by a single-thread communicator
 }
 
 // NewPool makes a pool of n VCIs (at least 1: the fallback).
-func NewPool(n int) *Pool { return &Pool{refs: make([]int, max(n, 1))} }
+func NewPool(n int) *Pool {
+	n = max(n, 1)
+	return &Pool{refs: make([]int, n), tentative: make([]int, n), owned: make([]bool, n)}
+}
 
 // Len is the number of VCIs.
 func (p *Pool) Len() int { return len(p.refs) }
@@ -32,13 +44,90 @@ func (p *Pool) Len() int { return len(p.refs) }
 func (p *Pool) FreeMask() []uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.freeMask()
+}
+
+func (p *Pool) freeMask() []uint64 {
 	m := make([]uint64, Words(len(p.refs)))
 	for i := 1; i < len(p.refs); i++ {
-		if p.refs[i] == 0 {
+		if p.refs[i] == 0 && !p.owned[i] {
 			m[i/64] |= 1 << (i % 64)
 		}
 	}
 	return m
+}
+
+// Offer is FreeMask for a creation that will Settle: until then no VCI in the mask
+// can be claimed by another creation, since this one may still pick it. extra names
+// one more VCI the creation may use (an explicit "vci" hint; -1 for none); it is
+// reported usable when nobody owns it.
+func (p *Pool) Offer(extra int) (mask []uint64, extraUsable bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	mask = p.freeMask()
+	p.mark(mask, extra, 1)
+	if extra >= 0 && extra < len(p.refs) {
+		extraUsable = !p.owned[extra]
+	}
+	return mask, extraUsable
+}
+
+func (p *Pool) mark(mask []uint64, extra, d int) {
+	for i := range p.refs {
+		if mask[i/64]&(1<<(i%64)) != 0 || i == extra {
+			p.tentative[i] += d
+		}
+	}
+}
+
+// Settle ends the creation that offered mask and extra (Offer's arguments and
+// result). With claim not empty it tries to make those VCIs owned by the new
+// communicator: each must be unused, claimed by nobody and offered by no other
+// creation in flight. It reports whether the claim succeeded; the caller then
+// Acquires the VCIs as usual.
+func (p *Pool) Settle(mask []uint64, extra int, claim []int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mark(mask, extra, -1)
+	if len(claim) == 0 {
+		return false
+	}
+	for _, v := range claim {
+		if v <= 0 || v >= len(p.refs) || p.refs[v] != 0 || p.owned[v] || p.tentative[v] != 0 {
+			return false
+		}
+	}
+	for _, v := range claim {
+		p.owned[v] = true
+	}
+	return true
+}
+
+// Disown ends a claim that could not take effect (the caller found the VCI busy).
+func (p *Pool) Disown(v int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.owned[v] = false
+}
+
+// Owned reports whether VCI v is owned by a single-thread communicator.
+func (p *Pool) Owned(v int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.owned[v]
+}
+
+// Lowest returns up to k VCIs set in the agreed mask, lowest first.
+func Lowest(mask []uint64, k int) []int {
+	var out []int
+	for w, x := range mask {
+		for x != 0 && len(out) < k {
+			b := bits.TrailingZeros64(x)
+			out = append(out, w*64+b)
+			x &^= 1 << b
+		}
+	}
+	return out
 }
 
 // Words is the length of a mask for n VCIs.
@@ -68,6 +157,9 @@ func (p *Pool) Release(v int) {
 	defer p.mu.Unlock()
 	if p.refs[v] > 0 {
 		p.refs[v]--
+	}
+	if p.refs[v] == 0 {
+		p.owned[v] = false // the owner was the last user
 	}
 }
 

@@ -146,6 +146,42 @@ var figures = []Figure{
 	},
 	collectives(2),
 	collectives(4),
+	mtMsgrate("mt_msgrate_self", "Multithreaded message rate, 8-byte Isend/Irecv, one process (self-loops, ICS'20 Fig. 10/12 shape)", nil, 1,
+		[][]string{{"par_comm", "1", "single"}, {"par_comm", "1", "multiple"}, {"par_comm", "2", "multiple"},
+			{"par_comm_st", "1", "multiple"}, {"par_comm_st", "2", "multiple"},
+			{"ser_comm", "1", "multiple"}, {"ser_comm", "2", "multiple"}}),
+	mtMsgrate("mt_msgrate_2proc", "Multithreaded message rate, 8-byte Isend/Irecv, 2 processes (4 for everywhere 2)", nil, 2,
+		[][]string{{"everywhere", "1", "single"}, {"everywhere", "1", "single", "4"}, {"par_comm", "1", "single"},
+			{"par_comm", "1", "multiple"}, {"par_comm", "2", "multiple"}, {"ser_comm", "2", "multiple"}}),
+	mtMsgrate("mt_msgrate_endpoints", "Multithreaded message rate, 8-byte Isend/Irecv, MPIX_Comm_create_endpoints (mpix only)", []string{"mpix"}, 1,
+		[][]string{{"endpoints", "1", "multiple", "1"}, {"endpoints", "2", "multiple", "1"},
+			{"endpoints", "1", "multiple", "2"}, {"endpoints", "2", "multiple", "2"}}),
+}
+
+// mtWindows is how many windows of 64 messages each stream of mtmsgrate sends.
+const mtWindows = "2000"
+
+// mtMsgrate is a figure of bench/mtmsgrate.c: one launch per point, each point
+// MODE THREADS LEVEL [NP] (NP defaults to np). Rows are named by the program:
+// "MODE THREADS LEVEL NP".
+func mtMsgrate(name, title string, impls []string, np int, points [][]string) Figure {
+	f := Figure{
+		Name: name, Title: title, Program: "mtmsgrate", NP: np, Impls: impls,
+		Parse: Parse{Key: "mtrate"},
+		Unit:  "million messages/s", Better: Higher, Rows: Names, RowHead: "mode threads level processes",
+		Note: "Rows: MODE THREADS LEVEL PROCESSES. everywhere: one thread per process; ser_comm: all threads on " +
+			"MPI_COMM_WORLD; par_comm: a communicator per thread; par_comm_st: the same with mpix_assert_single_thread (mpix skips the VCI locks; others ignore the hint); endpoints: an endpoint per thread. single/multiple: " +
+			"the MPI_Init_thread level. One process: each thread sends to itself, which measures software contention " +
+			"only; this machine has few cores, so 2 processes x 2 threads oversubscribe it.",
+	}
+	for _, p := range points {
+		pt := Point{Args: []string{p[0], p[1], p[2], mtWindows}}
+		if len(p) > 3 {
+			pt.NP, _ = strconv.Atoi(p[3])
+		}
+		f.Points = append(f.Points, pt)
+	}
+	return f
 }
 
 func collectives(np int) Figure {

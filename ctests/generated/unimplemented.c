@@ -36,8 +36,6 @@ int main(int argc, char **argv)
     MPI_Comm_create_errhandler(record, &eh);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
-    { int before = calls; (void)MPIX_Comm_create_endpoints((MPI_Comm)0, (int)0, (MPI_Info)0, (MPI_Comm *)0); expect("MPIX_Comm_create_endpoints", before); n++; }
-    { int before = calls; (void)PMPIX_Comm_create_endpoints((MPI_Comm)0, (int)0, (MPI_Info)0, (MPI_Comm *)0); expect("MPIX_Comm_create_endpoints", before); n++; }
     { int before = calls; (void)MPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
     { int before = calls; (void)PMPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
     { int before = calls; (void)MPIX_Memhandle_create((void *)0, (MPI_Aint)0, (MPI_Info)0, (MPI_Win)0, (void *)0, (int *)0); expect("MPIX_Memhandle_create", before); n++; }
@@ -92,8 +90,6 @@ int main(int argc, char **argv)
     { int before = calls; (void)PMPI_Comm_attach_buffer_c((MPI_Comm)0, (void *)0, (MPI_Count)0); expect("MPI_Comm_attach_buffer_c", before); n++; }
     { int before = calls; (void)MPI_Comm_connect((const char *)0, (MPI_Info)0, (int)0, (MPI_Comm)0, (MPI_Comm *)0); expect("MPI_Comm_connect", before); n++; }
     { int before = calls; (void)PMPI_Comm_connect((const char *)0, (MPI_Info)0, (int)0, (MPI_Comm)0, (MPI_Comm *)0); expect("MPI_Comm_connect", before); n++; }
-    { int before = calls; (void)MPI_Comm_create_endpoints((MPI_Comm)0, (int)0, (MPI_Info)0, (MPI_Comm *)0); expect("MPI_Comm_create_endpoints", before); n++; }
-    { int before = calls; (void)PMPI_Comm_create_endpoints((MPI_Comm)0, (int)0, (MPI_Info)0, (MPI_Comm *)0); expect("MPI_Comm_create_endpoints", before); n++; }
     { int before = calls; (void)MPI_Comm_detach_buffer((MPI_Comm)0, (void *)0, (int *)0); expect("MPI_Comm_detach_buffer", before); n++; }
     { int before = calls; (void)PMPI_Comm_detach_buffer((MPI_Comm)0, (void *)0, (int *)0); expect("MPI_Comm_detach_buffer", before); n++; }
     { int before = calls; (void)MPI_Comm_detach_buffer_c((MPI_Comm)0, (void *)0, (MPI_Count *)0); expect("MPI_Comm_detach_buffer_c", before); n++; }
