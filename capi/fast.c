@@ -82,7 +82,9 @@ static inline int peer_index(const mpix_comm_shared *c, const mpix_shm_view *sv,
     return li == (int)sv->me ? -1 : li;
 }
 
-int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+/* fast_send copies a small message into the destination's fastbox (MPI_Send and
+ * MPI_Isend: either way the send is complete when it returns). */
+static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     mpix_comm_shared *c = fast_comm(comm);
     uint32_t esz = dt_size(datatype);
@@ -118,6 +120,82 @@ int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int de
     __atomic_store_n(&fb->flag, k + 1, __ATOMIC_RELEASE); /* publish */
     v->fast_msgs++;
     mpix_vci_unlock(v);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return fast_send(buf, count, datatype, dest, tag, comm);
+}
+
+/* A send that fits a free fastbox is complete at once: its request is the
+ * pre-completed lightweight one, which no table holds and nobody frees. */
+int mpix_fast_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    if (request == NULL)
+        return MPIX_FAST_MISS; /* Go reports the error */
+    int rc = fast_send(buf, count, datatype, dest, tag, comm);
+    if (rc == MPI_SUCCESS)
+        *request = MPIX_REQUEST_COMPLETED_SEND;
+    return rc;
+}
+
+/* empty_status is what a wait reports for a completed send or MPI_REQUEST_NULL. */
+static inline void empty_status(MPI_Status *st)
+{
+    st->count_lo = 0;
+    st->count_hi_and_cancelled = 0;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+}
+
+static inline int fast_enabled(void)
+{
+    return mpix_fast_table != NULL && __atomic_load_n(&mpix_fast_table->enabled, __ATOMIC_ACQUIRE);
+}
+
+static inline int trivially_done(MPI_Request r)
+{
+    return r == MPIX_REQUEST_COMPLETED_SEND || r == MPI_REQUEST_NULL;
+}
+
+int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (!fast_enabled() || request == NULL || !trivially_done(*request))
+        return MPIX_FAST_MISS;
+    *request = MPI_REQUEST_NULL;
+    if (status != NULL && status != MPI_STATUS_IGNORE)
+        empty_status(status);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (!fast_enabled() || request == NULL || flag == NULL || !trivially_done(*request))
+        return MPIX_FAST_MISS;
+    *request = MPI_REQUEST_NULL;
+    *flag = 1;
+    if (status != NULL && status != MPI_STATUS_IGNORE)
+        empty_status(status);
+    return MPI_SUCCESS;
+}
+
+/* Waitall over requests that are all completed sends (or null) stays in C; any
+ * other request sends the whole call to Go, which understands completed sends too. */
+int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    if (!fast_enabled() || count < 0 || (count > 0 && array_of_requests == NULL))
+        return MPIX_FAST_MISS;
+    for (int i = 0; i < count; i++)
+        if (!trivially_done(array_of_requests[i]))
+            return MPIX_FAST_MISS;
+    int statuses = array_of_statuses != NULL && array_of_statuses != MPI_STATUSES_IGNORE;
+    for (int i = 0; i < count; i++) {
+        array_of_requests[i] = MPI_REQUEST_NULL;
+        if (statuses)
+            empty_status(&array_of_statuses[i]);
+    }
     return MPI_SUCCESS;
 }
 
@@ -204,6 +282,7 @@ size_t mpix_fast_layout(int what)
     case 11: return offsetof(mpix_comm_shared, vci);
     case 12: return offsetof(mpix_vci_shared, fast_msgs);
     case 13: return offsetof(mpix_shm_view, recv_tail);
+    case 14: return (uint32_t)MPIX_REQUEST_COMPLETED_SEND;
     }
     return (size_t)-1;
 }

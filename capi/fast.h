@@ -103,7 +103,16 @@ extern mpix_fast_header *mpix_fast_table;
 extern uint32_t mpix_fast_dtsize[256]; /* bytes of builtin datatype (handle & 0xff), 0: not eligible */
 extern MPI_Datatype mpix_fast_dthandle[256];
 
+/* The pre-completed lightweight request (core.CompletedSend): what MPI_Isend returns
+ * for a send that completed at once. */
+#define MPIX_REQUEST_COMPLETED_SEND ((MPI_Request)0x6c000001)
+
 int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int mpix_fast_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request);
+int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status);
+int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
 int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 
 /* The VCI lock, shared with Go's vciShared.lock. */

@@ -2184,6 +2184,9 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Isend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
 }
 #pragma weak MPI_Isend = PMPI_Isend
@@ -3498,6 +3501,9 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Test(request, flag, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Test(mpix_ctx_get(), (MPI_Request *)request, (int *)flag, (MPI_Status *)status);
 }
 #pragma weak MPI_Test = PMPI_Test
@@ -3936,12 +3942,18 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Wait(request, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Wait(mpix_ctx_get(), (MPI_Request *)request, (MPI_Status *)status);
 }
 #pragma weak MPI_Wait = PMPI_Wait
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+    int rc = mpix_fast_MPI_Waitall(count, array_of_requests, array_of_statuses);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Waitall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (MPI_Status *)array_of_statuses);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall

@@ -209,8 +209,8 @@ func (v *vciShared) unlock() {
 	}
 }
 
-// FastLayout lists the sizes and offsets that capi/fast.h must agree with, in the
-// order of its mpix_fast_layout.
+// FastLayout lists the sizes, offsets and handle values that capi/fast.h must agree
+// with, in the order of its mpix_fast_layout.
 func FastLayout() []uintptr {
 	var v vciShared
 	var c commShared
@@ -225,5 +225,6 @@ func FastLayout() []uintptr {
 		shm.FastboxHeaderSize,
 		unsafe.Offsetof(v.SpinLimit), unsafe.Offsetof(c.VCI),
 		unsafe.Offsetof(v.FastMsgs), unsafe.Offsetof(sv.RecvTail),
+		uintptr(uint32(CompletedSend)),
 	}
 }

@@ -95,12 +95,27 @@ func (r *Request) Active() bool { return !r.persistent || r.active }
 // NullRequest is MPI_REQUEST_NULL (0x2c000000).
 var NullRequest = NullHandle(KindRequest)
 
+// CompletedSend is the handle of a send that completed when it started: the
+// pre-completed lightweight request of the ICS'20 paper. capi's C fast path of
+// MPI_Isend returns it without entering Go (capi/fast.h MPIX_REQUEST_COMPLETED_SEND);
+// every Go call that meets it sees a fresh completed send request.
+var CompletedSend = BuiltinHandle(KindRequest, 1)
+
+func completedSend() *Request {
+	r := &Request{kind: reqSend, status: emptyStatus}
+	r.done.Store(true)
+	return r
+}
+
 var requests = NewTable[Request](KindRequest)
 
 // LookupRequest resolves a request handle; MPI_REQUEST_NULL gives nil without error.
 func LookupRequest(h int32) (*Request, error) {
 	if h == NullRequest {
 		return nil, nil
+	}
+	if h == CompletedSend {
+		return completedSend(), nil
 	}
 	if r := requests.Get(h); r != nil {
 		return r, nil

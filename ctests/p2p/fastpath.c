@@ -78,6 +78,67 @@ static void one_round(int i, int me, int peer, MPI_Comm comm, char *big, int big
     CHECK_OK(MPI_Send(v, 1, MPI_INT, peer, 5, comm));
 }
 
+/* completed_sends: MPI_Isend of a small message completes at once in C and returns
+ * the pre-completed lightweight request; every request procedure accepts it. */
+static void completed_sends(int me, int peer, MPI_Comm comm)
+{
+    int v = 0, flag = 0, idx = -1;
+    MPI_Status st;
+    MPI_Request rq[3];
+    if (me < peer) {
+        for (int k = 0; k < 8; k++) {
+            v = 100 + k;
+            CHECK_OK(MPI_Isend(&v, 1, MPI_INT, peer, 7, comm, &rq[0]));
+            CHECK(rq[0] != MPI_REQUEST_NULL, "Isend returned MPI_REQUEST_NULL");
+            switch (k) {
+            case 0:
+                st.MPI_SOURCE = st.MPI_TAG = 12345;
+                CHECK_OK(MPI_Wait(&rq[0], &st));
+                CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG, "send status %d/%d", st.MPI_SOURCE, st.MPI_TAG);
+                break;
+            case 1:
+                CHECK_OK(MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE));
+                CHECK(flag, "Test of a small Isend: not complete");
+                break;
+            case 2:
+                CHECK_OK(MPI_Request_get_status(rq[0], &flag, &st));
+                CHECK(flag && rq[0] != MPI_REQUEST_NULL, "Request_get_status: flag %d", flag);
+                CHECK_OK(MPI_Request_free(&rq[0]));
+                break;
+            case 3:
+                rq[1] = MPI_REQUEST_NULL;
+                CHECK_OK(MPI_Waitany(2, rq, &idx, &st));
+                CHECK(idx == 0, "Waitany index %d", idx);
+                break;
+            case 4:
+                CHECK_OK(MPI_Cancel(&rq[0]));
+                CHECK_OK(MPI_Wait(&rq[0], &st));
+                CHECK_OK(MPI_Test_cancelled(&st, &flag));
+                CHECK(!flag, "a completed send reported cancelled");
+                break;
+            default: {
+                /* Mixed with a Go request: Waitall goes to Go, which knows both. */
+                int w = -1;
+                CHECK_OK(MPI_Irecv(&w, 1, MPI_INT, peer, 8, comm, &rq[1]));
+                rq[2] = MPI_REQUEST_NULL;
+                MPI_Status sts[3];
+                CHECK_OK(MPI_Waitall(3, rq, sts));
+                CHECK(w == k && sts[1].MPI_SOURCE == peer && sts[1].MPI_TAG == 8, "reply %d", w);
+                CHECK(rq[0] == MPI_REQUEST_NULL && rq[1] == MPI_REQUEST_NULL, "Waitall left handles");
+            }
+            }
+            CHECK(rq[0] == MPI_REQUEST_NULL, "round %d: handle not null after completion", k);
+        }
+        return;
+    }
+    for (int k = 0; k < 8; k++) {
+        CHECK_OK(MPI_Recv(&v, 1, MPI_INT, peer, 7, comm, &st));
+        CHECK(v == 100 + k, "completed send %d carried %d", k, v);
+        if (k >= 5)
+            CHECK_OK(MPI_Send(&k, 1, MPI_INT, peer, 8, comm));
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "on";
@@ -113,6 +174,8 @@ int main(int argc, char **argv)
             one_round(i, rrank, size - 1 - peer, rev, big, bigsize);
         }
     }
+    if (peer < size)
+        completed_sends(rank, peer, MPI_COMM_WORLD);
     unsigned long long fast = fast_messages() - before;
     if (peer < size) {
         if (strcmp(mode, "on") == 0)
