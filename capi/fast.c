@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "fast.h"
+#include "tcfast.h"
 
 mpix_fast_header *mpix_fast_table;
 uint32_t mpix_fast_dtsize[256];
@@ -84,6 +85,9 @@ static inline int peer_index(const mpix_comm_shared *c, const mpix_shm_view *sv,
 
 int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    int rc = mpix_tc_fast_send(buf, count, datatype, dest, tag, comm, 0);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     mpix_comm_shared *c = fast_comm(comm);
     uint32_t esz = dt_size(datatype);
     if (c == NULL || esz == 0 || count < 0 || tag < 0 || dest < 0 || dest >= c->size)
@@ -124,6 +128,9 @@ int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int de
 int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                        MPI_Status *status)
 {
+    int rc = mpix_tc_fast_recv(buf, count, datatype, source, tag, comm, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     const uint32_t idle = MPIX_IDLE_RECV | MPIX_IDLE_SEND;
     mpix_comm_shared *c = fast_comm(comm);
     uint32_t esz = dt_size(datatype);

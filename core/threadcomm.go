@@ -474,6 +474,8 @@ type localSync struct {
 	err        error       // the process-level part's error, read after the barrier
 	made       *threadcomm // what MPI_Comm_dup made, read after the barrier
 	scratch    []byte
+
+	ext unsafe.Pointer // capi's C state of the activation (ThreadcommExt)
 }
 
 func newLocalSync(n int, eng *Engine) *localSync {
@@ -630,4 +632,73 @@ func threadAllreduce(v *Comm, sbuf, rbuf unsafe.Pointer, count int64, t *datatyp
 		}
 		return nil
 	})
+}
+
+// ---- messages between threads outside the engine ----
+
+// LocalP2P moves a thread's point-to-point messages to the other threads of its
+// process without the engine: capi's C queues (capi/tcfast.c), which its C fast paths
+// use directly. Once a view has one, every message of the view goes through it, so the
+// engine never holds one that C could overtake; what has no C fast path (derived
+// datatypes, large counts, MPI_Bsend...) comes here packed.
+type LocalP2P interface {
+	Send(data []byte, dest, tag int, sync bool) error
+	// Recv receives into buf and reports the bytes received (truncation is an error
+	// with the status filled in).
+	Recv(buf []byte, source, tag int) (Status, error)
+	Probe(source, tag int, block bool) (bool, Status)
+}
+
+// ThreadcommSingleProcess reports whether every rank of threadcomm c is a thread of
+// this process.
+func ThreadcommSingleProcess(c *Comm) bool { return c.tc != nil && len(c.tc.base) == 2 }
+
+// ThreadcommExt returns the C state of view v's activation, made by mk by the first
+// thread that asks; nil when the threadcomm is inactive.
+func ThreadcommExt(v *Comm, mk func() unsafe.Pointer) unsafe.Pointer {
+	tc := v.tc
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.local == nil {
+		return nil
+	}
+	if tc.local.ext == nil {
+		tc.local.ext = mk()
+	}
+	return tc.local.ext
+}
+
+// SetLocalP2P routes view v's messages through l (nil: through the engine).
+func SetLocalP2P(v *Comm, l LocalP2P) { v.local = l }
+
+// HasLocalP2P reports whether c's messages go through a LocalP2P.
+func (c *Comm) HasLocalP2P() bool { return c.local != nil }
+
+func errLocal(what string) error {
+	return Errorf(ErrUnsupportedOp, "%s is not supported on a threadcomm whose threads exchange messages in C "+
+		"(use a builtin datatype, or MPIX_FASTPATH=0 to route threadcomm messages through the engine)", what)
+}
+
+// localSend is Send on a view with a LocalP2P: the data goes packed.
+func localSend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm *Comm, mode SendMode) error {
+	data, ok := contiguousBytes(buf, count, t)
+	if !ok {
+		data = make([]byte, packedSize(count, t))
+		datatype.Pack(data, buf, count, t, 0)
+	}
+	return comm.local.Send(data, dest, tag, mode == ModeSync)
+}
+
+// localRecv is Recv on a view with a LocalP2P.
+func localRecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, comm *Comm) (Status, error) {
+	n := packedSize(count, t)
+	data, ok := contiguousBytes(buf, count, t)
+	if !ok {
+		data = make([]byte, n)
+	}
+	st, err := comm.local.Recv(data[:n:n], source, tag)
+	if !ok && st.Bytes > 0 {
+		datatype.Unpack(data[:st.Bytes], buf, count, t, 0)
+	}
+	return st, err
 }
