@@ -5,6 +5,7 @@ package main
 #include "fast.h"
 #include "tcfast.h"
 int mpix_omp_team_size(void);
+static inline mpix_ctx *tc_ctx(void) { return mpix_ctx_get(); }
 */
 import "C"
 
@@ -147,7 +148,8 @@ func mpixTcRaise(fn *C.char, comm C.MPI_Comm, class C.int) C.int {
 		}
 	}
 	var target errTarget
-	if c, err := core.LookupComm(int32(comm)); err == nil {
+	// The calling thread's view: its error handler is the one MPI_Comm_set_errhandler set.
+	if c, err := lookupComm(C.tc_ctx(), int32(comm)); err == nil {
 		target = c
 	}
 	msg := "operation failed"
