@@ -15,6 +15,9 @@ typedef struct mpix_ctx {
     int32_t threadcomm_thread; /* thread index in the active threadcomm, -1 if none */
     int32_t vci_hint;          /* VCI this thread prefers, -1 if none */
     uint64_t threadcomm_key;   /* activation key of the active threadcomm, 0 if none */
+    void *tc_act;              /* mpix_tc_act * when its threads' messages run in C (tcfast.c) */
+    MPI_Comm tc_handle;        /* the handle of that threadcomm */
+    int32_t pad0;
 } mpix_ctx;
 
 extern __thread mpix_ctx *mpix_tls_ctx;

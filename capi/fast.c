@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "fast.h"
+#include "tcfast.h"
 
 mpix_fast_header *mpix_fast_table;
 uint32_t mpix_fast_dtsize[256];
@@ -42,6 +43,24 @@ void mpix_vci_unlock(mpix_vci_shared *v)
 {
     if (__atomic_exchange_n(&v->lock, 0, __ATOMIC_RELEASE) == 2)
         syscall(SYS_futex, &v->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* enter and leave bracket the fast path's work on a VCI: the lock, counted, unless
+ * a single-thread communicator owns the VCI (mpix_assert_single_thread), whose one
+ * thread is the caller, as Go's Engine.enter does. */
+static inline int enter(mpix_vci_shared *v)
+{
+    if (__atomic_load_n(&v->owned, __ATOMIC_ACQUIRE))
+        return 0;
+    mpix_vci_lock(v);
+    v->locks++;
+    return 1;
+}
+
+static inline void leave(mpix_vci_shared *v, int locked)
+{
+    if (locked)
+        mpix_vci_unlock(v);
 }
 
 /* fast_comm returns comm's descriptor when the fast path may use it. */
@@ -86,6 +105,9 @@ static inline int peer_index(const mpix_comm_shared *c, const mpix_shm_view *sv,
  * MPI_Isend: either way the send is complete when it returns). */
 static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    int rc = mpix_tc_fast_send(buf, count, datatype, dest, tag, comm, 0);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     mpix_comm_shared *c = fast_comm(comm);
     uint32_t esz = dt_size(datatype);
     if (c == NULL || esz == 0 || count < 0 || tag < 0 || dest < 0 || dest >= c->size)
@@ -101,12 +123,11 @@ static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest
     mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_out)[li];
     if (fb == NULL || __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) != 0)
         return MPIX_FAST_MISS; /* the receiver has not taken the last one: Go queues a cell */
-    mpix_vci_lock(v);
-    v->locks++;
+    int locked = enter(v);
     /* Messages Go queued for the transports go first; the fastbox may have been filled
      * by another thread since the check above. */
     if (!(v->idle & MPIX_IDLE_SEND) || __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) != 0) {
-        mpix_vci_unlock(v);
+        leave(v, locked);
         return MPIX_FAST_MISS;
     }
     fb->len = (uint32_t)n;
@@ -119,7 +140,7 @@ static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest
     *seq = k + 1;
     __atomic_store_n(&fb->flag, k + 1, __ATOMIC_RELEASE); /* publish */
     v->fast_msgs++;
-    mpix_vci_unlock(v);
+    leave(v, locked);
     return MPI_SUCCESS;
 }
 
@@ -135,7 +156,10 @@ int mpix_fast_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int d
 {
     if (request == NULL)
         return MPIX_FAST_MISS; /* Go reports the error */
-    int rc = fast_send(buf, count, datatype, dest, tag, comm);
+    int rc = mpix_tc_fast_Isend(buf, count, datatype, dest, tag, comm, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
+    rc = fast_send(buf, count, datatype, dest, tag, comm);
     if (rc == MPI_SUCCESS)
         *request = MPIX_REQUEST_COMPLETED_SEND;
     return rc;
@@ -162,6 +186,9 @@ static inline int trivially_done(MPI_Request r)
 
 int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    int rc = mpix_tc_fast_Wait(request, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     if (!fast_enabled() || request == NULL || !trivially_done(*request))
         return MPIX_FAST_MISS;
     *request = MPI_REQUEST_NULL;
@@ -172,6 +199,9 @@ int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    int rc = mpix_tc_fast_Test(request, flag, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     if (!fast_enabled() || request == NULL || flag == NULL || !trivially_done(*request))
         return MPIX_FAST_MISS;
     *request = MPI_REQUEST_NULL;
@@ -185,6 +215,9 @@ int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
  * other request sends the whole call to Go, which understands completed sends too. */
 int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+    int rc = mpix_tc_fast_Waitall(count, array_of_requests, array_of_statuses);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     if (!fast_enabled() || count < 0 || (count > 0 && array_of_requests == NULL))
         return MPIX_FAST_MISS;
     for (int i = 0; i < count; i++)
@@ -202,6 +235,9 @@ int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status
 int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                        MPI_Status *status)
 {
+    int rc = mpix_tc_fast_recv(buf, count, datatype, source, tag, comm, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     const uint32_t idle = MPIX_IDLE_RECV | MPIX_IDLE_SEND;
     mpix_comm_shared *c = fast_comm(comm);
     uint32_t esz = dt_size(datatype);
@@ -232,8 +268,7 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
             return MPIX_FAST_MISS;
         cpu_relax();
     }
-    mpix_vci_lock(v);
-    v->locks++;
+    int locked = enter(v);
     uint64_t *next = (uint64_t *)sv->recv_seq + li;
     uint64_t f = __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE);
     const mpix_wire_header *h = &fb->hdr;
@@ -244,7 +279,7 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
     if ((v->idle & idle) != idle || f == 0 || f - 1 != *next || h->kind != MPIX_KIND_EAGER || h->flags != 0 ||
         h->context != c->ctx || h->recv_req != 0 || (tag != MPI_ANY_TAG && h->tag != tag) ||
         h->size > capacity || (int64_t)fb->len != h->size) {
-        mpix_vci_unlock(v);
+        leave(v, locked);
         return MPIX_FAST_MISS;
     }
     int64_t n = h->size;
@@ -255,7 +290,7 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
     ((uint8_t *)sv->pending)[li] = 0;
     __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE); /* hand the fastbox back */
     v->fast_msgs++;
-    mpix_vci_unlock(v);
+    leave(v, locked);
     if (status != NULL && status != MPI_STATUS_IGNORE) {
         status->count_lo = (int)n;
         status->count_hi_and_cancelled = 0;
@@ -283,6 +318,7 @@ size_t mpix_fast_layout(int what)
     case 12: return offsetof(mpix_vci_shared, fast_msgs);
     case 13: return offsetof(mpix_shm_view, recv_tail);
     case 14: return (uint32_t)MPIX_REQUEST_COMPLETED_SEND;
+    case 15: return offsetof(mpix_vci_shared, owned);
     }
     return (size_t)-1;
 }

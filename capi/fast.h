@@ -26,7 +26,7 @@ typedef struct mpix_vci_shared {
     uint32_t idle;       /* MPIX_IDLE_* bits, written under lock */
     uint64_t locks;      /* acquisitions, counted under lock */
     uint32_t spin_limit; /* empty polls before a C wait hands over to Go */
-    uint32_t pad0;
+    uint32_t owned;      /* 1: a single-thread communicator owns the VCI: no lock */
     uintptr_t shm;       /* mpix_shm_view *, or 0 */
     uint64_t fast_msgs;  /* messages sent or received here without Go, under lock */
     char pad1[24];
@@ -114,6 +114,37 @@ int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status);
 int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
 int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+
+/* Threadcomm traffic between the threads of one process (tcfast.c): these answer
+ * MPIX_FAST_MISS for anything else. MPI_Isend, MPI_Wait, MPI_Test and MPI_Waitall
+ * (fast.c) try the threadcomm forms first. */
+int mpix_tc_fast_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request);
+int mpix_tc_fast_Wait(MPI_Request *request, MPI_Status *status);
+int mpix_tc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int mpix_tc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int mpix_fast_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int mpix_fast_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int mpix_fast_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+int mpix_fast_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int mpix_fast_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int mpix_fast_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int mpix_fast_MPI_Request_free(MPI_Request *request);
+int mpix_fast_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int mpix_fast_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int mpix_fast_MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int mpix_fast_MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int mpix_fast_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+int mpix_fast_MPI_Start(MPI_Request *request);
+int mpix_fast_MPI_Startall(int count, MPI_Request array_of_requests[]);
+int mpix_fast_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int mpix_fast_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int mpix_fast_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+int mpix_fast_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+int mpix_fast_MPI_Barrier(MPI_Comm comm);
+int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int mpix_fast_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* The VCI lock, shared with Go's vciShared.lock. */
 void mpix_vci_lock(mpix_vci_shared *v);

@@ -2,11 +2,16 @@ package main
 
 /*
 #include "capi.h"
+#include "fast.h"
+#include "tcfast.h"
 int mpix_omp_team_size(void);
+static inline mpix_ctx *tc_ctx(void) { return mpix_ctx_get(); }
 */
 import "C"
 
 import (
+	"unsafe"
+
 	"mpix/core"
 )
 
@@ -52,8 +57,116 @@ func impl_MPIX_Threadcomm_start(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
 		return err
 	}
 	ctx.threadcomm_key, ctx.threadcomm_thread = C.uint64_t(key), C.int32_t(thread)
+	attachLocal(ctx, threadcomm, thread)
 	return nil
 }
+
+// attachLocal moves the thread's messages to the C queues (tcfast.c) when every rank
+// of the threadcomm is a thread of this process and the C fast paths are on
+// (MPIX_FASTPATH). With other processes in it, a wildcard receive must see their
+// messages and the local ones in one order, which the engine alone provides.
+func attachLocal(ctx *C.mpix_ctx, h *core.Comm, thread int) {
+	if !core.ThreadcommSingleProcess(h) || C.mpix_fast_table == nil || C.mpix_fast_table.enabled == 0 {
+		return
+	}
+	v, err := core.ThreadView(h, uint64(ctx.threadcomm_key), thread)
+	if err != nil {
+		return
+	}
+	n := core.ThreadcommThreads(h)
+	act := core.ThreadcommExt(v, func() unsafe.Pointer {
+		return unsafe.Pointer(C.mpix_tc_act_new(C.int(n), C.MPI_Comm(h.Handle)))
+	})
+	if act == nil {
+		return
+	}
+	ctx.tc_act, ctx.tc_handle = act, C.MPI_Comm(h.Handle)
+	core.SetLocalP2P(v, tcLocal{handle: C.MPI_Comm(h.Handle)})
+}
+
+// tcLocal is core.LocalP2P over the C queues, for calls the C fast paths leave to Go.
+// It runs on the calling thread, whose C context tcfast.c reads.
+type tcLocal struct{ handle C.MPI_Comm }
+
+func (l tcLocal) Send(data []byte, dest, tag int, sync bool) error {
+	var p unsafe.Pointer
+	if len(data) > 0 {
+		p = unsafe.Pointer(&data[0])
+	}
+	s := C.int(0)
+	if sync {
+		s = 1
+	}
+	if rc := C.mpix_tc_send_bytes(l.handle, p, C.int64_t(len(data)), C.int(dest), C.int(tag), s); rc != 0 {
+		return core.Errorf(int(rc), "threadcomm send between threads failed")
+	}
+	return nil
+}
+
+func (l tcLocal) Recv(buf []byte, source, tag int) (core.Status, error) {
+	var p unsafe.Pointer
+	if len(buf) > 0 {
+		p = unsafe.Pointer(&buf[0])
+	}
+	var st C.MPI_Status
+	rc := C.mpix_tc_recv_bytes(l.handle, p, C.int64_t(len(buf)), C.int(source), C.int(tag), &st)
+	s := cStatus(&st)
+	if rc != 0 {
+		s.Error = int(rc)
+		return s, core.Errorf(int(rc), "message truncated: %d bytes sent, receive buffer holds %d", s.Bytes, len(buf))
+	}
+	return s, nil
+}
+
+func (l tcLocal) Probe(source, tag int, block bool) (bool, core.Status) {
+	var st C.MPI_Status
+	b := C.int(0)
+	if block {
+		b = 1
+	}
+	found := C.mpix_tc_probe(l.handle, C.int(source), C.int(tag), b, &st) == 1
+	return found, cStatus(&st)
+}
+
+// cStatus reads a status tcfast.c filled in.
+func cStatus(st *C.MPI_Status) core.Status {
+	return core.Status{Source: int(st.MPI_SOURCE), Tag: int(st.MPI_TAG),
+		Bytes: int64(uint32(st.count_lo)) | int64(st.count_hi_and_cancelled&0x7fffffff)<<32}
+}
+
+// mpixTcRaise reports an error class found in C (a truncated message) through the
+// error handler of comm, as procedure fn.
+//
+//export mpixTcRaise
+func mpixTcRaise(fn *C.char, comm C.MPI_Comm, class C.int) C.int {
+	name := C.GoString(fn)
+	id := fnMPI_Recv
+	for i, n := range funcNames {
+		if n == name {
+			id = funcID(i)
+			break
+		}
+	}
+	var target errTarget
+	// The calling thread's view: its error handler is the one MPI_Comm_set_errhandler set.
+	if c, err := lookupComm(C.tc_ctx(), int32(comm)); err == nil {
+		target = c
+	}
+	msg := "operation failed"
+	switch int(class) {
+	case core.ErrTruncate:
+		msg = "message truncated: the receive buffer is smaller than the message"
+	case core.ErrInStatus:
+		msg = "a request failed (see the statuses' MPI_ERROR)"
+	}
+	return raise(id, target, core.Errorf(int(class), "%s", msg))
+}
+
+// mpixTcProgress lets a long C wait progress Go's engines, which other
+// communicators' traffic may need.
+//
+//export mpixTcProgress
+func mpixTcProgress() { core.Progress() }
 
 func impl_MPIX_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
 	if !threadcomm.IsThreadcomm() {
@@ -72,6 +185,12 @@ func impl_MPIX_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
 	}
 	if err := core.ThreadcommFinish(threadcomm); err != nil {
 		return err
+	}
+	if ctx.tc_act != nil {
+		// After finish's barrier no thread touches the activation's queues again.
+		act := ctx.tc_act
+		ctx.tc_act, ctx.tc_handle = nil, 0
+		C.mpix_tc_act_leave((*C.mpix_tc_act)(act))
 	}
 	ctx.threadcomm_key, ctx.threadcomm_thread = 0, -1
 	return nil

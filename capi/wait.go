@@ -2,6 +2,7 @@ package main
 
 /*
 #include "capi.h"
+#include "tcfast.h"
 */
 import "C"
 
@@ -32,6 +33,10 @@ func statusSlice(st *C.MPI_Status, n C.int) []C.MPI_Status {
 func lookupAll(reqs []C.MPI_Request) ([]*core.Request, error) {
 	out := make([]*core.Request, len(reqs))
 	for i, h := range reqs {
+		if C.mpix_tc_is_request(h) != 0 {
+			return nil, core.Errorf(core.ErrRequest, "request 0x%x is a threadcomm request between threads of one process: "+
+				"complete it with MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testall or MPI_Waitany (mixed with other requests only in MPI_Waitall)", uint32(h))
+		}
 		r, err := core.LookupRequest(int32(h))
 		if err != nil {
 			return nil, core.Errorf(core.ErrRequest, "array_of_requests[%d]: %v", i, err)

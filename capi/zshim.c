@@ -258,6 +258,9 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Allreduce(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -372,6 +375,9 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Barrier(comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Barrier(mpix_ctx_get(), comm);
 }
 #pragma weak MPI_Barrier = PMPI_Barrier
@@ -384,6 +390,9 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Bcast(buffer, count, datatype, root, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Bcast(mpix_ctx_get(), (void *)buffer, count, datatype, root, comm);
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -1884,12 +1893,18 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Improbe(source, tag, comm, flag, message, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Improbe(mpix_ctx_get(), source, tag, comm, (int *)flag, (MPI_Message *)message, (MPI_Status *)status);
 }
 #pragma weak MPI_Improbe = PMPI_Improbe
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Imrecv(buf, count, datatype, message, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Imrecv(mpix_ctx_get(), (void *)buf, count, datatype, (MPI_Message *)message, (MPI_Request *)request);
 }
 #pragma weak MPI_Imrecv = PMPI_Imrecv
@@ -2076,12 +2091,18 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Iprobe(source, tag, comm, flag, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Iprobe(mpix_ctx_get(), source, tag, comm, (int *)flag, (MPI_Status *)status);
 }
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Irecv(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Request *)request);
 }
 #pragma weak MPI_Irecv = PMPI_Irecv
@@ -2223,6 +2244,9 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Issend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
 }
 #pragma weak MPI_Issend = PMPI_Issend
@@ -2265,12 +2289,18 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message)
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Mprobe(source, tag, comm, message, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Mprobe(mpix_ctx_get(), source, tag, comm, (MPI_Message *)message, (MPI_Status *)status);
 }
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Mrecv(buf, count, datatype, message, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Mrecv(mpix_ctx_get(), (void *)buf, count, datatype, (MPI_Message *)message, (MPI_Status *)status);
 }
 #pragma weak MPI_Mrecv = PMPI_Mrecv
@@ -2529,6 +2559,9 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Probe(source, tag, comm, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Probe(mpix_ctx_get(), source, tag, comm, (MPI_Status *)status);
 }
 #pragma weak MPI_Probe = PMPI_Probe
@@ -2592,6 +2625,9 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Recv_init(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Request *)request);
 }
 #pragma weak MPI_Recv_init = PMPI_Recv_init
@@ -2604,6 +2640,9 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Reduce(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -2730,6 +2769,9 @@ MPI_Request PMPI_Request_f2c(MPI_Fint request)
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Request_free(request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Request_free(mpix_ctx_get(), (MPI_Request *)request);
 }
 #pragma weak MPI_Request_free = PMPI_Request_free
@@ -2925,6 +2967,9 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Send_init(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
 }
 #pragma weak MPI_Send_init = PMPI_Send_init
@@ -2937,6 +2982,9 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Sendrecv(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (MPI_Status *)status);
 }
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
@@ -3069,6 +3117,9 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Ssend(buf, count, datatype, dest, tag, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Ssend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Ssend = PMPI_Ssend
@@ -3081,6 +3132,9 @@ int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Ssend_init(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
 }
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
@@ -3093,12 +3147,18 @@ int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 
 int PMPI_Start(MPI_Request *request)
 {
+    int rc = mpix_fast_MPI_Start(request);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Start(mpix_ctx_get(), (MPI_Request *)request);
 }
 #pragma weak MPI_Start = PMPI_Start
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    int rc = mpix_fast_MPI_Startall(count, array_of_requests);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Startall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests);
 }
 #pragma weak MPI_Startall = PMPI_Startall
@@ -3516,6 +3576,9 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
+    int rc = mpix_fast_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Testall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)flag, (MPI_Status *)array_of_statuses);
 }
 #pragma weak MPI_Testall = PMPI_Testall
@@ -3960,6 +4023,9 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    int rc = mpix_fast_MPI_Waitany(count, array_of_requests, index, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Waitany(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)index, (MPI_Status *)status);
 }
 #pragma weak MPI_Waitany = PMPI_Waitany

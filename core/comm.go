@@ -68,6 +68,9 @@ type Comm struct {
 	tc         *threadcomm
 	tcThread   int32
 	peerThread []int32
+	// local, on a thread's view, moves its messages to the process's other threads
+	// outside the engine (capi's C queues); nil when they go through the engine.
+	local LocalP2P
 }
 
 // Topology is the virtual topology attached to a communicator (Cartesian, graph or

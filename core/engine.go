@@ -552,7 +552,7 @@ func (e *Engine) Progress() int {
 func (e *Engine) wait(done func() bool) {
 	empty, sinceGlobal := 0, 0
 	for !done() {
-		if e.Progress() > 0 {
+		if e.poll() > 0 {
 			empty, sinceGlobal = 0, 0
 			continue
 		}
@@ -567,6 +567,25 @@ func (e *Engine) wait(done func() bool) {
 			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		}
 	}
+}
+
+// poll is a waiting thread's round of progress. When another thread holds the VCI's
+// lock, that thread is making progress already, and the waiter checks its request
+// again instead of queueing for the lock: with hundreds of threads waiting on one
+// VCI (a threadcomm's), queueing on the futex made every wait a convoy.
+func (e *Engine) poll() int {
+	if e.owned.Load() {
+		return e.progress() // only the owning thread gets here
+	}
+	if !e.sh.tryLock() {
+		return 0
+	}
+	e.sh.Locks++
+	if raceEnabled {
+		e.raceSync.Load()
+	}
+	defer e.unlock()
+	return e.progress()
 }
 
 // progressOthers makes one round of progress on every other VCI.

@@ -32,7 +32,7 @@ type vciShared struct {
 	Idle      uint32
 	Locks     uint64  // acquisitions of Lock, counted under it (MPI_T mpix_vci_lock_acquisitions)
 	SpinLimit uint32  // empty polls a C wait may spin before it hands over to Go
-	_         uint32  //
+	Owned     uint32  // 1: one single-thread communicator owns the VCI, nobody takes Lock (vcihints.go)
 	Shm       uintptr // *shm.FastView of the VCI's shared-memory endpoint, or 0
 	FastMsgs  uint64  // messages C sent or received without Go, counted under Lock (MPI_T mpix_fastpath_messages)
 	_         [64 - 40]byte
@@ -203,6 +203,11 @@ func (v *vciShared) lock() {
 	}
 }
 
+// tryLock takes the lock only if it is free.
+func (v *vciShared) tryLock() bool {
+	return atomic.LoadUint32(&v.Lock) == 0 && atomic.CompareAndSwapUint32(&v.Lock, 0, 1)
+}
+
 func (v *vciShared) unlock() {
 	if atomic.SwapUint32(&v.Lock, 0) == 2 {
 		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&v.Lock)), futexWakePrivate, 1, 0, 0, 0)
@@ -225,6 +230,6 @@ func FastLayout() []uintptr {
 		shm.FastboxHeaderSize,
 		unsafe.Offsetof(v.SpinLimit), unsafe.Offsetof(c.VCI),
 		unsafe.Offsetof(v.FastMsgs), unsafe.Offsetof(sv.RecvTail),
-		uintptr(uint32(CompletedSend)),
+		uintptr(uint32(CompletedSend)), unsafe.Offsetof(v.Owned),
 	}
 }

@@ -114,6 +114,9 @@ func Send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return err
 	}
+	if comm.local != nil && dest != ProcNull {
+		return localSend(buf, count, t, dest, tag, comm, mode)
+	}
 	r := getBlocking(reqSend)
 	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.mode, r.eng = buf, count, t, dest, tag, comm, mode, comm.sendEng(dest, tag)
 	t.Ref()
@@ -137,6 +140,9 @@ func Recv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, co
 	if err := checkRecvArgs(count, t, source, tag, comm); err != nil {
 		return Status{}, err
 	}
+	if comm.local != nil && source != ProcNull {
+		return localRecv(buf, count, t, source, tag, comm)
+	}
 	r := getBlocking(reqRecv)
 	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm, r.eng = buf, count, t, source, tag, comm, comm.recvEng(source, tag)
 	t.Ref()
@@ -154,6 +160,19 @@ func Isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, com
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
 	}
+	if comm.local != nil && dest != ProcNull {
+		// A local send always completes without the receiver (tcfast.c orphans a
+		// direct one that waits too long): send now, return a completed request.
+		if mode == ModeSync {
+			return nil, errLocal("MPI_Issend of this datatype or count")
+		}
+		if err := localSend(buf, count, t, dest, tag, comm, mode); err != nil {
+			return nil, err
+		}
+		r := newSend(buf, count, t, ProcNull, tag, comm, mode)
+		r.complete(emptyStatus)
+		return r, nil
+	}
 	r := newSend(buf, count, t, dest, tag, comm, mode)
 	if err := r.start(); err != nil {
 		r.Release()
@@ -167,6 +186,9 @@ func Irecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, c
 	if err := checkRecvArgs(count, t, source, tag, comm); err != nil {
 		return nil, err
 	}
+	if comm.local != nil && source != ProcNull {
+		return nil, errLocal("MPI_Irecv of this datatype or count")
+	}
 	r := newRecv(buf, count, t, source, tag, comm)
 	r.start()
 	return r, nil
@@ -176,6 +198,9 @@ func Irecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, c
 func SendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm *Comm, mode SendMode) (*Request, error) {
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
+	}
+	if comm.local != nil {
+		return nil, errLocal("a persistent request")
 	}
 	r := newSend(buf, count, t, dest, tag, comm, mode)
 	r.persistent = true
@@ -187,6 +212,9 @@ func SendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, 
 func RecvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, comm *Comm) (*Request, error) {
 	if err := checkRecvArgs(count, t, source, tag, comm); err != nil {
 		return nil, err
+	}
+	if comm.local != nil {
+		return nil, errLocal("a persistent request")
 	}
 	r := newRecv(buf, count, t, source, tag, comm)
 	r.persistent = true
@@ -306,6 +334,10 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 	if err := comm.checkSpreadWildcards(source, tag); err != nil {
 		return false, Status{}, err
 	}
+	if comm.local != nil {
+		found, st := comm.local.Probe(source, tag, false)
+		return found, st, nil
+	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.recvEng(source, tag)
 	locked := e.enter()
@@ -321,6 +353,13 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 
 // Probe blocks until a matching message has arrived.
 func Probe(source, tag int, comm *Comm) (Status, error) {
+	if comm.local != nil && source != ProcNull {
+		if err := comm.CheckRank(source, true, true); err != nil {
+			return Status{}, err
+		}
+		_, st := comm.local.Probe(source, tag, true)
+		return st, nil
+	}
 	var st Status
 	var err error
 	found := false
@@ -370,6 +409,9 @@ func Improbe(source, tag int, comm *Comm) (*Message, Status, error) {
 	}
 	if err := comm.checkSpreadWildcards(source, tag); err != nil {
 		return nil, Status{}, err
+	}
+	if comm.local != nil {
+		return nil, Status{}, errLocal("MPI_Mprobe/MPI_Improbe")
 	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.recvEng(source, tag)
@@ -430,6 +472,9 @@ func Isendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, st
 	}
 	if err := checkRecvArgs(rcount, rtype, source, rtag, comm); err != nil {
 		return nil, err
+	}
+	if comm.local != nil {
+		return nil, errLocal("MPI_Isendrecv")
 	}
 	parent := newRequest(reqRecv)
 	// The parent waits on the receive's VCI; a send on another VCI of a spread

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -467,14 +468,18 @@ type localSync struct {
 	n     int32
 	count atomic.Int32
 	gen   atomic.Uint32
-	eng   *Engine
-	spins int
+	// sleepers counts threads asleep on gen (a futex word) that the last arriver wakes.
+	sleepers atomic.Int32
+	eng      *Engine
+	spins    int
 
 	// Written by each thread before the barrier, read by the last arriver.
 	send, recv []unsafe.Pointer
 	err        error       // the process-level part's error, read after the barrier
 	made       *threadcomm // what MPI_Comm_dup made, read after the barrier
 	scratch    []byte
+
+	ext unsafe.Pointer // capi's C state of the activation (ThreadcommExt)
 }
 
 func newLocalSync(n int, eng *Engine) *localSync {
@@ -493,13 +498,19 @@ func (l *localSync) run(v *Comm, work func() error) error {
 			l.err = work()
 		}
 		l.gen.Store(g + 1)
+		if l.sleepers.Load() > 0 {
+			unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&l.gen)), futexWakePrivate, math.MaxInt32, 0, 0, 0)
+		}
 		return l.err
 	}
 	for i := 0; l.gen.Load() == g; i++ {
 		if i >= l.spins {
-			// Oversubscribed (1024 threads on a few cores): give the core away, and
-			// keep the engine moving for other processes' sake.
-			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+			// Oversubscribed (1024 threads on a few cores): sleep until the last
+			// arriver moves gen on. Yielding instead kept every waiter runnable, and
+			// the threads with work left got one slice in a thousand.
+			l.sleepers.Add(1)
+			unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&l.gen)), futexWaitPrivate, uintptr(g), 0, 0, 0)
+			l.sleepers.Add(-1)
 		}
 	}
 	return l.err
@@ -631,4 +642,73 @@ func threadAllreduce(v *Comm, sbuf, rbuf unsafe.Pointer, count int64, t *datatyp
 		}
 		return nil
 	})
+}
+
+// ---- messages between threads outside the engine ----
+
+// LocalP2P moves a thread's point-to-point messages to the other threads of its
+// process without the engine: capi's C queues (capi/tcfast.c), which its C fast paths
+// use directly. Once a view has one, every message of the view goes through it, so the
+// engine never holds one that C could overtake; what has no C fast path (derived
+// datatypes, large counts, MPI_Bsend...) comes here packed.
+type LocalP2P interface {
+	Send(data []byte, dest, tag int, sync bool) error
+	// Recv receives into buf and reports the bytes received (truncation is an error
+	// with the status filled in).
+	Recv(buf []byte, source, tag int) (Status, error)
+	Probe(source, tag int, block bool) (bool, Status)
+}
+
+// ThreadcommSingleProcess reports whether every rank of threadcomm c is a thread of
+// this process.
+func ThreadcommSingleProcess(c *Comm) bool { return c.tc != nil && len(c.tc.base) == 2 }
+
+// ThreadcommExt returns the C state of view v's activation, made by mk by the first
+// thread that asks; nil when the threadcomm is inactive.
+func ThreadcommExt(v *Comm, mk func() unsafe.Pointer) unsafe.Pointer {
+	tc := v.tc
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.local == nil {
+		return nil
+	}
+	if tc.local.ext == nil {
+		tc.local.ext = mk()
+	}
+	return tc.local.ext
+}
+
+// SetLocalP2P routes view v's messages through l (nil: through the engine).
+func SetLocalP2P(v *Comm, l LocalP2P) { v.local = l }
+
+// HasLocalP2P reports whether c's messages go through a LocalP2P.
+func (c *Comm) HasLocalP2P() bool { return c.local != nil }
+
+func errLocal(what string) error {
+	return Errorf(ErrUnsupportedOp, "%s is not supported on a threadcomm whose threads exchange messages in C "+
+		"(use a builtin datatype, or MPIX_FASTPATH=0 to route threadcomm messages through the engine)", what)
+}
+
+// localSend is Send on a view with a LocalP2P: the data goes packed.
+func localSend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm *Comm, mode SendMode) error {
+	data, ok := contiguousBytes(buf, count, t)
+	if !ok {
+		data = make([]byte, packedSize(count, t))
+		datatype.Pack(data, buf, count, t, 0)
+	}
+	return comm.local.Send(data, dest, tag, mode == ModeSync)
+}
+
+// localRecv is Recv on a view with a LocalP2P.
+func localRecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int, comm *Comm) (Status, error) {
+	n := packedSize(count, t)
+	data, ok := contiguousBytes(buf, count, t)
+	if !ok {
+		data = make([]byte, n)
+	}
+	st, err := comm.local.Recv(data[:n:n], source, tag)
+	if !ok && st.Bytes > 0 {
+		datatype.Unpack(data[:st.Bytes], buf, count, t, 0)
+	}
+	return st, err
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"mpix/vci"
 )
@@ -173,6 +174,17 @@ func (c *Comm) checkSpreadWildcards(source, tag int) error {
 	return nil
 }
 
+// setOwned marks e as owned by one single-thread communicator (or not), for Go and
+// for C's fast path, which then skips the lock too.
+func (e *Engine) setOwned(owned bool) {
+	e.owned.Store(owned)
+	v := uint32(0)
+	if owned {
+		v = 1
+	}
+	atomic.StoreUint32(&e.sh.Owned, v)
+}
+
 // enter takes e's lock unless a single-thread communicator owns e, in which case
 // the caller is that communicator's thread; exit undoes what enter did.
 func (e *Engine) enter() bool {
@@ -194,12 +206,15 @@ func (e *Engine) exit(locked bool) {
 // progressShared is one round of progress on e made by a thread that may not own
 // it (global progress): an owned VCI is left to its owner.
 func (e *Engine) progressShared() int {
-	if e.owned.Load() {
+	if e.owned.Load() || !e.sh.tryLock() { // owned, or another thread progresses it now
 		return 0
 	}
-	e.lock()
+	e.sh.Locks++
+	if raceEnabled {
+		e.raceSync.Load()
+	}
 	defer e.unlock()
-	if e.owned.Load() { // claimed while this thread waited for the lock
+	if e.owned.Load() { // claimed while this thread took the lock
 		return 0
 	}
 	return e.progress()
@@ -360,7 +375,7 @@ func (p *vciPlan) claim(c *Comm) bool {
 		engs = c.vr.set
 	}
 	for _, e := range engs {
-		e.owned.Store(true)
+		e.setOwned(true)
 	}
 	ok := true
 	for _, e := range engs {
@@ -370,7 +385,7 @@ func (p *vciPlan) claim(c *Comm) bool {
 	}
 	if !ok {
 		for _, e := range engs {
-			e.owned.Store(false)
+			e.setOwned(false)
 			vcis.Disown(e.vci)
 		}
 	}
@@ -383,9 +398,9 @@ func (c *Comm) releaseVCIs() {
 		return
 	}
 	// An owned VCI is c's alone and c's thread frees it: later users lock again.
-	c.eng.owned.Store(false)
+	c.eng.setOwned(false)
 	for _, e := range c.vr.set {
-		e.owned.Store(false)
+		e.setOwned(false)
 		if e != c.eng {
 			vcis.Release(e.vci)
 		}
@@ -398,7 +413,7 @@ func (c *Comm) releaseVCIs() {
 // the VCI can go back to locking at once.
 func disownFor(eng *Engine) {
 	if eng != nil && eng.owned.Load() {
-		eng.owned.Store(false)
+		eng.setOwned(false)
 		vcis.Disown(eng.vci)
 	}
 }

@@ -1,0 +1,1225 @@
+/* Threadcomm messages between the threads of one process, in C (issue 6).
+ *
+ * When every rank of an active threadcomm is a thread of this process, the
+ * threads' point-to-point traffic and their Barrier, Bcast, Reduce and Allreduce of
+ * builtin types never enter Go: each costs a cgo crossing (~220 ns) that is more than
+ * the whole message should. The rule that keeps the two paths consistent is simple:
+ * on such an activation *every* message between its threads goes through the queues
+ * here. The C fast paths (fast.h) cover the common calls; the Go path of the other
+ * calls (derived datatypes, MPI_Bsend, MPI_Rsend, Sendrecv of derived types...) packs
+ * and calls mpix_tc_send_bytes / mpix_tc_recv_bytes / mpix_tc_probe below, so Go's
+ * engine never sees these messages and nothing can overtake anything.
+ *
+ * Each receiving thread has a lock-free multi-producer single-consumer queue (Vyukov's
+ * intrusive queue) of cells. A message up to TC_EAGER bytes is copied into a cell
+ * (from a per-thread pool); a larger one, and every synchronous send, publishes the
+ * sender's address and the receiver copies straight from it (one copy), then marks
+ * the cell done. A sender that waits too long for that (the receiver may be busy
+ * elsewhere) copies its data into the heap and orphans the cell, so a standard send
+ * always completes without the receiver's help, as MPI requires of a buffered one.
+ * Matching belongs to the receiving thread alone: it drains its queue into its
+ * unexpected list, in arrival order, after offering each message to its posted
+ * receives in posting order, so matching is non-overtaking per source and tag.
+ *
+ * Requests of these operations are C objects whose handles have the top two bits
+ * set (Go's are 0b10...); C's Wait/Test family completes them and hands any other
+ * handle to Go (capi/wait.go knows them too). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capi.h"
+#include "fast.h"
+#include "tcfast.h"
+#include "_cgo_export.h"
+
+#define TC_EAGER (16 << 10)
+#define TC_POOL_MAX 64
+#define TC_SPIN_YIELD 256     /* empty polls before a wait starts yielding the core */
+#define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
+
+enum { TC_EAGER_CELL = 1, TC_DIRECT_CELL = 2 };
+enum { TC_PENDING = 0, TC_CLAIMED = 1, TC_DONE = 2, TC_ORPHAN = 3 };
+
+typedef struct tc_cell {
+    struct tc_cell *next; /* queue link (atomic), then list link */
+    int32_t src, tag;
+    int64_t size;
+    uint32_t kind;
+    uint32_t sync;        /* a synchronous send: never orphaned */
+    uint32_t state;       /* direct cells: TC_PENDING..TC_ORPHAN (atomic) */
+    uint32_t pad;
+    const void *addr;     /* direct: the sender's buffer */
+    void *copy;           /* direct, orphaned: the sender's heap copy */
+    /* An eager cell's payload (TC_EAGER bytes) follows. */
+} tc_cell;
+
+static inline char *cell_data(tc_cell *c) { return (char *)(c + 1); }
+
+/* A request: an Isend/Issend or an Irecv, or a blocking Recv's posted receive. */
+typedef struct tc_req {
+    struct tc_req *next; /* posted list; free list */
+    uint32_t handle;
+    uint8_t is_send, live;
+    uint8_t persistent, active; /* MPI_*_init requests; active between Start and its report */
+    uint32_t done;       /* atomic for sends (the cell's state is polled) */
+    /* receive */
+    void *buf;
+    int64_t cap;
+    int32_t src, tag;
+    /* send (a message handle's taken cell, too) */
+    tc_cell *cell;
+    const void *sbuf;
+    int64_t sbytes;
+    int32_t dest, sync;
+    /* outcome */
+    int32_t st_source, st_tag, st_error;
+    int64_t st_bytes;
+} tc_req;
+
+/* One receiving thread. */
+typedef struct tc_thread {
+    tc_cell *tail; /* producers swap here */
+    char pad0[56];
+    tc_cell *head;         /* the consumer's end */
+    tc_cell *unexp_head, *unexp_tail;
+    tc_req *posted_head, *posted_tail;
+    tc_cell stub;
+    char pad1[64];
+} tc_thread;
+
+struct mpix_tc_act {
+    int32_t n;
+    int32_t refs;       /* atomic: threads still attached */
+    MPI_Comm handle;
+    /* Barrier: arrivals and generation, on their own lines. */
+    char pad0[52];
+    uint32_t count;
+    char pad1[60];
+    uint32_t gen;
+    char pad2[60];
+    /* Collectives: each thread's buffers, read after a barrier. */
+    const void **sbuf;
+    void **rbuf;
+    tc_thread th[];
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Waits poll; past TC_SPIN_YIELD polls they give the core away (two cores, many
+ * threads) and now and then let Go progress the other communicators. */
+static inline void backoff(uint32_t i)
+{
+    if (i < TC_SPIN_YIELD) {
+        cpu_relax();
+        return;
+    }
+    sched_yield();
+    if ((i & 1023) == 0)
+        mpixTcProgress();
+}
+
+/* ---- cells ---- */
+
+static __thread tc_cell *pool;
+static __thread int pool_len;
+
+static tc_cell *cell_get(void)
+{
+    tc_cell *c = pool;
+    if (c != NULL) {
+        pool = c->next;
+        pool_len--;
+        return c;
+    }
+    c = malloc(sizeof(tc_cell) + TC_EAGER);
+    if (c == NULL)
+        abort();
+    return c;
+}
+
+static void cell_put(tc_cell *c)
+{
+    if (pool_len >= TC_POOL_MAX) {
+        free(c);
+        return;
+    }
+    c->next = pool;
+    pool = c;
+    pool_len++;
+}
+
+/* ---- the queue (Vyukov's intrusive MPSC) ---- */
+
+static void q_init(tc_thread *t)
+{
+    memset(t, 0, sizeof *t);
+    t->head = &t->stub;
+    t->tail = &t->stub;
+}
+
+static inline void q_push(tc_thread *t, tc_cell *c)
+{
+    __atomic_store_n(&c->next, NULL, __ATOMIC_RELAXED);
+    tc_cell *prev = __atomic_exchange_n(&t->tail, c, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&prev->next, c, __ATOMIC_RELEASE);
+}
+
+static tc_cell *q_pop(tc_thread *t)
+{
+    tc_cell *head = t->head, *next = __atomic_load_n(&head->next, __ATOMIC_ACQUIRE);
+    if (head == &t->stub) {
+        if (next == NULL)
+            return NULL;
+        t->head = head = next;
+        next = __atomic_load_n(&head->next, __ATOMIC_ACQUIRE);
+    }
+    if (next != NULL) {
+        t->head = next;
+        return head;
+    }
+    if (head != __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE))
+        return NULL; /* a push is half done: see it next time */
+    q_push(t, &t->stub);
+    next = __atomic_load_n(&head->next, __ATOMIC_ACQUIRE);
+    if (next != NULL) {
+        t->head = next;
+        return head;
+    }
+    return NULL;
+}
+
+/* ---- the calling thread's activation ---- */
+
+/* tc_self returns the activation when comm is the calling thread's active threadcomm
+ * and its messages run here, with the thread's rank. */
+static inline mpix_tc_act *tc_self(MPI_Comm comm, int *me)
+{
+    mpix_ctx *x = mpix_tls_ctx;
+    if (x == NULL || x->tc_act == NULL || x->tc_handle != comm)
+        return NULL;
+    *me = x->threadcomm_thread;
+    return (mpix_tc_act *)x->tc_act;
+}
+
+static inline int tc_match(const tc_cell *c, int src, int tag)
+{
+    return (src == MPI_ANY_SOURCE || src == c->src) && (tag == MPI_ANY_TAG || tag == c->tag);
+}
+
+/* take copies message c into buf (cap bytes) and disposes of the cell; it returns the
+ * bytes copied and sets *trunc when the message did not fit. */
+static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
+{
+    int64_t n = c->size;
+    *trunc = n > cap;
+    if (n > cap)
+        n = cap;
+    if (c->kind == TC_EAGER_CELL) {
+        if (n > 0)
+            memcpy(buf, cell_data(c), (size_t)n);
+        cell_put(c);
+        return n;
+    }
+    uint32_t pending = TC_PENDING;
+    if (__atomic_compare_exchange_n(&c->state, &pending, TC_CLAIMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (n > 0)
+            memcpy(buf, c->addr, (size_t)n);
+        __atomic_store_n(&c->state, TC_DONE, __ATOMIC_RELEASE); /* the sender owns the cell */
+        return n;
+    }
+    /* Orphaned: the sender left a heap copy and the cell to us. */
+    if (n > 0)
+        memcpy(buf, c->copy, (size_t)n);
+    free(c->copy);
+    cell_put(c);
+    return n;
+}
+
+static void complete_recv(tc_req *r, tc_cell *c)
+{
+    int trunc;
+    r->st_source = c->src;
+    r->st_tag = c->tag;
+    r->st_bytes = take(c, r->buf, r->cap, &trunc);
+    r->st_error = trunc ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    r->done = 1;
+}
+
+/* drain moves what arrived for thread t into its posted receives, else into its
+ * unexpected list; it returns whether anything arrived. */
+static int drain(tc_thread *t)
+{
+    int any = 0;
+    tc_cell *c;
+    while ((c = q_pop(t)) != NULL) {
+        any = 1;
+        tc_req **pp = &t->posted_head, *prev = NULL;
+        for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
+            if (tc_match(c, r->src, r->tag)) {
+                *pp = r->next;
+                if (t->posted_tail == r)
+                    t->posted_tail = prev;
+                complete_recv(r, c);
+                c = NULL;
+                break;
+            }
+        }
+        if (c == NULL)
+            continue;
+        c->next = NULL;
+        if (t->unexp_tail)
+            t->unexp_tail->next = c;
+        else
+            t->unexp_head = c;
+        t->unexp_tail = c;
+    }
+    return any;
+}
+
+/* unexp_find returns the first unexpected message matching (src, tag), unlinking it
+ * when take_it is set. */
+static tc_cell *unexp_find(tc_thread *t, int src, int tag, int take_it)
+{
+    tc_cell *prev = NULL;
+    for (tc_cell *c = t->unexp_head; c != NULL; prev = c, c = c->next) {
+        if (!tc_match(c, src, tag))
+            continue;
+        if (take_it) {
+            if (prev)
+                prev->next = c->next;
+            else
+                t->unexp_head = c->next;
+            if (t->unexp_tail == c)
+                t->unexp_tail = prev;
+        }
+        return c;
+    }
+    return NULL;
+}
+
+/* post starts receive r on thread t: an unexpected message completes it now, else it
+ * joins the posted list. Messages already queued are matched first, against the
+ * receives posted before r. */
+static void post(tc_thread *t, tc_req *r)
+{
+    drain(t);
+    tc_cell *c = unexp_find(t, r->src, r->tag, 1);
+    if (c != NULL) {
+        complete_recv(r, c);
+        return;
+    }
+    r->done = 0;
+    r->next = NULL;
+    if (t->posted_tail)
+        t->posted_tail->next = r;
+    else
+        t->posted_head = r;
+    t->posted_tail = r;
+}
+
+/* ---- sends ---- */
+
+/* start_send queues a message from rank me to dest; a direct cell is returned for the
+ * caller to wait on (NULL when the message was copied). */
+static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync)
+{
+    tc_cell *c = cell_get();
+    c->src = me;
+    c->tag = tag;
+    c->size = n;
+    c->sync = (uint32_t)sync;
+    if (!sync && n <= TC_EAGER) {
+        c->kind = TC_EAGER_CELL;
+        if (n > 0)
+            memcpy(cell_data(c), buf, (size_t)n);
+        q_push(&a->th[dest], c);
+        return NULL;
+    }
+    c->kind = TC_DIRECT_CELL;
+    c->addr = buf;
+    c->state = TC_PENDING;
+    q_push(&a->th[dest], c);
+    return c;
+}
+
+/* send_test reports whether the direct send of cell c is over; a non-synchronous one
+ * that has waited long enough (or is abandoned: force) copies its data and leaves the
+ * cell to the receiver. */
+static int send_test(tc_cell *c, int force)
+{
+    if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TC_DONE) {
+        cell_put(c);
+        return 1;
+    }
+    if (!force || c->sync)
+        return 0;
+    void *copy = malloc(c->size > 0 ? (size_t)c->size : 1);
+    if (copy == NULL)
+        return 0;
+    memcpy(copy, c->addr, (size_t)c->size);
+    c->copy = copy; /* published by the release below; only an orphan's reader reads it */
+    uint32_t pending = TC_PENDING;
+    if (__atomic_compare_exchange_n(&c->state, &pending, TC_ORPHAN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 1;
+    /* The receiver claimed it first and copies from our buffer: wait for it. */
+    free(copy);
+    return 0;
+}
+
+static void send_wait(tc_cell *c)
+{
+    for (uint32_t i = 0; !send_test(c, i >= TC_ORPHAN_SPINS); i++)
+        backoff(i);
+}
+
+/* ---- requests ---- */
+
+#define TC_REQ_MAX (1u << 20)
+#define TC_REQ_TAG 0xEC000000u /* top bits 11, kind request (0xb) */
+
+static tc_req *reqs[TC_REQ_MAX / 1024]; /* blocks of 1024, made on demand */
+static uint32_t req_next;               /* atomic: next unused index */
+static __thread tc_req *req_free;
+
+static tc_req *req_new(void)
+{
+    tc_req *r = req_free;
+    if (r != NULL) {
+        req_free = r->next;
+        return r;
+    }
+    /* A block of 64 fresh indices for this thread. */
+    uint32_t base = __atomic_fetch_add(&req_next, 64, __ATOMIC_RELAXED);
+    if (base + 64 > TC_REQ_MAX)
+        return NULL;
+    tc_req **blk = &reqs[base / 1024];
+    tc_req *b = __atomic_load_n(blk, __ATOMIC_ACQUIRE);
+    if (b == NULL) {
+        tc_req *fresh = calloc(1024, sizeof(tc_req));
+        if (fresh == NULL)
+            return NULL;
+        tc_req *expect = NULL;
+        if (__atomic_compare_exchange_n(blk, &expect, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            b = fresh;
+        else {
+            free(fresh);
+            b = expect;
+        }
+    }
+    for (uint32_t i = 1; i < 64; i++) {
+        tc_req *q = &b[(base + i) % 1024];
+        q->handle = TC_REQ_TAG | (base + i);
+        q->next = req_free;
+        req_free = q;
+    }
+    r = &b[base % 1024];
+    r->handle = TC_REQ_TAG | base;
+    return r;
+}
+
+static void req_release(tc_req *r)
+{
+    r->live = 0;
+    r->next = req_free;
+    req_free = r;
+}
+
+int mpix_tc_is_request(MPI_Request h) { return ((uint32_t)h & 0xfc000000u) == TC_REQ_TAG; }
+
+static tc_req *req_lookup(MPI_Request h)
+{
+    uint32_t i = (uint32_t)h & 0x03ffffffu;
+    if (!mpix_tc_is_request(h) || i >= TC_REQ_MAX)
+        return NULL;
+    tc_req *b = __atomic_load_n(&reqs[i / 1024], __ATOMIC_ACQUIRE);
+    if (b == NULL || !b[i % 1024].live)
+        return NULL;
+    return &b[i % 1024];
+}
+
+/* cur_comm is the calling thread's active threadcomm, whose handler reports errors of
+ * its requests. */
+static inline MPI_Comm cur_comm(void)
+{
+    mpix_ctx *x = mpix_tls_ctx;
+    return x != NULL && x->tc_act != NULL ? x->tc_handle : MPI_COMM_WORLD;
+}
+
+/* req_poll advances r once; the receive side's progress is its owner's queue. */
+static int req_poll(tc_req *r, int force)
+{
+    if (r->persistent && !r->active)
+        return 1;
+    if (r->is_send) {
+        if (!r->done && (r->cell == NULL || send_test(r->cell, force)))
+            r->done = 1;
+        return r->done;
+    }
+    if (!r->done) {
+        int me;
+        mpix_tc_act *a = tc_self(cur_comm(), &me);
+        if (a != NULL)
+            drain(&a->th[me]);
+    }
+    return r->done;
+}
+
+static void put_status(MPI_Status *st, int src, int tag, int64_t bytes, int err)
+{
+    if (st == NULL || st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = src;
+    st->MPI_TAG = tag;
+    st->count_lo = (int)bytes;
+    st->count_hi_and_cancelled = (int)(bytes >> 32) & 0x7fffffff;
+    (void)err;
+}
+
+/* req_finish reports a completed request: its status, its handle back to the pool;
+ * it returns the request's error class. */
+static int req_finish(tc_req *r, MPI_Request *h, MPI_Status *st)
+{
+    int err = MPI_SUCCESS;
+    if (r->is_send || (r->persistent && !r->active))
+        put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+    else {
+        put_status(st, r->st_source, r->st_tag, r->st_bytes, r->st_error);
+        err = r->st_error;
+    }
+    if (r->persistent) {
+        r->active = 0; /* the handle stays, inactive */
+        return err;
+    }
+    req_release(r);
+    *h = MPI_REQUEST_NULL;
+    return err;
+}
+
+/* ---- byte-level operations (also called from Go) ---- */
+
+static inline int64_t dt_bytes(MPI_Datatype dt)
+{
+    uint32_t i = (uint32_t)dt & 0xff;
+    return mpix_fast_dthandle[i] == dt ? (int64_t)mpix_fast_dtsize[i] : 0;
+}
+
+static int send_bytes(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync)
+{
+    tc_cell *c = start_send(a, me, buf, n, dest, tag, sync);
+    if (c != NULL)
+        send_wait(c);
+    return MPI_SUCCESS;
+}
+
+/* recv_bytes is a blocking receive; it returns the error class (MPI_ERR_TRUNCATE). */
+static int recv_bytes(mpix_tc_act *a, int me, void *buf, int64_t cap, int src, int tag, MPI_Status *st)
+{
+    tc_req r = {.buf = buf, .cap = cap, .src = src, .tag = tag};
+    tc_thread *t = &a->th[me];
+    post(t, &r);
+    for (uint32_t i = 0; !r.done; i++) {
+        if (!drain(t))
+            backoff(i);
+    }
+    put_status(st, r.st_source, r.st_tag, r.st_bytes, r.st_error);
+    return r.st_error;
+}
+
+int mpix_tc_send_bytes(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int sync)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL)
+        return MPI_ERR_COMM;
+    return send_bytes(a, me, buf, n, dest, tag, sync);
+}
+
+int mpix_tc_recv_bytes(MPI_Comm comm, void *buf, int64_t cap, int src, int tag, MPI_Status *st)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL)
+        return MPI_ERR_COMM;
+    return recv_bytes(a, me, buf, cap, src, tag, st);
+}
+
+int mpix_tc_probe(MPI_Comm comm, int src, int tag, int block, MPI_Status *st)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL)
+        return -1;
+    tc_thread *t = &a->th[me];
+    tc_cell *c;
+    for (uint32_t i = 0;; i++) {
+        drain(t);
+        if ((c = unexp_find(t, src, tag, 0)) != NULL)
+            break;
+        if (!block)
+            return 0;
+        backoff(i);
+    }
+    put_status(st, c->src, c->tag, c->size, 0);
+    return 1;
+}
+
+/* ---- the C fast paths ---- */
+
+/* Argument checks: anything doubtful goes to Go, which reports the error (or, for a
+ * valid call the fast path does not take, comes back through the byte functions). */
+static inline int p2p_ok(mpix_tc_act *a, int count, MPI_Datatype dt, int peer, int tag, int wild)
+{
+    return count >= 0 && dt_bytes(dt) > 0 && peer < a->n && (peer >= 0 || (wild && peer == MPI_ANY_SOURCE)) &&
+           (tag >= 0 || (wild && tag == MPI_ANY_TAG));
+}
+
+int mpix_tc_fast_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int sync)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || !p2p_ok(a, count, dt, dest, tag, 0))
+        return MPIX_FAST_MISS;
+    return send_bytes(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync);
+}
+
+int mpix_tc_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || !p2p_ok(a, count, dt, source, tag, 1))
+        return MPIX_FAST_MISS;
+    int err = recv_bytes(a, me, buf, (int64_t)count * dt_bytes(dt), source, tag, st);
+    if (err != MPI_SUCCESS)
+        return mpixTcRaise("MPI_Recv", comm, err);
+    return MPI_SUCCESS;
+}
+
+static int fast_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request, int sync)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, dest, tag, 0))
+        return MPIX_FAST_MISS;
+    tc_req *r = req_new();
+    if (r == NULL)
+        return MPIX_FAST_MISS;
+    r->is_send = 1;
+    r->live = 1;
+    r->persistent = r->active = 0;
+    r->done = 0;
+    r->cell = start_send(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync);
+    if (r->cell == NULL)
+        r->done = 1;
+    *request = (MPI_Request)r->handle;
+    return MPI_SUCCESS;
+}
+
+int mpix_tc_fast_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    return fast_isend(buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int mpix_fast_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    return fast_isend(buf, count, datatype, dest, tag, comm, request, 1);
+}
+
+int mpix_fast_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return mpix_tc_fast_send(buf, count, datatype, dest, tag, comm, 1);
+}
+
+int mpix_fast_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || request == NULL || !p2p_ok(a, count, datatype, source, tag, 1))
+        return MPIX_FAST_MISS;
+    tc_req *r = req_new();
+    if (r == NULL)
+        return MPIX_FAST_MISS;
+    r->is_send = 0;
+    r->live = 1;
+    r->persistent = r->active = 0;
+    r->cell = NULL;
+    r->buf = buf;
+    r->cap = (int64_t)count * dt_bytes(datatype);
+    r->src = source;
+    r->tag = tag;
+    post(&a->th[me], r);
+    *request = (MPI_Request)r->handle;
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || !p2p_ok(a, 0, MPI_BYTE, source, tag, 1))
+        return MPIX_FAST_MISS;
+    mpix_tc_probe(comm, source, tag, 1, status);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || flag == NULL || !p2p_ok(a, 0, MPI_BYTE, source, tag, 1))
+        return MPIX_FAST_MISS;
+    *flag = mpix_tc_probe(comm, source, tag, 0, status);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                           MPI_Comm comm, MPI_Status *status)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || !p2p_ok(a, sendcount, sendtype, dest, sendtag, 0) ||
+        !p2p_ok(a, recvcount, recvtype, source, recvtag, 1))
+        return MPIX_FAST_MISS;
+    /* The send first, then the receive, then the send's end: a direct send to a
+     * thread that sends to us first is received while we wait. */
+    tc_cell *c = start_send(a, me, sendbuf, (int64_t)sendcount * dt_bytes(sendtype), dest, sendtag, 0);
+    int err = recv_bytes(a, me, recvbuf, (int64_t)recvcount * dt_bytes(recvtype), source, recvtag, status);
+    if (c != NULL)
+        send_wait(c);
+    if (err != MPI_SUCCESS)
+        return mpixTcRaise("MPI_Sendrecv", comm, err);
+    return MPI_SUCCESS;
+}
+
+/* Wait and Test: C requests here, anything else goes to Go. */
+
+int mpix_tc_fast_Wait(MPI_Request *request, MPI_Status *status)
+{
+    tc_req *r;
+    if (request == NULL || (r = req_lookup(*request)) == NULL)
+        return MPIX_FAST_MISS;
+    for (uint32_t i = 0; !req_poll(r, i >= TC_ORPHAN_SPINS); i++)
+        backoff(i);
+    int err = req_finish(r, request, status);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : mpixTcRaise("MPI_Wait", cur_comm(), err);
+}
+
+int mpix_tc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    tc_req *r;
+    if (request == NULL || flag == NULL || (r = req_lookup(*request)) == NULL)
+        return MPIX_FAST_MISS;
+    *flag = req_poll(r, 0);
+    if (!*flag)
+        return MPI_SUCCESS;
+    int err = req_finish(r, request, status);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : mpixTcRaise("MPI_Test", cur_comm(), err);
+}
+
+int mpix_fast_MPI_Request_free(MPI_Request *request)
+{
+    tc_req *r;
+    if (request == NULL || (r = req_lookup(*request)) == NULL)
+        return MPIX_FAST_MISS;
+    /* A send still pending leaves a copy behind; a receive stays posted would need
+     * its request later: wait for it (the message is local and already on its way or
+     * the program is erroneous). */
+    for (uint32_t i = 0; !req_poll(r, 1); i++)
+        backoff(i);
+    if (r->cell != NULL && !r->is_send) { /* a matched message never received */
+        int trunc;
+        take(r->cell, NULL, 0, &trunc);
+    }
+    req_release(r);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Waitall with at least one C request: the C ones complete here, the others through
+ * PMPI_Wait one by one (each still runs Go's progress). */
+int mpix_tc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    if (count <= 0 || array_of_requests == NULL)
+        return MPIX_FAST_MISS;
+    int any = 0;
+    for (int i = 0; i < count; i++)
+        if (req_lookup(array_of_requests[i]) != NULL) {
+            any = 1;
+            break;
+        }
+    if (!any)
+        return MPIX_FAST_MISS;
+    int ignore = array_of_statuses == MPI_STATUSES_IGNORE, failed = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < count; i++) {
+            MPI_Status *st = ignore ? MPI_STATUS_IGNORE : &array_of_statuses[i];
+            tc_req *r = req_lookup(array_of_requests[i]);
+            if (pass == 0 && r != NULL) {
+                for (uint32_t k = 0; !req_poll(r, k >= TC_ORPHAN_SPINS); k++)
+                    backoff(k);
+                int err = req_finish(r, &array_of_requests[i], st);
+                if (!ignore)
+                    st->MPI_ERROR = err;
+                failed |= err != MPI_SUCCESS;
+            } else if (pass == 1 && r == NULL && array_of_requests[i] != MPI_REQUEST_NULL) {
+                MPI_Status tmp;
+                int err = PMPI_Wait(&array_of_requests[i], ignore ? &tmp : st);
+                if (!ignore)
+                    st->MPI_ERROR = err;
+                failed |= err != MPI_SUCCESS;
+            } else if (pass == 0 && r == NULL && array_of_requests[i] == MPI_REQUEST_NULL && !ignore) {
+                put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+                st->MPI_ERROR = MPI_SUCCESS;
+            }
+        }
+    }
+    if (failed)
+        return mpixTcRaise("MPI_Waitall", cur_comm(), MPI_ERR_IN_STATUS);
+    return MPI_SUCCESS;
+}
+
+/* Testall over C requests only (a mix goes to Go, which knows C handles too). */
+int mpix_fast_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    if (count <= 0 || array_of_requests == NULL || flag == NULL)
+        return MPIX_FAST_MISS;
+    int all = 1;
+    for (int i = 0; i < count; i++) {
+        if (array_of_requests[i] == MPI_REQUEST_NULL)
+            continue;
+        tc_req *r = req_lookup(array_of_requests[i]);
+        if (r == NULL)
+            return MPIX_FAST_MISS;
+        all &= req_poll(r, 0);
+    }
+    *flag = all;
+    if (!all)
+        return MPI_SUCCESS;
+    int ignore = array_of_statuses == MPI_STATUSES_IGNORE, failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = ignore ? MPI_STATUS_IGNORE : &array_of_statuses[i];
+        tc_req *r = req_lookup(array_of_requests[i]);
+        int err = MPI_SUCCESS;
+        if (r != NULL)
+            err = req_finish(r, &array_of_requests[i], st);
+        else
+            put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+        if (!ignore)
+            st->MPI_ERROR = err;
+        failed |= err != MPI_SUCCESS;
+    }
+    if (failed)
+        return mpixTcRaise("MPI_Testall", cur_comm(), MPI_ERR_IN_STATUS);
+    return MPI_SUCCESS;
+}
+
+/* Waitany over C requests only. */
+int mpix_fast_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    if (count <= 0 || array_of_requests == NULL || index == NULL)
+        return MPIX_FAST_MISS;
+    int live = 0;
+    for (int i = 0; i < count; i++) {
+        if (array_of_requests[i] == MPI_REQUEST_NULL)
+            continue;
+        if (req_lookup(array_of_requests[i]) == NULL)
+            return MPIX_FAST_MISS;
+        live++;
+    }
+    if (live == 0)
+        return MPIX_FAST_MISS; /* Go reports MPI_UNDEFINED and the empty status */
+    for (uint32_t k = 0;; k++) {
+        for (int i = 0; i < count; i++) {
+            tc_req *r = req_lookup(array_of_requests[i]);
+            if (r != NULL && req_poll(r, k >= TC_ORPHAN_SPINS)) {
+                *index = i;
+                int err = req_finish(r, &array_of_requests[i], status);
+                return err == MPI_SUCCESS ? MPI_SUCCESS : mpixTcRaise("MPI_Waitany", cur_comm(), err);
+            }
+        }
+        backoff(k);
+    }
+}
+
+/* Persistent requests. */
+
+static int fast_init(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                     MPI_Request *request, int is_send, int sync)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, peer, tag, !is_send))
+        return MPIX_FAST_MISS;
+    tc_req *r = req_new();
+    if (r == NULL)
+        return MPIX_FAST_MISS;
+    r->is_send = (uint8_t)is_send;
+    r->live = r->persistent = 1;
+    r->active = 0;
+    r->done = 1;
+    r->cell = NULL;
+    r->sync = sync;
+    if (is_send) {
+        r->sbuf = buf;
+        r->sbytes = (int64_t)count * dt_bytes(dt);
+        r->dest = peer;
+        r->tag = tag;
+    } else {
+        r->buf = (void *)buf;
+        r->cap = (int64_t)count * dt_bytes(dt);
+        r->src = peer;
+        r->tag = tag;
+    }
+    *request = (MPI_Request)r->handle;
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return fast_init(buf, count, datatype, dest, tag, comm, request, 1, 0);
+}
+
+int mpix_fast_MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return fast_init(buf, count, datatype, dest, tag, comm, request, 1, 1);
+}
+
+int mpix_fast_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return fast_init(buf, count, datatype, source, tag, comm, request, 0, 0);
+}
+
+/* start_req starts an inactive persistent request of the calling thread. */
+static int start_req(tc_req *r)
+{
+    int me;
+    mpix_tc_act *a = tc_self(cur_comm(), &me);
+    if (a == NULL || !r->persistent || r->active)
+        return 0;
+    r->active = 1;
+    r->done = 0;
+    if (r->is_send) {
+        r->cell = start_send(a, me, r->sbuf, r->sbytes, r->dest, r->tag, r->sync);
+        if (r->cell == NULL)
+            r->done = 1;
+    } else
+        post(&a->th[me], r);
+    return 1;
+}
+
+int mpix_fast_MPI_Start(MPI_Request *request)
+{
+    tc_req *r;
+    if (request == NULL || (r = req_lookup(*request)) == NULL || !start_req(r))
+        return MPIX_FAST_MISS; /* Go reports the error */
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    if (count <= 0 || array_of_requests == NULL)
+        return MPIX_FAST_MISS;
+    for (int i = 0; i < count; i++) {
+        tc_req *r = req_lookup(array_of_requests[i]);
+        if (r == NULL || !r->persistent || r->active)
+            return MPIX_FAST_MISS;
+    }
+    for (int i = 0; i < count; i++)
+        start_req(req_lookup(array_of_requests[i]));
+    return MPI_SUCCESS;
+}
+
+/* Matched probes: the message leaves the unexpected list inside a C handle. */
+
+int mpix_fast_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || flag == NULL || message == NULL || !p2p_ok(a, 0, MPI_BYTE, source, tag, 1))
+        return MPIX_FAST_MISS;
+    tc_thread *t = &a->th[me];
+    drain(t);
+    tc_cell *c = unexp_find(t, source, tag, 1);
+    *flag = c != NULL;
+    if (c == NULL)
+        return MPI_SUCCESS;
+    tc_req *r = req_new();
+    if (r == NULL)
+        abort();
+    r->is_send = 0;
+    r->live = 1;
+    r->persistent = 0;
+    r->done = 1;
+    r->cell = c;
+    put_status(status, c->src, c->tag, c->size, 0);
+    *message = (MPI_Message)r->handle;
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    int flag = 0, rc;
+    for (uint32_t i = 0; (rc = mpix_fast_MPI_Improbe(source, tag, comm, &flag, message, status)) == MPI_SUCCESS && !flag;
+         i++)
+        backoff(i);
+    return rc;
+}
+
+/* mrecv receives the message of handle m into r's outcome. */
+static tc_req *mrecv(MPI_Message m, void *buf, int count, MPI_Datatype dt)
+{
+    tc_req *r = req_lookup((MPI_Request)m);
+    if (r == NULL || r->is_send || r->cell == NULL || count < 0 || dt_bytes(dt) == 0)
+        return NULL;
+    r->buf = buf;
+    r->cap = (int64_t)count * dt_bytes(dt);
+    tc_cell *c = r->cell;
+    r->cell = NULL;
+    complete_recv(r, c);
+    return r;
+}
+
+int mpix_fast_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    tc_req *r;
+    if (message == NULL || (r = mrecv(*message, buf, count, datatype)) == NULL)
+        return MPIX_FAST_MISS;
+    MPI_Request h;
+    int err = req_finish(r, &h, status);
+    *message = MPI_MESSAGE_NULL;
+    return err == MPI_SUCCESS ? MPI_SUCCESS : mpixTcRaise("MPI_Mrecv", cur_comm(), err);
+}
+
+int mpix_fast_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    tc_req *r;
+    if (message == NULL || request == NULL || (r = mrecv(*message, buf, count, datatype)) == NULL)
+        return MPIX_FAST_MISS;
+    *request = (MPI_Request)r->handle; /* the message's handle lives on as the request */
+    *message = MPI_MESSAGE_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Go's view of a C request (capi/wait.go): test it, or wait for it, and report. */
+int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *st)
+{
+    tc_req *r = req_lookup(*h);
+    if (r == NULL)
+        return MPI_ERR_REQUEST;
+    for (uint32_t i = 0; !req_poll(r, block && i >= TC_ORPHAN_SPINS); i++) {
+        if (!block) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        backoff(i);
+    }
+    *flag = 1;
+    int err = req_finish(r, h, st);
+    if (st != NULL && st != MPI_STATUS_IGNORE)
+        st->MPI_ERROR = err;
+    return err;
+}
+
+/* ---- collectives of a single-process activation ---- */
+
+static void barrier(mpix_tc_act *a)
+{
+    uint32_t g = __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&a->count, 1, __ATOMIC_ACQ_REL) == (uint32_t)a->n) {
+        __atomic_store_n(&a->count, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&a->gen, g + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    for (uint32_t i = 0; __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) == g; i++)
+        backoff(i);
+}
+
+int mpix_fast_MPI_Barrier(MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL)
+        return MPIX_FAST_MISS;
+    barrier(a);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    int64_t esz = dt_bytes(datatype);
+    if (a == NULL || count < 0 || esz == 0 || root < 0 || root >= a->n)
+        return MPIX_FAST_MISS;
+    a->rbuf[me] = buffer;
+    barrier(a);
+    if (me != root && count > 0)
+        memcpy(buffer, a->rbuf[root], (size_t)(count * esz));
+    barrier(a); /* the root's buffer is read until here */
+    return MPI_SUCCESS;
+}
+
+/* The predefined operations on the common element types: each thread folds a slice
+ * of the elements over all threads' contributions, in rank order. */
+#define TC_FOLD(T, EXPR)                                                                 \
+    do {                                                                                 \
+        for (int64_t i = lo; i < hi; i++) {                                              \
+            T acc = ((const T *)in[0])[i];                                               \
+            for (int k = 1; k < n; k++) {                                                \
+                T b = ((const T *)in[k])[i];                                             \
+                acc = (EXPR);                                                            \
+            }                                                                            \
+            for (int k = 0; k < nout; k++)                                               \
+                ((T *)out[k])[i] = acc;                                                  \
+        }                                                                                \
+    } while (0)
+
+#define TC_OPS(T)                                                                        \
+    switch (op) {                                                                        \
+    case MPI_SUM: TC_FOLD(T, acc + b); return 1;                                         \
+    case MPI_PROD: TC_FOLD(T, acc * b); return 1;                                        \
+    case MPI_MAX: TC_FOLD(T, acc > b ? acc : b); return 1;                               \
+    case MPI_MIN: TC_FOLD(T, acc < b ? acc : b); return 1;                               \
+    }                                                                                    \
+    return 0
+
+static int fold_ok(MPI_Datatype dt, MPI_Op op)
+{
+    return (dt == MPI_INT || dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_UNSIGNED ||
+            dt == MPI_UNSIGNED_LONG || dt == MPI_FLOAT || dt == MPI_DOUBLE || dt == MPI_INT64_T ||
+            dt == MPI_INT32_T || dt == MPI_UINT64_T) &&
+           (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN);
+}
+
+static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n, void *const *out, int nout, int64_t lo,
+                int64_t hi)
+{
+    if (dt == MPI_INT || dt == MPI_INT32_T) {
+        TC_OPS(int32_t);
+    } else if (dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_INT64_T) {
+        TC_OPS(int64_t);
+    } else if (dt == MPI_UNSIGNED) {
+        TC_OPS(uint32_t);
+    } else if (dt == MPI_UNSIGNED_LONG || dt == MPI_UINT64_T) {
+        TC_OPS(uint64_t);
+    } else if (dt == MPI_FLOAT) {
+        TC_OPS(float);
+    } else if (dt == MPI_DOUBLE) {
+        TC_OPS(double);
+    }
+    return 0;
+}
+
+/* reduce folds every thread's sbuf into the rbufs of the threads in outs: the
+ * threads share the elements; two barriers frame it. */
+static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   int root)
+{
+    a->sbuf[me] = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    a->rbuf[me] = rbuf;
+    barrier(a);
+    int n = a->n;
+    /* Slices of at least 256 elements: below that one thread does it all. */
+    int64_t per = ((int64_t)count + n - 1) / n;
+    if (per < 256)
+        per = count;
+    int64_t lo = (int64_t)me * per, hi = lo + per;
+    if (hi > count)
+        hi = count;
+    if (lo < hi) {
+        if (root >= 0)
+            fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, lo, hi);
+        else
+            fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, lo, hi);
+    }
+    barrier(a);
+}
+
+int mpix_fast_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                         MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || count < 0 || root < 0 || root >= a->n || !fold_ok(datatype, op) ||
+        (sendbuf == MPI_IN_PLACE && me != root))
+        return MPIX_FAST_MISS;
+    reduce(a, me, sendbuf, recvbuf, count, datatype, op, root);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || count < 0 || !fold_ok(datatype, op))
+        return MPIX_FAST_MISS;
+    reduce(a, me, sendbuf, recvbuf, count, datatype, op, -1);
+    return MPI_SUCCESS;
+}
+
+/* ---- activations ---- */
+
+mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
+{
+    mpix_tc_act *a = aligned_alloc(64, (sizeof *a + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64);
+    if (a == NULL)
+        return NULL;
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->refs = n;
+    a->handle = handle;
+    a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
+    a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
+    for (int i = 0; i < n; i++)
+        q_init(&a->th[i]);
+    return a;
+}
+
+/* mpix_tc_act_leave detaches the calling thread (after the finish barrier); the last
+ * one frees what is left, messages nobody received included. */
+void mpix_tc_act_leave(mpix_tc_act *a)
+{
+    if (__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    for (int i = 0; i < a->n; i++) {
+        tc_thread *t = &a->th[i];
+        drain(t);
+        for (tc_cell *c = t->unexp_head, *next; c != NULL; c = next) {
+            next = c->next;
+            if (c->kind == TC_EAGER_CELL)
+                free(c);
+            else if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TC_ORPHAN) {
+                free(c->copy);
+                free(c);
+            }
+        }
+    }
+    free(a->sbuf);
+    free(a->rbuf);
+    free(a);
+}
+
+size_t mpix_tc_pending(mpix_tc_act *a, int me)
+{
+    size_t n = 0;
+    drain(&a->th[me]);
+    for (tc_cell *c = a->th[me].unexp_head; c != NULL; c = c->next)
+        n++;
+    return n;
+}
