@@ -34,6 +34,7 @@ type Engine struct {
 	posted     []*Request    // receives waiting for a message, in posting order
 	unexpected []*unexpected // messages waiting for a receive, in arrival order
 	pending    map[uint64]*Request
+	readsFrom  map[int32]bool // peers whose memory process_vm_readv has read (copyTogether)
 	nextID     uint64
 	outbox     []*outMsg   // sends waiting for transport resources, in order
 	scheds     []*schedule // running collectives
@@ -105,7 +106,7 @@ type outMsg struct {
 
 // NewEngine makes an engine for world rank self that reaches rank r through route[r].
 func NewEngine(self int, route []transport.Endpoint, spinLimit int) *Engine {
-	e := &Engine{self: self, route: route, pending: map[uint64]*Request{}, spinLimit: spinLimit,
+	e := &Engine{self: self, route: route, pending: map[uint64]*Request{}, readsFrom: map[int32]bool{}, spinLimit: spinLimit,
 		sh: newVCIShared(spinLimit)}
 	seen := map[transport.Endpoint]bool{}
 	for _, ep := range route {
@@ -435,17 +436,31 @@ func (e *Engine) copyTogether(r *Request, h *transport.Header) bool {
 	}
 	n := h.Size
 	head := n / 2 &^ (4<<10 - 1) // the tail starts on a page boundary of the sender's data when it does
-	if e.route[h.Src].ReadFrom(int(h.Src), uintptr(h.Offset), dst[:head]) != nil {
-		return false
-	}
+	ep, src := e.route[h.Src], int(h.Src)
 	r.id = e.newID()
 	r.received = head
 	r.tailAddr = uintptr(h.Offset) + uintptr(head)
-	e.pending[r.id] = r
-	c := &e.hdr
-	*c = transport.Header{Kind: transport.KindCoop, Src: int32(e.self), SendReq: h.SendReq, RecvReq: r.id,
+	coop := transport.Header{Kind: transport.KindCoop, Src: int32(e.self), SendReq: h.SendReq, RecvReq: r.id,
 		Offset: int64(uintptr(unsafe.Pointer(&dst[head]))), Size: n - head}
-	e.send(int(h.Src), c, nil, nil, false)
+	if e.readsFrom[h.Src] {
+		// Reads from this peer have worked: ask for the tail first, so that both copies
+		// run at once, and send the request now rather than after the poll (the
+		// writing transport, shm, may be called from its own deliver).
+		e.pending[r.id] = r
+		if len(e.outbox) > 0 || ep.Send(src, &coop, nil) != nil {
+			e.send(src, &coop, nil, nil, false)
+		}
+		if ep.ReadFrom(src, uintptr(h.Offset), dst[:head]) != nil {
+			r.status.Error = ErrOther // cannot happen once reads worked: the tail still arrives
+		}
+		return true
+	}
+	if ep.ReadFrom(src, uintptr(h.Offset), dst[:head]) != nil {
+		return false
+	}
+	e.readsFrom[h.Src] = true
+	e.pending[r.id] = r
+	e.send(src, &coop, nil, nil, false)
 	return true
 }
 
