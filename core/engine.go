@@ -353,9 +353,16 @@ func (e *Engine) deliver(h *transport.Header, payload []byte) {
 			e.tailDone(r, h)
 		}
 	case transport.KindSyncAck, transport.KindFin:
-		if r := e.takePending(h.SendReq); r != nil {
-			r.complete(emptyStatus)
+		r := e.pending[h.SendReq]
+		if r == nil {
+			return
 		}
+		if r.fins > 1 { // copied together: the receiver has more to read (writeTail)
+			r.fins--
+			return
+		}
+		delete(e.pending, h.SendReq)
+		r.complete(emptyStatus)
 	case transport.KindCTS:
 		if r := e.takePending(h.SendReq); r != nil {
 			m := &outMsg{dst: int(h.Src), req: r, stream: true,
@@ -447,39 +454,52 @@ func (e *Engine) copyTogether(r *Request, h *transport.Header) bool {
 		// run at once, and send the request now rather than after the poll (the
 		// writing transport, shm, may be called from its own deliver).
 		e.pending[r.id] = r
-		if len(e.outbox) > 0 || ep.Send(src, &coop, nil) != nil {
-			e.send(src, &coop, nil, nil, false)
-		}
+		e.sendFromPoll(src, &coop)
 		if ep.ReadFrom(src, uintptr(h.Offset), dst[:head]) != nil {
 			r.status.Error = ErrOther // cannot happen once reads worked: the tail still arrives
 		}
-		return true
+	} else {
+		if ep.ReadFrom(src, uintptr(h.Offset), dst[:head]) != nil {
+			return false
+		}
+		e.readsFrom[h.Src] = true
+		e.pending[r.id] = r
+		e.sendFromPoll(src, &coop)
 	}
-	if ep.ReadFrom(src, uintptr(h.Offset), dst[:head]) != nil {
-		return false
-	}
-	e.readsFrom[h.Src] = true
-	e.pending[r.id] = r
-	e.send(src, &coop, nil, nil, false)
+	// The head is read: the sender may reuse its buffer once it has also written the
+	// tail (it sees this Fin after the KindCoop, which went first).
+	fin := transport.Header{Kind: transport.KindFin, Src: int32(e.self), SendReq: h.SendReq}
+	e.sendFromPoll(src, &fin)
 	return true
 }
 
+// sendFromPoll sends a control message of copyTogether now, even from inside a poll
+// (shm, the only transport that writes into peers, may be called from its own
+// deliver), unless messages are queued ahead of it. Queued until the poll ended, the
+// requests of a whole window reached the sender only after the receiver had read
+// every head, and the two copies did not overlap.
+func (e *Engine) sendFromPoll(dst int, h *transport.Header) {
+	if len(e.outbox) > 0 || e.route[dst].Send(dst, h, nil) != nil {
+		e.send(dst, h, nil, nil, false)
+	}
+}
+
 // writeTail is the sender's half of copyTogether: it writes the tail of r's data into
-// the receiver's buffer and completes r, or, when it cannot, leaves r waiting for the
-// receiver's KindFin.
+// the receiver's buffer. r completes on the receiver's KindFin, which says the head is
+// read (the buffer is the user's again only then); when the sender cannot write, the
+// receiver reads the tail too and sends a second Fin.
 func (e *Engine) writeTail(r *Request, h *transport.Header) {
 	done := transport.Header{Kind: transport.KindCoopDone, Src: int32(e.self), SendReq: r.id, RecvReq: h.RecvReq}
 	data, _ := contiguousBytes(r.buf, r.count, r.dtype)
 	from := int64(len(data)) - h.Size
 	w := e.route[h.Src].(transport.Writer)
+	e.pending[r.id] = r
+	r.fins = 1
 	if from < 0 || w.WriteTo(int(h.Src), uintptr(h.Offset), data[from:]) != nil {
 		done.Flags = transport.FlagFailed
-		e.pending[r.id] = r
-		e.send(int(h.Src), &done, nil, nil, false)
-		return
+		r.fins = 2
 	}
 	e.send(int(h.Src), &done, nil, nil, false)
-	r.complete(emptyStatus)
 }
 
 // tailDone finishes a receive copied together: the sender wrote the tail, or failed

@@ -70,6 +70,9 @@ type Request struct {
 	// tailAddr is, for a receive copied together with its sender (KindCoop), the
 	// sender's address of the tail that the sender writes; received is where it starts.
 	tailAddr uintptr
+	// fins is, for a send copied together, how many KindFin messages it still waits
+	// for (the head read; and the tail read when the sender could not write it).
+	fins int8
 
 	// A compound request (MPI_Isendrecv) completes when its parts have; parts report
 	// to their parent.
@@ -155,7 +158,7 @@ func putBlocking(r *Request) {
 	r.status = Status{}
 	r.buf, r.count, r.dtype, r.peer, r.tag, r.comm = nil, 0, nil, 0, 0, nil
 	r.mode, r.persistent, r.active, r.freed = 0, false, false, false
-	r.received, r.msgSize, r.scratch = 0, 0, nil
+	r.received, r.msgSize, r.scratch, r.fins = 0, 0, nil, 0
 	r.parent = nil
 	r.parts.Store(0)
 	r.partStat = Status{}
