@@ -62,6 +62,20 @@ type Engine struct {
 // lock takes the VCI's lock and counts it.
 func (e *Engine) lock() {
 	e.sh.lock()
+	e.acquired()
+}
+
+// tryLock takes the VCI's lock if it is free, and counts it.
+func (e *Engine) tryLock() bool {
+	if !e.sh.tryLock() {
+		return false
+	}
+	e.acquired()
+	return true
+}
+
+// acquired counts an acquisition of the lock and shows it to the race detector.
+func (e *Engine) acquired() {
 	e.sh.Locks++
 	if raceEnabled {
 		e.raceSync.Load()
@@ -612,12 +626,8 @@ func (e *Engine) poll() int {
 	if e.owned.Load() {
 		return e.progress() // only the owning thread gets here
 	}
-	if !e.sh.tryLock() {
+	if !e.tryLock() {
 		return 0
-	}
-	e.sh.Locks++
-	if raceEnabled {
-		e.raceSync.Load()
 	}
 	defer e.unlock()
 	return e.progress()

@@ -206,12 +206,8 @@ func (e *Engine) exit(locked bool) {
 // progressShared is one round of progress on e made by a thread that may not own
 // it (global progress): an owned VCI is left to its owner.
 func (e *Engine) progressShared() int {
-	if e.owned.Load() || !e.sh.tryLock() { // owned, or another thread progresses it now
+	if e.owned.Load() || !e.tryLock() { // owned, or another thread progresses it now
 		return 0
-	}
-	e.sh.Locks++
-	if raceEnabled {
-		e.raceSync.Load()
 	}
 	defer e.unlock()
 	if e.owned.Load() { // claimed while this thread took the lock
