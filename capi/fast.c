@@ -5,21 +5,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "fast.h"
+#include "fastint.h"
 #include "tcfast.h"
 
 mpix_fast_header *mpix_fast_table;
 uint32_t mpix_fast_dtsize[256];
 MPI_Datatype mpix_fast_dthandle[256];
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* The lock algorithm is Go's vciShared.lock: a compare-and-swap when free, a short
  * spin, then a futex sleep with the word at 2 so that unlock knows to wake. */
@@ -45,62 +36,6 @@ void mpix_vci_unlock(mpix_vci_shared *v)
         syscall(SYS_futex, &v->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* enter and leave bracket the fast path's work on a VCI: the lock, counted, unless
- * a single-thread communicator owns the VCI (mpix_assert_single_thread), whose one
- * thread is the caller, as Go's Engine.enter does. */
-static inline int enter(mpix_vci_shared *v)
-{
-    if (__atomic_load_n(&v->owned, __ATOMIC_ACQUIRE))
-        return 0;
-    mpix_vci_lock(v);
-    v->locks++;
-    return 1;
-}
-
-static inline void leave(mpix_vci_shared *v, int locked)
-{
-    if (locked)
-        mpix_vci_unlock(v);
-}
-
-/* fast_comm returns comm's descriptor when the fast path may use it. */
-static inline mpix_comm_shared *fast_comm(MPI_Comm comm)
-{
-    mpix_fast_header *h = mpix_fast_table;
-    if (h == NULL || !__atomic_load_n(&h->enabled, __ATOMIC_ACQUIRE))
-        return NULL;
-    uint32_t u = (uint32_t)comm, i;
-    if (comm == MPI_COMM_WORLD)
-        i = 0;
-    else if (comm == MPI_COMM_SELF)
-        i = 1;
-    else if ((u & 0xfc000000u) == 0x84000000u && (u & 0x03ffffffu) < h->max)
-        i = 2 + (u & 0x03ffffffu);
-    else
-        return NULL;
-    mpix_comm_shared *c = (mpix_comm_shared *)(h + 1) + i;
-    return __atomic_load_n(&c->live, __ATOMIC_ACQUIRE) ? c : NULL;
-}
-
-/* dt_size is the size of a builtin contiguous datatype, or 0. */
-static inline uint32_t dt_size(MPI_Datatype dt)
-{
-    uint32_t i = (uint32_t)dt & 0xff;
-    return mpix_fast_dthandle[i] == dt ? mpix_fast_dtsize[i] : 0;
-}
-
-/* peer_index is the local index on the node of rank r of c, or -1 when the peer is
- * not reached through this shared-memory endpoint (or is this process). */
-static inline int peer_index(const mpix_comm_shared *c, const mpix_shm_view *sv, int r)
-{
-    int32_t w = c->peers ? ((const int32_t *)c->peers)[r] : r;
-    int64_t k = (int64_t)w - sv->min_rank;
-    if (k < 0 || k >= sv->span)
-        return -1;
-    int li = ((const int32_t *)sv->local_of)[k];
-    return li == (int)sv->me ? -1 : li;
-}
-
 /* fast_send copies a small message into the destination's fastbox (MPI_Send and
  * MPI_Isend: either way the send is complete when it returns). */
 static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -115,7 +50,11 @@ static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest
     mpix_vci_shared *v = (mpix_vci_shared *)c->vci;
     const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
     int64_t n = (int64_t)count * esz;
-    if (sv == NULL || n > sv->fbcap)
+    if (sv == NULL)
+        return MPIX_FAST_MISS;
+    if (world_of(c, dest) == sv->world)
+        return mpix_lite_self_send(c, buf, n, tag);
+    if (n > sv->fbcap)
         return MPIX_FAST_MISS;
     int li = peer_index(c, sv, dest);
     if (li < 0)
@@ -165,20 +104,6 @@ int mpix_fast_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int d
     return rc;
 }
 
-/* empty_status is what a wait reports for a completed send or MPI_REQUEST_NULL. */
-static inline void empty_status(MPI_Status *st)
-{
-    st->count_lo = 0;
-    st->count_hi_and_cancelled = 0;
-    st->MPI_SOURCE = MPI_ANY_SOURCE;
-    st->MPI_TAG = MPI_ANY_TAG;
-}
-
-static inline int fast_enabled(void)
-{
-    return mpix_fast_table != NULL && __atomic_load_n(&mpix_fast_table->enabled, __ATOMIC_ACQUIRE);
-}
-
 static inline int trivially_done(MPI_Request r)
 {
     return r == MPIX_REQUEST_COMPLETED_SEND || r == MPI_REQUEST_NULL;
@@ -189,8 +114,10 @@ int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status)
     int rc = mpix_tc_fast_Wait(request, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
-    if (!fast_enabled() || request == NULL || !trivially_done(*request))
+    if (!fast_enabled() || request == NULL)
         return MPIX_FAST_MISS;
+    if (!trivially_done(*request))
+        return mpix_lite_Wait(request, status);
     *request = MPI_REQUEST_NULL;
     if (status != NULL && status != MPI_STATUS_IGNORE)
         empty_status(status);
@@ -202,8 +129,10 @@ int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     int rc = mpix_tc_fast_Test(request, flag, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
-    if (!fast_enabled() || request == NULL || flag == NULL || !trivially_done(*request))
+    if (!fast_enabled() || request == NULL || flag == NULL)
         return MPIX_FAST_MISS;
+    if (!trivially_done(*request))
+        return mpix_lite_Test(request, flag, status);
     *request = MPI_REQUEST_NULL;
     *flag = 1;
     if (status != NULL && status != MPI_STATUS_IGNORE)
@@ -211,8 +140,8 @@ int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-/* Waitall over requests that are all completed sends (or null) stays in C; any
- * other request sends the whole call to Go, which understands completed sends too. */
+/* Waitall over completed sends, nulls and lite requests stays in C (lite.c); any
+ * other request sends the whole call to Go, which understands those handles too. */
 int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     int rc = mpix_tc_fast_Waitall(count, array_of_requests, array_of_statuses);
@@ -220,16 +149,7 @@ int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status
         return rc;
     if (!fast_enabled() || count < 0 || (count > 0 && array_of_requests == NULL))
         return MPIX_FAST_MISS;
-    for (int i = 0; i < count; i++)
-        if (!trivially_done(array_of_requests[i]))
-            return MPIX_FAST_MISS;
-    int statuses = array_of_statuses != NULL && array_of_statuses != MPI_STATUSES_IGNORE;
-    for (int i = 0; i < count; i++) {
-        array_of_requests[i] = MPI_REQUEST_NULL;
-        if (statuses)
-            empty_status(&array_of_statuses[i]);
-    }
-    return MPI_SUCCESS;
+    return mpix_lite_Waitall(count, array_of_requests, array_of_statuses);
 }
 
 int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -319,6 +239,15 @@ size_t mpix_fast_layout(int what)
     case 13: return offsetof(mpix_shm_view, recv_tail);
     case 14: return (uint32_t)MPIX_REQUEST_COMPLETED_SEND;
     case 15: return offsetof(mpix_vci_shared, owned);
+    case 16: return offsetof(mpix_vci_shared, lite);
+    case 17: return sizeof(mpix_lreq);
+    case 18: return offsetof(mpix_lreq, buf);
+    case 19: return offsetof(mpix_lreq, st_tag);
+    case 20: return offsetof(mpix_vci_lite, req);
+    case 21: return sizeof(mpix_vci_lite);
+    case 22: return MPIX_LITE_TAG;
+    case 23: return MPIX_LITE_SLOTS;
+    case 24: return MPIX_LITE_VCIS;
     }
     return (size_t)-1;
 }

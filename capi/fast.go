@@ -2,6 +2,7 @@ package main
 
 /*
 #include "fast.h"
+#include "tcfast.h"
 */
 import "C"
 
@@ -37,6 +38,9 @@ func checkFastLayout() error {
 		if got := uintptr(C.mpix_fast_layout(C.int(i))); got != want {
 			return fmt.Errorf("fast.h layout fact %d is %d in C and %d in Go", i, got, want)
 		}
+	}
+	if tc := C.MPI_Request(int32(-0x14000000)); (C.mpix_tc_is_request(tc) != 0) != isThreadcommRequest(tc) {
+		return fmt.Errorf("wait.go's isThreadcommRequest disagrees with tcfast.c")
 	}
 	return nil
 }

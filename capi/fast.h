@@ -29,7 +29,10 @@ typedef struct mpix_vci_shared {
     uint32_t owned;      /* 1: a single-thread communicator owns the VCI: no lock */
     uintptr_t shm;       /* mpix_shm_view *, or 0 */
     uint64_t fast_msgs;  /* messages sent or received here without Go, under lock */
-    char pad1[24];
+    uint32_t index;      /* the VCI's index in the process (lite request handles) */
+    uint32_t pad0;
+    uintptr_t lite;      /* mpix_vci_lite *, made by C on first use, under lock; or 0 */
+    char pad1[8];
 } mpix_vci_shared;
 
 #define MPIX_IDLE_RECV 1u /* no receive posted and no unmatched message in Go */
@@ -97,6 +100,55 @@ typedef struct mpix_fastbox {
     uint32_t pad0;
     mpix_wire_header hdr;
 } mpix_fastbox;
+
+/* Lite requests: MPI_Irecv and MPI_Isend handled in C (lite.c). A VCI's C-side
+ * receive queue holds receives posted while the Go side of the VCI was idle; Go takes
+ * them over (core/fastlite.go absorbLite) before it matches any message on the VCI,
+ * so they always come first in posting order. Handles: MPIX_LITE_TAG | index << 12 |
+ * slot (a builtin-range request handle no table holds). */
+#define MPIX_LITE_TAG 0x6e000000u
+#define MPIX_LITE_MASK 0xfe000000u
+#define MPIX_LITE_SLOTS 1024
+#define MPIX_LITE_VCIS 8192
+
+enum { MPIX_LREQ_FREE, MPIX_LREQ_POSTED, MPIX_LREQ_DONE, MPIX_LREQ_GO };
+
+typedef struct mpix_lreq {
+    uint32_t state;    /* MPIX_LREQ_*: written under the VCI lock, read by waiters */
+    uint32_t next;     /* posted list or free stack: slot + 1, 0 ends it */
+    int32_t go_handle; /* MPIX_LREQ_GO: the Go request that serves the handle now */
+    uint32_t ctx;      /* the receive's context */
+    int32_t source;    /* its communicator rank */
+    int32_t src_world; /* the source's world rank (what headers carry) */
+    int32_t tag;       /* or MPI_ANY_TAG */
+    int32_t count;
+    MPI_Comm comm;
+    MPI_Datatype dtype;
+    uintptr_t buf;
+    int64_t capacity; /* bytes */
+    int64_t st_bytes; /* MPIX_LREQ_DONE: the received message */
+    int32_t st_tag;
+    int32_t pad0;
+} mpix_lreq;
+
+typedef struct mpix_vci_lite {
+    uint32_t posted_head, posted_tail; /* slot + 1 */
+    uint32_t free_head;                /* slots to reuse, under the VCI lock */
+    uint32_t returned;                 /* slots freed without the lock (a CAS stack) */
+    uint32_t used;                     /* slots handed out at least once */
+    uint32_t index;                    /* the VCI's index */
+    uintptr_t vci;                     /* its mpix_vci_shared * */
+    char pad[32];
+    mpix_lreq req[MPIX_LITE_SLOTS];
+} mpix_vci_lite;
+
+/* lite.c: the C nonblocking path. */
+int mpix_lite_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request *request);
+int mpix_lite_self_send(mpix_comm_shared *c, const void *buf, int64_t n, int tag);
+int mpix_lite_Wait(MPI_Request *request, MPI_Status *status);
+int mpix_lite_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
 
 /* Set once by capi/fast.go. */
 extern mpix_fast_header *mpix_fast_table;

@@ -645,7 +645,9 @@ int mpix_fast_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
-    if (a == NULL || request == NULL || !p2p_ok(a, count, datatype, source, tag, 1))
+    if (a == NULL) /* not a threadcomm between local threads: the lite path (lite.c) */
+        return mpix_lite_Irecv(buf, count, datatype, source, tag, comm, request);
+    if (request == NULL || !p2p_ok(a, count, datatype, source, tag, 1))
         return MPIX_FAST_MISS;
     tc_req *r = req_new();
     if (r == NULL)

@@ -29,11 +29,15 @@ func statusSlice(st *C.MPI_Status, n C.int) []C.MPI_Status {
 	return unsafe.Slice(st, int(n))
 }
 
+// isThreadcommRequest reports whether h is a request of the threadcomm C queues
+// (tcfast.c's TC_REQ_TAG), without a cgo call per handle.
+func isThreadcommRequest(h C.MPI_Request) bool { return uint32(h)&0xfc000000 == 0xec000000 }
+
 // lookupAll resolves an array of request handles (nil entries for MPI_REQUEST_NULL).
 func lookupAll(reqs []C.MPI_Request) ([]*core.Request, error) {
 	out := make([]*core.Request, len(reqs))
 	for i, h := range reqs {
-		if C.mpix_tc_is_request(h) != 0 {
+		if isThreadcommRequest(h) {
 			return nil, core.Errorf(core.ErrRequest, "request 0x%x is a threadcomm request between threads of one process: "+
 				"complete it with MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testall or MPI_Waitany (mixed with other requests only in MPI_Waitall)", uint32(h))
 		}

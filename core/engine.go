@@ -344,6 +344,9 @@ func (e *Engine) startRecv(r *Request) {
 func (e *Engine) deliver(h *transport.Header, payload []byte) {
 	switch h.Kind {
 	case transport.KindEager, transport.KindRTS:
+		if e.sh.Lite != nil {
+			e.absorbLite() // C's posted receives come first (fastlite.go)
+		}
 		for i, r := range e.posted {
 			if matches(r, h) {
 				copy(e.posted[i:], e.posted[i+1:])

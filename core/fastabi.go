@@ -35,7 +35,10 @@ type vciShared struct {
 	Owned     uint32  // 1: one single-thread communicator owns the VCI, nobody takes Lock (vcihints.go)
 	Shm       uintptr // *shm.FastView of the VCI's shared-memory endpoint, or 0
 	FastMsgs  uint64  // messages C sent or received without Go, counted under Lock (MPI_T mpix_fastpath_messages)
-	_         [64 - 40]byte
+	Index     uint32  // the VCI's index (engines), which lite request handles carry
+	_         uint32
+	Lite      unsafe.Pointer // *liteState, made by C on the VCI's first lite receive (under Lock), or 0
+	_         [64 - 56]byte
 }
 
 const (
@@ -231,5 +234,8 @@ func FastLayout() []uintptr {
 		unsafe.Offsetof(v.SpinLimit), unsafe.Offsetof(c.VCI),
 		unsafe.Offsetof(v.FastMsgs), unsafe.Offsetof(sv.RecvTail),
 		uintptr(uint32(CompletedSend)), unsafe.Offsetof(v.Owned),
+		unsafe.Offsetof(v.Lite), unsafe.Sizeof(liteReq{}), unsafe.Offsetof(liteReq{}.Buf),
+		unsafe.Offsetof(liteReq{}.StTag), unsafe.Offsetof(liteState{}.Req), unsafe.Sizeof(liteState{}),
+		liteTag, liteSlots, liteVCIs,
 	}
 }

@@ -81,6 +81,11 @@ type Request struct {
 	partStat Status // the receive part's status
 
 	sched *schedule // a collective's
+
+	// lite is the C request (capi/lite.c) whose handle this request serves, in liteOf;
+	// its slot goes back to C when the request is reported or freed (fastlite.go).
+	lite   *liteReq
+	liteOf *liteState
 }
 
 // Done reports whether the operation has completed.
@@ -119,6 +124,9 @@ func LookupRequest(h int32) (*Request, error) {
 	}
 	if h == CompletedSend {
 		return completedSend(), nil
+	}
+	if isLiteHandle(h) {
+		return lookupLite(h)
 	}
 	if r := requests.Get(h); r != nil {
 		return r, nil
@@ -163,6 +171,7 @@ func putBlocking(r *Request) {
 	r.parts.Store(0)
 	r.partStat = Status{}
 	r.sched = nil
+	r.lite, r.liteOf = nil, nil
 	requestPool.Put(r)
 }
 
@@ -187,10 +196,13 @@ func (r *Request) complete(st Status) {
 		// so that the status of one that completed before the call is not lost.
 		r.active = false
 	}
-	freed, handle, parent, kind := r.freed, r.Handle, r.parent, r.kind
+	freed, handle, parent, kind, lite, liteOf := r.freed, r.Handle, r.parent, r.kind, r.lite, r.liteOf
 	r.done.Store(true)
 	if freed && handle != 0 {
 		requests.Remove(handle)
+		if lite != nil {
+			liteOf.release(lite)
+		}
 	}
 	if parent != nil {
 		if kind == reqRecv {
@@ -211,7 +223,7 @@ func (r *Request) Free() {
 		if r.persistent && r.dtype != nil {
 			r.dtype.Release()
 		}
-		requests.Remove(r.Handle)
+		r.dropHandle()
 		return
 	}
 	r.freed = true
@@ -229,6 +241,16 @@ func (r *Request) Release() {
 		return
 	}
 	if r.Handle != 0 {
-		requests.Remove(r.Handle)
+		r.dropHandle()
+	}
+}
+
+// dropHandle removes r's handle from the table, and gives the slot of the lite
+// request it served back to C.
+func (r *Request) dropHandle() {
+	requests.Remove(r.Handle)
+	if r.lite != nil {
+		r.liteOf.release(r.lite)
+		r.lite, r.liteOf = nil, nil
 	}
 }

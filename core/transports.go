@@ -172,6 +172,7 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 	for v := range engines {
 		engines[v] = NewEngine(self, routes[v], spin)
 		engines[v].vci, engines[v].arenaSpins = v, arenaSpins
+		engines[v].sh.Index = uint32(v)
 		if sms[v] != nil {
 			engines[v].sh.setShm(sms[v].FastView())
 		}

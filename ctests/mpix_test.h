@@ -34,4 +34,14 @@ static inline int mpix_test_class(int rc)
     } while (0)
 #define CHECK_OK(call) CHECK_CLASS(call, MPI_SUCCESS)
 
+/* mpix_test_pvar_total sums the n elements (one per VCI) of an MPI_T counter. */
+static inline unsigned long long mpix_test_pvar_total(MPI_T_pvar_session s, MPI_T_pvar_handle h, int n)
+{
+    unsigned long long v[256] = {0}, sum = 0;
+    CHECK_OK(MPI_T_pvar_read(s, h, v));
+    for (int i = 0; i < n && i < 256; i++)
+        sum += v[i];
+    return sum;
+}
+
 #endif

@@ -8,14 +8,7 @@ static int nvcis;
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle handle;
 
-static unsigned long long total(void)
-{
-    unsigned long long v[256] = {0}, sum = 0;
-    CHECK_OK(MPI_T_pvar_read(session, handle, v));
-    for (int i = 0; i < nvcis; i++)
-        sum += v[i];
-    return sum;
-}
+static unsigned long long total(void) { return mpix_test_pvar_total(session, handle, nvcis); }
 
 int main(int argc, char **argv)
 {

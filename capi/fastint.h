@@ -1,0 +1,92 @@
+/* Helpers shared by the C fast paths (fast.c, lite.c); private to capi. */
+#ifndef MPIX_FASTINT_H
+#define MPIX_FASTINT_H
+
+#include "fast.h"
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* enter and leave bracket the fast path's work on a VCI: the lock, counted, unless
+ * a single-thread communicator owns the VCI (mpix_assert_single_thread), whose one
+ * thread is the caller, as Go's Engine.enter does. */
+static inline int enter(mpix_vci_shared *v)
+{
+    if (__atomic_load_n(&v->owned, __ATOMIC_ACQUIRE))
+        return 0;
+    mpix_vci_lock(v);
+    v->locks++;
+    return 1;
+}
+
+static inline void leave(mpix_vci_shared *v, int locked)
+{
+    if (locked)
+        mpix_vci_unlock(v);
+}
+
+/* fast_comm returns comm's descriptor when the fast path may use it. */
+static inline mpix_comm_shared *fast_comm(MPI_Comm comm)
+{
+    mpix_fast_header *h = mpix_fast_table;
+    if (h == NULL || !__atomic_load_n(&h->enabled, __ATOMIC_ACQUIRE))
+        return NULL;
+    uint32_t u = (uint32_t)comm, i;
+    if (comm == MPI_COMM_WORLD)
+        i = 0;
+    else if (comm == MPI_COMM_SELF)
+        i = 1;
+    else if ((u & 0xfc000000u) == 0x84000000u && (u & 0x03ffffffu) < h->max)
+        i = 2 + (u & 0x03ffffffu);
+    else
+        return NULL;
+    mpix_comm_shared *c = (mpix_comm_shared *)(h + 1) + i;
+    return __atomic_load_n(&c->live, __ATOMIC_ACQUIRE) ? c : NULL;
+}
+
+/* dt_size is the size of a builtin contiguous datatype, or 0. */
+static inline uint32_t dt_size(MPI_Datatype dt)
+{
+    uint32_t i = (uint32_t)dt & 0xff;
+    return mpix_fast_dthandle[i] == dt ? mpix_fast_dtsize[i] : 0;
+}
+
+/* peer_index is the local index on the node of rank r of c, or -1 when the peer is
+ * not reached through this shared-memory endpoint (or is this process). */
+static inline int peer_index(const mpix_comm_shared *c, const mpix_shm_view *sv, int r)
+{
+    int32_t w = c->peers ? ((const int32_t *)c->peers)[r] : r;
+    int64_t k = (int64_t)w - sv->min_rank;
+    if (k < 0 || k >= sv->span)
+        return -1;
+    int li = ((const int32_t *)sv->local_of)[k];
+    return li == (int)sv->me ? -1 : li;
+}
+
+/* empty_status is what a wait reports for a completed send or MPI_REQUEST_NULL. */
+static inline void empty_status(MPI_Status *st)
+{
+    st->count_lo = 0;
+    st->count_hi_and_cancelled = 0;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+}
+
+static inline int fast_enabled(void)
+{
+    return mpix_fast_table != NULL && __atomic_load_n(&mpix_fast_table->enabled, __ATOMIC_ACQUIRE);
+}
+
+/* world_of is the world rank of rank r of c. */
+static inline int32_t world_of(const mpix_comm_shared *c, int r)
+{
+    return c->peers ? ((const int32_t *)c->peers)[r] : r;
+}
+
+#endif

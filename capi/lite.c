@@ -1,0 +1,366 @@
+/* Lite requests: MPI_Irecv, a send to this process itself and the waits on them, in C
+ * (see fast.h). The message-rate shape (a window of Irecvs, a window of Isends, one
+ * Waitall) then never enters Go when the messages are small and come from this
+ * process or from a node-local peer's fastbox.
+ *
+ * Posting: a receive is queued on its VCI's C-side list only while the Go side of the
+ * VCI holds no posted receive, unmatched message or protocol (MPIX_IDLE_RECV), so the
+ * list is always older than anything Go posts later; Go absorbs the whole list into
+ * its own posted queue, in order, before it matches any message (core/fastlite.go).
+ * Matching here therefore only ever needs the C list.
+ *
+ * Completion: a send to oneself that finds its receive on the list copies straight
+ * into the receive buffer; a wait polls the fastbox of a posted receive's peer. Any
+ * message C cannot deliver (a cell queued ahead of the fastbox, a protocol message,
+ * truncation, no matching receive) sends the call to Go, which takes the requests over
+ * and finds them by handle. */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "fastint.h"
+
+/* lite_by_index finds a VCI's lite state from a request handle. */
+static mpix_vci_lite *lite_by_index[MPIX_LITE_VCIS];
+
+/* lite_of returns v's lite state, made on first use (under v's lock). */
+static mpix_vci_lite *lite_of(mpix_vci_shared *v)
+{
+    mpix_vci_lite *l = (mpix_vci_lite *)v->lite;
+    if (l != NULL || v->index >= MPIX_LITE_VCIS)
+        return l;
+    void *m = mmap(NULL, sizeof *l, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    l = m;
+    l->index = v->index;
+    l->vci = (uintptr_t)v;
+    __atomic_store_n(&lite_by_index[v->index], l, __ATOMIC_RELEASE);
+    __atomic_store_n(&v->lite, (uintptr_t)l, __ATOMIC_RELEASE);
+    return l;
+}
+
+static inline MPI_Request lite_handle(const mpix_vci_lite *l, uint32_t slot)
+{
+    return (MPI_Request)(MPIX_LITE_TAG | l->index << 12 | slot);
+}
+
+/* lite_req resolves a lite handle, or gives NULL for any other handle. */
+static inline mpix_lreq *lite_req(MPI_Request h, mpix_vci_lite **lp)
+{
+    uint32_t u = (uint32_t)h;
+    if ((u & MPIX_LITE_MASK) != MPIX_LITE_TAG)
+        return NULL;
+    uint32_t idx = (u >> 12) & 0x1fff, slot = u & 0xfff;
+    if (slot >= MPIX_LITE_SLOTS)
+        return NULL;
+    mpix_vci_lite *l = __atomic_load_n(&lite_by_index[idx], __ATOMIC_ACQUIRE);
+    if (l == NULL)
+        return NULL;
+    *lp = l;
+    return &l->req[slot];
+}
+
+/* slot_new takes a free slot (under the VCI lock): one freed under the lock, else the
+ * whole stack freed without it, else one never used. */
+static mpix_lreq *slot_new(mpix_vci_lite *l, uint32_t *slot)
+{
+    uint32_t s = l->free_head;
+    if (s == 0)
+        s = __atomic_exchange_n(&l->returned, 0, __ATOMIC_ACQUIRE);
+    if (s != 0) {
+        l->free_head = l->req[s - 1].next;
+        *slot = s - 1;
+        return &l->req[s - 1];
+    }
+    if (l->used < MPIX_LITE_SLOTS) {
+        *slot = l->used++;
+        return &l->req[*slot];
+    }
+    return NULL;
+}
+
+/* slot_return gives a slot back without the lock: waiters of any thread push onto the
+ * returned stack, and only slot_new, under the lock, takes it, whole, so a
+ * compare-and-swap push is safe (no ABA). Go's liteState.release is the same. */
+static void slot_return(mpix_vci_lite *l, uint32_t slot)
+{
+    mpix_lreq *q = &l->req[slot];
+    __atomic_store_n(&q->state, MPIX_LREQ_FREE, __ATOMIC_RELAXED);
+    uint32_t old = __atomic_load_n(&l->returned, __ATOMIC_RELAXED);
+    do
+        q->next = old;
+    while (!__atomic_compare_exchange_n(&l->returned, &old, slot + 1, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* take_match unlinks and returns the first posted receive that a message (context,
+ * world source, tag) matches, or NULL; NULL too when that receive is smaller than the
+ * message, which stays posted for Go to report the truncation (under the VCI lock). */
+static mpix_lreq *take_match(mpix_vci_lite *l, uint32_t ctx, int32_t src_world, int32_t tag, int64_t size)
+{
+    uint32_t prev = 0;
+    for (uint32_t s = l->posted_head; s != 0; prev = s, s = l->req[s - 1].next) {
+        mpix_lreq *q = &l->req[s - 1];
+        if (q->ctx != ctx || q->src_world != src_world || (q->tag != MPI_ANY_TAG && q->tag != tag))
+            continue;
+        if (size > q->capacity)
+            return NULL;
+        if (prev == 0)
+            l->posted_head = q->next;
+        else
+            l->req[prev - 1].next = q->next;
+        if (l->posted_tail == s)
+            l->posted_tail = prev;
+        return q;
+    }
+    return NULL;
+}
+
+/* complete publishes a received message's status: the waiter may return the slot as
+ * soon as it sees MPIX_LREQ_DONE. */
+static inline void complete(mpix_lreq *q, int64_t n, int32_t tag)
+{
+    q->st_bytes = n;
+    q->st_tag = tag;
+    __atomic_store_n(&q->state, MPIX_LREQ_DONE, __ATOMIC_RELEASE);
+}
+
+int mpix_lite_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    mpix_comm_shared *c = fast_comm(comm);
+    uint32_t esz = dt_size(datatype);
+    if (c == NULL || request == NULL || esz == 0 || count < 0 || (tag < 0 && tag != MPI_ANY_TAG) || source < 0 ||
+        source >= c->size)
+        return MPIX_FAST_MISS;
+    mpix_vci_shared *v = (mpix_vci_shared *)c->vci;
+    const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
+    if (sv == NULL || v->index >= MPIX_LITE_VCIS)
+        return MPIX_FAST_MISS;
+    /* Only sources whose messages C can deliver: this process and node-local peers. */
+    int32_t w = world_of(c, source);
+    if (w != sv->world && peer_index(c, sv, source) < 0)
+        return MPIX_FAST_MISS;
+    int locked = enter(v);
+    mpix_vci_lite *l;
+    uint32_t slot;
+    mpix_lreq *q;
+    if (!(v->idle & MPIX_IDLE_RECV) || (l = lite_of(v)) == NULL || (q = slot_new(l, &slot)) == NULL) {
+        leave(v, locked);
+        return MPIX_FAST_MISS;
+    }
+    q->next = 0;
+    q->go_handle = 0;
+    q->ctx = c->ctx;
+    q->source = source;
+    q->src_world = w;
+    q->tag = tag;
+    q->count = count;
+    q->comm = comm;
+    q->dtype = datatype;
+    q->buf = (uintptr_t)buf;
+    q->capacity = (int64_t)count * esz;
+    if (l->posted_tail != 0)
+        l->req[l->posted_tail - 1].next = slot + 1;
+    else
+        l->posted_head = slot + 1;
+    l->posted_tail = slot + 1;
+    __atomic_store_n(&q->state, MPIX_LREQ_POSTED, __ATOMIC_RELEASE);
+    leave(v, locked);
+    *request = lite_handle(l, slot);
+    return MPI_SUCCESS;
+}
+
+/* A send to this process's own rank of comm completes at once when a receive on the
+ * C list takes it. Nothing from this process to itself may be in flight on the Go
+ * side: no queued send and an empty receive queue. */
+int mpix_lite_self_send(mpix_comm_shared *c, const void *buf, int64_t n, int tag)
+{
+    mpix_vci_shared *v = (mpix_vci_shared *)c->vci;
+    const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
+    mpix_vci_lite *l = (mpix_vci_lite *)__atomic_load_n(&v->lite, __ATOMIC_ACQUIRE);
+    if (l == NULL || sv->recv_tail == 0)
+        return MPIX_FAST_MISS;
+    const uint64_t *head = (const uint64_t *)sv->recv_head, *tail = (const uint64_t *)sv->recv_tail;
+    int locked = enter(v);
+    mpix_lreq *q = NULL;
+    if ((v->idle & MPIX_IDLE_SEND) && __atomic_load_n(tail, __ATOMIC_ACQUIRE) == *head)
+        q = take_match(l, c->send_ctx, sv->world, tag, n);
+    if (q == NULL) {
+        leave(v, locked);
+        return MPIX_FAST_MISS;
+    }
+    if (n > 0)
+        memcpy((void *)q->buf, buf, (size_t)n);
+    complete(q, n, tag);
+    v->fast_msgs++;
+    leave(v, locked);
+    return MPI_SUCCESS;
+}
+
+/* poll_fastbox delivers the message in the fastbox from local peer li to the first
+ * posted receive it matches: 1 when it did, 0 when the fastbox is empty, -1 when the
+ * message is Go's to deliver (cells queued ahead of it, a protocol message, no match,
+ * truncation). */
+static int poll_fastbox(mpix_vci_shared *v, mpix_vci_lite *l, int li)
+{
+    const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
+    mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_in)[li];
+    if (fb == NULL)
+        return -1;
+    if (__atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) == 0)
+        return 0;
+    int locked = enter(v);
+    uint64_t *next = (uint64_t *)sv->recv_seq + li;
+    uint64_t f = __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE);
+    const mpix_wire_header *h = &fb->hdr;
+    if (f == 0) { /* another thread took it */
+        leave(v, locked);
+        return 0;
+    }
+    mpix_lreq *q = NULL;
+    if (f - 1 == *next && h->kind == MPIX_KIND_EAGER && h->flags == 0 && h->recv_req == 0 &&
+        (int64_t)fb->len == h->size)
+        q = take_match(l, h->context, h->src, h->tag, h->size);
+    if (q == NULL) {
+        leave(v, locked);
+        return -1;
+    }
+    int64_t n = h->size;
+    int32_t tag = h->tag;
+    if (n > 0)
+        memcpy((void *)q->buf, (const char *)fb + sizeof *fb, (size_t)n);
+    *next = f;
+    ((uint8_t *)sv->pending)[li] = 0;
+    __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE); /* hand the fastbox back */
+    complete(q, n, tag);
+    v->fast_msgs++;
+    leave(v, locked);
+    return 1;
+}
+
+/* progress_for tries to complete posted receive q from C: its peer's fastbox, or
+ * nothing to do for a message from this process (another thread sends it). */
+static int progress_for(mpix_vci_lite *l, const mpix_lreq *q)
+{
+    mpix_vci_shared *v = (mpix_vci_shared *)l->vci;
+    const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
+    if (q->src_world == sv->world)
+        return 0;
+    /* Messages in the receive queue (cells) are Go's to deliver, and may come before
+     * anything in the fastbox. */
+    const uint64_t *head = (const uint64_t *)sv->recv_head, *tail = (const uint64_t *)sv->recv_tail;
+    if (tail == NULL || __atomic_load_n(tail, __ATOMIC_ACQUIRE) != __atomic_load_n(head, __ATOMIC_RELAXED))
+        return -1;
+    int64_t k = (int64_t)q->src_world - sv->min_rank;
+    if (k < 0 || k >= sv->span)
+        return -1;
+    int li = ((const int32_t *)sv->local_of)[k];
+    return li < 0 ? -1 : poll_fastbox(v, l, li);
+}
+
+/* take reports a completed lite request: its status, its slot back, the handle null. */
+static void take(mpix_vci_lite *l, mpix_lreq *q, MPI_Request *h, MPI_Status *st)
+{
+    if (st != NULL && st != MPI_STATUS_IGNORE) {
+        st->MPI_SOURCE = q->source;
+        st->MPI_TAG = q->st_tag;
+        st->count_lo = (int)(uint32_t)q->st_bytes;
+        st->count_hi_and_cancelled = (int)((uint32_t)(q->st_bytes >> 32) << 1);
+    }
+    slot_return(l, (uint32_t)(q - l->req));
+    *h = MPI_REQUEST_NULL;
+}
+
+static inline uint32_t spin_limit(const mpix_vci_lite *l)
+{
+    return ((const mpix_vci_shared *)l->vci)->spin_limit;
+}
+
+int mpix_lite_Wait(MPI_Request *request, MPI_Status *status)
+{
+    mpix_vci_lite *l;
+    mpix_lreq *q = lite_req(*request, &l);
+    if (q == NULL)
+        return MPIX_FAST_MISS;
+    for (uint32_t i = 0, limit = spin_limit(l);; i++) {
+        uint32_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+        if (s == MPIX_LREQ_DONE) {
+            take(l, q, request, status);
+            return MPI_SUCCESS;
+        }
+        /* After spin_limit polls Go's wait takes over: it also progresses other VCIs. */
+        if (s != MPIX_LREQ_POSTED || i >= limit || progress_for(l, q) < 0)
+            return MPIX_FAST_MISS;
+        cpu_relax();
+    }
+}
+
+/* Test completes in C only what is done or arrives in a fastbox now; otherwise Go
+ * tests it, with its progress. */
+int mpix_lite_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    mpix_vci_lite *l;
+    mpix_lreq *q = lite_req(*request, &l);
+    if (q == NULL || flag == NULL)
+        return MPIX_FAST_MISS;
+    uint32_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+    if (s == MPIX_LREQ_POSTED && progress_for(l, q) > 0)
+        s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+    if (s != MPIX_LREQ_DONE)
+        return MPIX_FAST_MISS;
+    take(l, q, request, status);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* Waitall over lite requests, completed sends and nulls. It reports nothing until
+ * all are done, so that a call it hands to Go has every request still in place. */
+int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    uint32_t limit = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Request r = array_of_requests[i];
+        if (r == MPIX_REQUEST_COMPLETED_SEND || r == MPI_REQUEST_NULL)
+            continue;
+        mpix_vci_lite *l;
+        mpix_lreq *q = lite_req(r, &l);
+        if (q == NULL)
+            return MPIX_FAST_MISS;
+        limit = spin_limit(l);
+    }
+    for (uint32_t k = 0;; k++) {
+        int all = 1;
+        for (int i = 0; i < count; i++) {
+            mpix_vci_lite *l;
+            mpix_lreq *q = lite_req(array_of_requests[i], &l);
+            if (q == NULL)
+                continue;
+            uint32_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+            if (s == MPIX_LREQ_DONE)
+                continue;
+            if (s != MPIX_LREQ_POSTED || progress_for(l, q) < 0)
+                return MPIX_FAST_MISS;
+            all &= __atomic_load_n(&q->state, __ATOMIC_ACQUIRE) == MPIX_LREQ_DONE;
+        }
+        if (all)
+            break;
+        if (k >= limit)
+            return MPIX_FAST_MISS;
+        cpu_relax();
+    }
+    int statuses = array_of_statuses != NULL && array_of_statuses != MPI_STATUSES_IGNORE;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses ? &array_of_statuses[i] : MPI_STATUS_IGNORE;
+        mpix_vci_lite *l;
+        mpix_lreq *q = lite_req(array_of_requests[i], &l);
+        if (q != NULL) {
+            take(l, q, &array_of_requests[i], st);
+            continue;
+        }
+        array_of_requests[i] = MPI_REQUEST_NULL;
+        if (statuses)
+            empty_status(st);
+    }
+    return MPI_SUCCESS;
+}
