@@ -36,8 +36,9 @@ void mpix_vci_unlock(mpix_vci_shared *v)
         syscall(SYS_futex, &v->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* fast_send copies a small message into the destination's fastbox (MPI_Send and
- * MPI_Isend: either way the send is complete when it returns). */
+/* fast_send copies a small message into the destination's fastbox, or into a cell
+ * of the queue when the fastbox is busy (MPI_Send and MPI_Isend: either way the send
+ * is complete when it returns). */
 static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     int rc = mpix_tc_fast_send(buf, count, datatype, dest, tag, comm, 0);
@@ -54,30 +55,31 @@ static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest
         return MPIX_FAST_MISS;
     if (world_of(c, dest) == sv->world)
         return mpix_lite_self_send(c, buf, n, tag);
-    if (n > sv->fbcap)
-        return MPIX_FAST_MISS;
     int li = peer_index(c, sv, dest);
-    if (li < 0)
+    if (li < 0 || (n > sv->fbcap && (uint64_t)n > sv->cell_size))
         return MPIX_FAST_MISS;
     mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_out)[li];
-    if (fb == NULL || __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) != 0)
-        return MPIX_FAST_MISS; /* the receiver has not taken the last one: Go queues a cell */
     int locked = enter(v);
-    /* Messages Go queued for the transports go first; the fastbox may have been filled
-     * by another thread since the check above. */
-    if (!(v->idle & MPIX_IDLE_SEND) || __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) != 0) {
+    /* Messages Go queued for the transports go first. */
+    if (!(v->idle & MPIX_IDLE_SEND)) {
         leave(v, locked);
         return MPIX_FAST_MISS;
     }
-    fb->len = (uint32_t)n;
-    fb->hdr = (mpix_wire_header){.kind = MPIX_KIND_EAGER, .src = sv->world, .tag = tag,
-                                 .context = c->send_ctx, .size = n};
-    if (n > 0)
-        memcpy((char *)fb + sizeof *fb, buf, (size_t)n);
-    uint64_t *seq = (uint64_t *)sv->send_seq + li;
-    uint64_t k = *seq;
-    *seq = k + 1;
-    __atomic_store_n(&fb->flag, k + 1, __ATOMIC_RELEASE); /* publish */
+    mpix_wire_header h = {.kind = MPIX_KIND_EAGER, .src = sv->world, .tag = tag, .context = c->send_ctx, .size = n};
+    if (fb != NULL && n <= sv->fbcap && __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) == 0) {
+        fb->len = (uint32_t)n;
+        fb->hdr = h;
+        if (n > 0)
+            memcpy((char *)fb + sizeof *fb, buf, (size_t)n);
+        uint64_t *seq = (uint64_t *)sv->send_seq + li;
+        uint64_t k = *seq;
+        *seq = k + 1;
+        __atomic_store_n(&fb->flag, k + 1, __ATOMIC_RELEASE); /* publish */
+    } else if (!mpix_lite_cell_send(sv, li, &h, buf, n)) {
+        /* The fastbox is busy and no cell is free: Go queues the message. */
+        leave(v, locked);
+        return MPIX_FAST_MISS;
+    }
     v->fast_msgs++;
     leave(v, locked);
     return MPI_SUCCESS;
@@ -248,6 +250,11 @@ size_t mpix_fast_layout(int what)
     case 22: return MPIX_LITE_TAG;
     case 23: return MPIX_LITE_SLOTS;
     case 24: return MPIX_LITE_VCIS;
+    case 25: return offsetof(mpix_shm_view, free_mask);
+    case 26: return MPIX_SHM_RECV_TAIL;
+    case 27: return MPIX_SHM_FREE_TAIL;
+    case 28: return offsetof(mpix_cell_head, seq);
+    case 29: return sizeof(mpix_cell_head);
     }
     return (size_t)-1;
 }

@@ -75,7 +75,24 @@ typedef struct mpix_shm_view {
     uintptr_t fb_in;    /* uintptr_t[nlocal] */
     uintptr_t recv_head; /* uint64_t *: the receive queue's consumer head (Go's) */
     uintptr_t recv_tail; /* uint64_t *: its tail in shared memory, 0 until mapped */
+    /* The queues (shm/region.go's layout), for lite.c's cell path. */
+    uintptr_t free_head; /* uint64_t *: this rank's free ring's consumer head (Go's) */
+    uintptr_t regions;   /* uintptr_t[nlocal]: region base by local index, 0 until mapped */
+    uint64_t cell_size;  /* payload capacity of a cell */
+    uint64_t stride;     /* bytes per cell */
+    uint64_t ncells;
+    uint64_t recv_off, free_off, cells_off;
+    uint64_t recv_mask, free_mask;
 } mpix_shm_view;
+
+/* In a region: the rings' shared tails, and a cell's head (shm/region.go). */
+#define MPIX_SHM_RECV_TAIL 128
+#define MPIX_SHM_FREE_TAIL 192
+typedef struct mpix_ring_slot {
+    uint64_t seq;
+    uint64_t val;
+} mpix_ring_slot;
+
 
 /* transport.Header, 48 bytes. */
 typedef struct mpix_wire_header {
@@ -90,6 +107,13 @@ typedef struct mpix_wire_header {
     uint64_t recv_req;
     int64_t offset;
 } mpix_wire_header;
+
+typedef struct mpix_cell_head {
+    mpix_wire_header hdr;
+    uint32_t len;
+    uint32_t pad0;
+    uint64_t seq;
+} mpix_cell_head;
 
 #define MPIX_KIND_EAGER 1
 
@@ -149,6 +173,9 @@ int mpix_lite_self_send(mpix_comm_shared *c, const void *buf, int64_t n, int tag
 int mpix_lite_Wait(MPI_Request *request, MPI_Status *status);
 int mpix_lite_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+/* mpix_lite_cell_send queues a message in a cell for local peer li (under the VCI
+ * lock, Go's send queue empty): 1 sent, 0 not (no free cell, too large). */
+int mpix_lite_cell_send(const mpix_shm_view *sv, int li, const mpix_wire_header *h, const void *buf, int64_t n);
 
 /* Set once by capi/fast.go. */
 extern mpix_fast_header *mpix_fast_table;

@@ -198,34 +198,102 @@ int mpix_lite_self_send(mpix_comm_shared *c, const void *buf, int64_t n, int tag
     return MPI_SUCCESS;
 }
 
-/* poll_fastbox delivers the message in the fastbox from local peer li to the first
- * posted receive it matches: 1 when it did, 0 when the fastbox is empty, -1 when the
- * message is Go's to deliver (cells queued ahead of it, a protocol message, no match,
- * truncation). */
-static int poll_fastbox(mpix_vci_shared *v, mpix_vci_lite *l, int li)
+/* The rings of shm/ring.go (Vyukov's bounded queue, one consumer): pushes claim a
+ * position by compare-and-swap on the shared tail and publish it with the slot's
+ * sequence number; the consumer, under the VCI lock, takes the head. */
+static int ring_push(uint64_t *tail, mpix_ring_slot *slots, uint64_t mask, uint64_t v)
+{
+    uint64_t pos = __atomic_load_n(tail, __ATOMIC_SEQ_CST);
+    for (;;) {
+        mpix_ring_slot *s = &slots[pos & mask];
+        int64_t d = (int64_t)(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) - pos);
+        if (d == 0) {
+            if (__atomic_compare_exchange_n(tail, &pos, pos + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+                s->val = v;
+                __atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE); /* publish */
+                return 1;
+            }
+        } else if (d < 0) {
+            return 0; /* full */
+        } else {
+            uint64_t next = __atomic_load_n(tail, __ATOMIC_SEQ_CST);
+            if (next == pos)
+                return 0; /* corrupt */
+            pos = next;
+        }
+    }
+}
+
+static inline int ring_peek(const mpix_ring_slot *slots, uint64_t mask, uint64_t head, uint64_t *v)
+{
+    const mpix_ring_slot *s = &slots[head & mask];
+    if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != head + 1)
+        return 0;
+    *v = s->val;
+    return 1;
+}
+
+static inline void ring_advance(mpix_ring_slot *slots, uint64_t mask, uint64_t *head)
+{
+    uint64_t h = *head;
+    __atomic_store_n(&slots[h & mask].seq, h + mask + 1, __ATOMIC_RELEASE); /* the slot's next lap */
+    *head = h + 1;
+}
+
+static inline uintptr_t region_of(const mpix_shm_view *sv, uint64_t li)
+{
+    return li < sv->nlocal ? ((const uintptr_t *)sv->regions)[li] : 0;
+}
+
+int mpix_lite_cell_send(const mpix_shm_view *sv, int li, const mpix_wire_header *h, const void *buf, int64_t n)
+{
+    uintptr_t own = region_of(sv, sv->me), dst = region_of(sv, (uint64_t)li);
+    if (own == 0 || dst == 0 || (uint64_t)n > sv->cell_size)
+        return 0;
+    uint64_t *free_head = (uint64_t *)sv->free_head, c;
+    mpix_ring_slot *free_slots = (mpix_ring_slot *)(own + sv->free_off);
+    if (!ring_peek(free_slots, sv->free_mask, *free_head, &c) || c >= sv->ncells)
+        return 0; /* no free cell (or a corrupt ring, which Go reports) */
+    ring_advance(free_slots, sv->free_mask, free_head);
+    mpix_cell_head *ch = (mpix_cell_head *)(own + sv->cells_off + c * sv->stride);
+    uint64_t *seq = (uint64_t *)sv->send_seq + li;
+    ch->hdr = *h;
+    ch->len = (uint32_t)n;
+    ch->seq = *seq;
+    if (n > 0)
+        memcpy(ch + 1, buf, (size_t)n);
+    if (!ring_push((uint64_t *)(dst + MPIX_SHM_RECV_TAIL), (mpix_ring_slot *)(dst + sv->recv_off), sv->recv_mask,
+                   (uint64_t)sv->me << 32 | c)) {
+        /* Cannot happen in a healthy job (the queue has a slot for every cell on the
+         * node): keep the cell, and let Go find and report the problem. */
+        ring_push((uint64_t *)(own + MPIX_SHM_FREE_TAIL), free_slots, sv->free_mask, c);
+        return 0;
+    }
+    *seq += 1;
+    return 1;
+}
+
+/* take_fastbox delivers the message in the fastbox from local peer li to the first
+ * posted receive it matches (under the VCI lock): 1 when it did, 0 when the fastbox is
+ * empty, -1 when the message is Go's (cells queued ahead of it, a protocol message, no
+ * match, truncation). */
+static int take_fastbox(mpix_vci_shared *v, mpix_vci_lite *l, int li)
 {
     const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
     mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_in)[li];
     if (fb == NULL)
         return -1;
-    if (__atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) == 0)
-        return 0;
-    int locked = enter(v);
     uint64_t *next = (uint64_t *)sv->recv_seq + li;
     uint64_t f = __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE);
     const mpix_wire_header *h = &fb->hdr;
-    if (f == 0) { /* another thread took it */
-        leave(v, locked);
+    if (f == 0)
         return 0;
-    }
     mpix_lreq *q = NULL;
     if (f - 1 == *next && h->kind == MPIX_KIND_EAGER && h->flags == 0 && h->recv_req == 0 &&
         (int64_t)fb->len == h->size)
         q = take_match(l, h->context, h->src, h->tag, h->size);
-    if (q == NULL) {
-        leave(v, locked);
+    if (q == NULL)
         return -1;
-    }
     int64_t n = h->size;
     int32_t tag = h->tag;
     if (n > 0)
@@ -235,28 +303,83 @@ static int poll_fastbox(mpix_vci_shared *v, mpix_vci_lite *l, int li)
     __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE); /* hand the fastbox back */
     complete(q, n, tag);
     v->fast_msgs++;
-    leave(v, locked);
     return 1;
 }
 
-/* progress_for tries to complete posted receive q from C: its peer's fastbox, or
- * nothing to do for a message from this process (another thread sends it). */
+/* take_queue delivers the receive queue's cells, in order, to posted receives (under
+ * the VCI lock), as shm's pollQueue would: 1 when it delivered any, 0 when the queue
+ * is empty, -1 when the message at its head is Go's. A cell that comes after its
+ * sender's fastbox message waits for that one. */
+static int take_queue(mpix_vci_shared *v, mpix_vci_lite *l)
+{
+    const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
+    uintptr_t own = region_of(sv, sv->me);
+    if (own == 0)
+        return -1;
+    mpix_ring_slot *slots = (mpix_ring_slot *)(own + sv->recv_off);
+    uint64_t *head = (uint64_t *)sv->recv_head, val;
+    int got = 0;
+    while (ring_peek(slots, sv->recv_mask, *head, &val)) {
+        uint64_t idx = val >> 32, c = val & 0xffffffffu;
+        uintptr_t r = region_of(sv, idx);
+        if (r == 0 || c >= sv->ncells)
+            return -1;
+        mpix_cell_head *ch = (mpix_cell_head *)(r + sv->cells_off + c * sv->stride);
+        uint64_t *next = (uint64_t *)sv->recv_seq + idx;
+        if (ch->seq != *next && (take_fastbox(v, l, (int)idx) != 1 || ch->seq != *next))
+            return got ? 1 : -1;
+        const mpix_wire_header *h = &ch->hdr;
+        mpix_lreq *q = NULL;
+        if (h->kind == MPIX_KIND_EAGER && h->flags == 0 && h->recv_req == 0 && (int64_t)ch->len == h->size &&
+            (uint64_t)ch->len <= sv->cell_size)
+            q = take_match(l, h->context, h->src, h->tag, h->size);
+        if (q == NULL)
+            return got ? 1 : -1;
+        int64_t n = h->size;
+        int32_t tag = h->tag;
+        if (n > 0)
+            memcpy((void *)q->buf, ch + 1, (size_t)n);
+        ring_advance(slots, sv->recv_mask, head);
+        *next = ch->seq + 1;
+        /* The cell back to its owner's free ring; it cannot be full (one slot per cell). */
+        ring_push((uint64_t *)(r + MPIX_SHM_FREE_TAIL), (mpix_ring_slot *)(r + sv->free_off), sv->free_mask, c);
+        complete(q, n, tag);
+        v->fast_msgs++;
+        got = 1;
+    }
+    return got;
+}
+
+/* progress_for tries to complete posted receive q from C: the receive queue, then
+ * the fastbox of q's peer. 1: something was delivered, 0: nothing there, -1: a message
+ * only Go can deliver is in the way. */
 static int progress_for(mpix_vci_lite *l, const mpix_lreq *q)
 {
     mpix_vci_shared *v = (mpix_vci_shared *)l->vci;
     const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
-    if (q->src_world == sv->world)
-        return 0;
-    /* Messages in the receive queue (cells) are Go's to deliver, and may come before
-     * anything in the fastbox. */
     const uint64_t *head = (const uint64_t *)sv->recv_head, *tail = (const uint64_t *)sv->recv_tail;
-    if (tail == NULL || __atomic_load_n(tail, __ATOMIC_ACQUIRE) != __atomic_load_n(head, __ATOMIC_RELAXED))
+    if (tail == NULL)
         return -1;
-    int64_t k = (int64_t)q->src_world - sv->min_rank;
-    if (k < 0 || k >= sv->span)
-        return -1;
-    int li = ((const int32_t *)sv->local_of)[k];
-    return li < 0 ? -1 : poll_fastbox(v, l, li);
+    int li = -1;
+    if (q->src_world != sv->world) {
+        int64_t k = (int64_t)q->src_world - sv->min_rank;
+        if (k < 0 || k >= sv->span || (li = ((const int32_t *)sv->local_of)[k]) < 0)
+            return -1;
+    }
+    int queued = __atomic_load_n(tail, __ATOMIC_ACQUIRE) != __atomic_load_n(head, __ATOMIC_RELAXED);
+    mpix_fastbox *fb = li < 0 ? NULL : (mpix_fastbox *)((const uintptr_t *)sv->fb_in)[li];
+    int boxed = fb != NULL && __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) != 0;
+    if (!queued && !boxed)
+        return 0; /* nothing arrived: no lock taken */
+    int locked = enter(v), rc = 0;
+    if (queued)
+        rc = take_queue(v, l);
+    if (rc >= 0 && li >= 0) {
+        int f = take_fastbox(v, l, li);
+        rc = f < 0 ? (rc > 0 ? 1 : -1) : (rc | f);
+    }
+    leave(v, locked);
+    return rc;
 }
 
 /* take reports a completed lite request: its status, its slot back, the handle null. */

@@ -237,5 +237,6 @@ func FastLayout() []uintptr {
 		unsafe.Offsetof(v.Lite), unsafe.Sizeof(liteReq{}), unsafe.Offsetof(liteReq{}.Buf),
 		unsafe.Offsetof(liteReq{}.StTag), unsafe.Offsetof(liteState{}.Req), unsafe.Sizeof(liteState{}),
 		liteTag, liteSlots, liteVCIs,
+		unsafe.Offsetof(sv.FreeMask), shm.RecvTailOffset, shm.FreeTailOffset, shm.CellSeqOffset, shm.CellHeaderSize,
 	}
 }

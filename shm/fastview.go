@@ -33,7 +33,32 @@ type FastView struct {
 	// queue to Go. RecvHead is the queue consumer's private head, kept here.
 	RecvHead uintptr // *uint64
 	RecvTail uintptr // *uint64 in this rank's region (shared), 0 until mapped
+
+	// The queues themselves, for C's cell path (capi/lite.c): each local rank's region
+	// base and the layout every region shares (region.go). C pops this rank's free
+	// ring (FreeHead is its consumer head, moved here like RecvHead), pushes onto a
+	// peer's receive queue and pops its own, under the VCI lock as Go does.
+	FreeHead uintptr // *uint64
+	Regions  uintptr // *uintptr[NLocal]: region base by local index, 0 until mapped
+	CellSize uint64  // payload capacity of a cell
+	Stride   uint64  // bytes per cell
+	NCells   uint64  // cells per pool
+	RecvOff  uint64  // offset of the receive queue's slots
+	FreeOff  uint64  // offset of the free ring's slots
+	CellsOff uint64  // offset of the first cell
+	RecvMask uint64  // receive queue capacity - 1
+	FreeMask uint64  // free ring capacity - 1
 }
+
+// Offsets of the rings' shared tail words in a region (capi/lite.c).
+var (
+	RecvTailOffset = unsafe.Offsetof(control{}.recvTail)
+	FreeTailOffset = unsafe.Offsetof(control{}.freeTail)
+	CellSeqOffset  = unsafe.Offsetof(cellHead{}.seq)
+)
+
+// CellHeaderSize is the offset of a cell's payload.
+const CellHeaderSize = cellHeaderSize
 
 // FastboxHeaderSize is the offset of a fastbox's payload; the flag is its first word,
 // the payload length the next 4 bytes, the transport.Header starts at byte 16.
@@ -61,6 +86,10 @@ func newPrivateState(n, span int) (*privateState, error) {
 	size += 8 * n
 	offHead := size
 	size += 8
+	offFreeHead := size
+	size += 8
+	offRegions := size
+	size += 8 * n
 	offPending := size
 	size += n
 	mem, err := syscall.Mmap(-1, 0, roundUp(size, pageSize), syscall.PROT_READ|syscall.PROT_WRITE,
@@ -79,6 +108,8 @@ func newPrivateState(n, span int) (*privateState, error) {
 	v.FbIn = base + uintptr(offIn)
 	v.Pending = base + uintptr(offPending)
 	v.RecvHead = base + uintptr(offHead)
+	v.FreeHead = base + uintptr(offFreeHead)
+	v.Regions = base + uintptr(offRegions)
 	return &privateState{mem: mem, view: v}, nil
 }
 
@@ -93,6 +124,7 @@ func (p *privateState) sendSeq() []uint64 { return p.u64s(p.view.SendSeq) }
 func (p *privateState) recvSeq() []uint64 { return p.u64s(p.view.RecvSeq) }
 func (p *privateState) fbOut() []uint64   { return p.u64s(p.view.FbOut) }
 func (p *privateState) fbIn() []uint64    { return p.u64s(p.view.FbIn) }
+func (p *privateState) regions() []uint64 { return p.u64s(p.view.Regions) }
 func (p *privateState) pending() []bool {
 	return unsafe.Slice((*bool)(unsafe.Pointer(&p.mem[p.view.Pending-p.base()])), p.view.NLocal)
 }
@@ -105,14 +137,22 @@ func (e *Endpoint) FastView() *FastView { return e.priv.view }
 // publishFastboxes records the fastbox addresses of region idx in the view, and for
 // the own region the receive queue's head and tail.
 func (e *Endpoint) publishFastboxes(idx int, r *region) {
+	v := e.priv.view
 	if idx == e.me {
-		// The queue's consumer head moves here, where C can read it.
-		v := e.priv.view
+		// The queue's and the free ring's consumer heads move here, where C can use them.
 		head := (*uint64)(unsafe.Pointer(&e.priv.mem[v.RecvHead-e.priv.base()]))
 		*head = *r.recv.head
 		r.recv.head = head
+		freeHead := (*uint64)(unsafe.Pointer(&e.priv.mem[v.FreeHead-e.priv.base()]))
+		*freeHead = *r.free.head
+		r.free.head = freeHead
 		v.RecvTail = uintptr(unsafe.Pointer(r.recv.tail))
+		g := e.g
+		v.CellSize, v.Stride, v.NCells = uint64(g.cellSize), uint64(g.stride), uint64(g.cells)
+		v.RecvOff, v.FreeOff, v.CellsOff = uint64(g.recvOff), uint64(g.freeOff), uint64(g.cellsOff)
+		v.RecvMask, v.FreeMask = uint64(g.recvCap-1), uint64(g.freeCap-1)
 	}
+	e.priv.regions()[idx] = uint64(uintptr(unsafe.Pointer(&r.mem[0])))
 	if e.g.fbCap == 0 {
 		return
 	}

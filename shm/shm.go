@@ -384,6 +384,7 @@ func (e *Endpoint) Close() error {
 	e.closed = true
 	clear(e.priv.fbOut())
 	clear(e.priv.fbIn())
+	clear(e.priv.regions())
 	e.priv.view.RecvTail = 0
 	for i, r := range e.regions {
 		if r != nil {
