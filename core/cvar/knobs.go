@@ -32,7 +32,7 @@ var (
 	})
 	FastPath = NewBool(Spec{
 		Name:       "MPIX_FASTPATH",
-		Desc:       "run MPI_Send and MPI_Recv of small contiguous messages between processes of a node in C, without entering the Go engine (0: always take the engine's path)",
+		Desc:       "run MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv and the waits on them for small contiguous messages within a node in C, without entering the Go engine (0: always take the engine's path)",
 		Default:    "1",
 		Verbosity:  TunerDetail,
 		Scope:      ScopeLocal, // a C sender and a Go receiver (or the reverse) interoperate
