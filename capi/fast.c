@@ -197,8 +197,11 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
     int64_t capacity = (int64_t)count * esz;
     /* Only the next message from the sender, eager, for this communicator and tag, and
      * fitting: anything else (a message ahead of cells in the queue, a synchronous or
-     * rendezvous send, truncation) is Go's to handle. */
-    if ((v->idle & idle) != idle || f == 0 || f - 1 != *next || h->kind != MPIX_KIND_EAGER || h->flags != 0 ||
+     * rendezvous send, truncation, a receive posted earlier in C by lite.c, which comes
+     * first) is Go's to handle. */
+    const mpix_vci_lite *l = (const mpix_vci_lite *)v->lite;
+    if ((v->idle & idle) != idle || (l != NULL && l->posted_head != 0) || f == 0 || f - 1 != *next ||
+        h->kind != MPIX_KIND_EAGER || h->flags != 0 ||
         h->context != c->ctx || h->recv_req != 0 || (tag != MPI_ANY_TAG && h->tag != tag) ||
         h->size > capacity || (int64_t)fb->len != h->size) {
         leave(v, locked);
