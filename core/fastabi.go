@@ -144,10 +144,17 @@ func publishComm(c *Comm) {
 	atomic.StoreUint32(&d.Live, 1)
 }
 
-// unpublishComm withdraws a communicator's descriptor (MPI_Comm_free).
+// unpublishComm withdraws a communicator's descriptor (MPI_Comm_free). Receives that
+// C still holds on its VCI become Go requests now, while the handle still resolves:
+// MPI lets them complete after the free.
 func unpublishComm(c *Comm) {
 	if d := commSlot(c.Handle); d != nil {
 		atomic.StoreUint32(&d.Live, 0)
+	}
+	if e := c.eng; e != nil && atomic.LoadPointer(&e.sh.Lite) != nil {
+		locked := e.enter()
+		e.absorbLite()
+		e.exit(locked)
 	}
 	if c.fastPeers != nil {
 		syscall.Munmap(c.fastPeers)
