@@ -80,17 +80,17 @@ static mpix_lreq *slot_new(mpix_vci_lite *l, uint32_t *slot)
     return NULL;
 }
 
-/* slot_return gives a slot back without the lock: waiters of any thread push onto the
- * returned stack, and only slot_new, under the lock, takes it, whole, so a
- * compare-and-swap push is safe (no ABA). Go's liteState.release is the same. */
-static void slot_return(mpix_vci_lite *l, uint32_t slot)
+/* slots_return gives a chain of slots (first..last, linked by next) back without the
+ * lock: waiters of any thread push onto the returned stack, and only slot_new, under
+ * the lock, takes it, whole, so a compare-and-swap push is safe (no ABA). Go's
+ * liteState.release is the same for one slot. */
+static void slots_return(mpix_vci_lite *l, uint32_t first, uint32_t last)
 {
-    mpix_lreq *q = &l->req[slot];
-    __atomic_store_n(&q->state, MPIX_LREQ_FREE, __ATOMIC_RELAXED);
+    mpix_lreq *q = &l->req[last];
     uint32_t old = __atomic_load_n(&l->returned, __ATOMIC_RELAXED);
     do
         q->next = old;
-    while (!__atomic_compare_exchange_n(&l->returned, &old, slot + 1, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    while (!__atomic_compare_exchange_n(&l->returned, &old, first + 1, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
 /* take_match unlinks and returns the first posted receive that a message (context,
@@ -382,8 +382,9 @@ static int progress_for(mpix_vci_lite *l, const mpix_lreq *q)
     return rc;
 }
 
-/* take reports a completed lite request: its status, its slot back, the handle null. */
-static void take(mpix_vci_lite *l, mpix_lreq *q, MPI_Request *h, MPI_Status *st)
+/* report writes a completed lite request's status and nulls the handle; its slot is
+ * then free, for the caller to return. */
+static inline void report(mpix_lreq *q, MPI_Request *h, MPI_Status *st)
 {
     if (st != NULL && st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = q->source;
@@ -391,8 +392,16 @@ static void take(mpix_vci_lite *l, mpix_lreq *q, MPI_Request *h, MPI_Status *st)
         st->count_lo = (int)(uint32_t)q->st_bytes;
         st->count_hi_and_cancelled = (int)((uint32_t)(q->st_bytes >> 32) << 1);
     }
-    slot_return(l, (uint32_t)(q - l->req));
+    __atomic_store_n(&q->state, MPIX_LREQ_FREE, __ATOMIC_RELAXED);
     *h = MPI_REQUEST_NULL;
+}
+
+/* take reports a completed lite request and returns its slot. */
+static void take(mpix_vci_lite *l, mpix_lreq *q, MPI_Request *h, MPI_Status *st)
+{
+    report(q, h, st);
+    uint32_t s = (uint32_t)(q - l->req);
+    slots_return(l, s, s);
 }
 
 static inline uint32_t spin_limit(const mpix_vci_lite *l)
@@ -472,18 +481,33 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
             return MPIX_FAST_MISS;
         cpu_relax();
     }
+    /* Slots go back in runs of one VCI's, one compare-and-swap per run. */
     int statuses = array_of_statuses != NULL && array_of_statuses != MPI_STATUSES_IGNORE;
+    mpix_vci_lite *run = NULL;
+    uint32_t first = 0, last = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &array_of_statuses[i] : MPI_STATUS_IGNORE;
         mpix_vci_lite *l;
         mpix_lreq *q = lite_req(array_of_requests[i], &l);
-        if (q != NULL) {
-            take(l, q, &array_of_requests[i], st);
+        if (q == NULL) {
+            array_of_requests[i] = MPI_REQUEST_NULL;
+            if (statuses)
+                empty_status(st);
             continue;
         }
-        array_of_requests[i] = MPI_REQUEST_NULL;
-        if (statuses)
-            empty_status(st);
+        report(q, &array_of_requests[i], st);
+        uint32_t s = (uint32_t)(q - l->req);
+        if (l == run) {
+            l->req[last].next = s + 1;
+            last = s;
+            continue;
+        }
+        if (run != NULL)
+            slots_return(run, first, last);
+        run = l;
+        first = last = s;
     }
+    if (run != NULL)
+        slots_return(run, first, last);
     return MPI_SUCCESS;
 }

@@ -153,7 +153,7 @@ func (e *Engine) adoptPosted(q *liteReq, l *liteState) *Request {
 
 // release gives a lite slot back to C once the Go request serving it is reported or
 // freed: a compare-and-swap push onto the returned stack, which C takes whole under
-// the VCI lock (capi/lite.c slot_return).
+// the VCI lock (capi/lite.c slots_return).
 func (l *liteState) release(q *liteReq) {
 	slot := uint32((uintptr(unsafe.Pointer(q)) - uintptr(unsafe.Pointer(&l.Req[0]))) / unsafe.Sizeof(*q))
 	atomic.StoreUint32(&q.State, liteFree)
