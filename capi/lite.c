@@ -409,6 +409,14 @@ static inline uint32_t spin_limit(const mpix_vci_lite *l)
     return ((const mpix_vci_shared *)l->vci)->spin_limit;
 }
 
+/* may_spin says whether a C wait may go on polling l's VCI: only while Go holds
+ * nothing on it (a queued send, a protocol, a schedule), which needs Go's progress. */
+static inline int may_spin(const mpix_vci_lite *l)
+{
+    const mpix_vci_shared *v = (const mpix_vci_shared *)l->vci;
+    return __atomic_load_n(&v->idle, __ATOMIC_RELAXED) == (MPIX_IDLE_RECV | MPIX_IDLE_SEND);
+}
+
 int mpix_lite_Wait(MPI_Request *request, MPI_Status *status)
 {
     mpix_vci_lite *l;
@@ -422,7 +430,7 @@ int mpix_lite_Wait(MPI_Request *request, MPI_Status *status)
             return MPI_SUCCESS;
         }
         /* After spin_limit polls Go's wait takes over: it also progresses other VCIs. */
-        if (s != MPIX_LREQ_POSTED || i >= limit || progress_for(l, q) < 0)
+        if (s != MPIX_LREQ_POSTED || i >= limit || progress_for(l, q) < 0 || !may_spin(l))
             return MPIX_FAST_MISS;
         cpu_relax();
     }
@@ -462,7 +470,7 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
         limit = spin_limit(l);
     }
     for (uint32_t k = 0;; k++) {
-        int all = 1;
+        int all = 1; /* cleared by a request still waiting */
         for (int i = 0; i < count; i++) {
             mpix_vci_lite *l;
             mpix_lreq *q = lite_req(array_of_requests[i], &l);
@@ -473,7 +481,11 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
                 continue;
             if (s != MPIX_LREQ_POSTED || progress_for(l, q) < 0)
                 return MPIX_FAST_MISS;
-            all &= __atomic_load_n(&q->state, __ATOMIC_ACQUIRE) == MPIX_LREQ_DONE;
+            if (__atomic_load_n(&q->state, __ATOMIC_ACQUIRE) != MPIX_LREQ_DONE) {
+                if (!may_spin(l))
+                    return MPIX_FAST_MISS;
+                all = 0;
+            }
         }
         if (all)
             break;

@@ -69,20 +69,44 @@ func (v *vciShared) liteState() *liteState {
 	return (*liteState)(atomic.LoadPointer(&v.Lite))
 }
 
-// lookupLite resolves a lite handle to the Go request that serves it, taking the
-// request over from C first: a posted receive by absorbing the VCI's whole list, a
-// completed one as a completed Go request.
-func lookupLite(h int32) (*Request, error) {
+// liteSlot decodes a lite handle: its VCI's engine and lite state, and the request.
+func liteSlot(h int32) (*Engine, *liteState, *liteReq, error) {
 	idx, slot := int(uint32(h)>>12&(liteVCIs-1)), int(uint32(h)&(1<<12-1))
 	if idx >= len(engines) || slot >= liteSlots {
-		return nil, Errorf(ErrRequest, "invalid request handle 0x%x", uint32(h))
+		return nil, nil, nil, Errorf(ErrRequest, "invalid request handle 0x%x", uint32(h))
 	}
 	e := engines[idx]
 	l := e.sh.liteState()
 	if l == nil {
-		return nil, Errorf(ErrRequest, "invalid request handle 0x%x", uint32(h))
+		return nil, nil, nil, Errorf(ErrRequest, "invalid request handle 0x%x", uint32(h))
 	}
-	q := &l.Req[slot]
+	return e, l, &l.Req[slot], nil
+}
+
+// LitePending reports whether h is a receive that C still holds unmatched after a
+// round of progress on every VCI. MPI_Test and MPI_Request_get_status then say "not
+// yet" without taking it over: that would move the VCI's whole C list to Go, and a
+// loop testing one receive of a window would lose the C path for all of them.
+func LitePending(h int32) bool {
+	if !isLiteHandle(h) {
+		return false
+	}
+	_, _, q, err := liteSlot(h)
+	if err != nil || atomic.LoadUint32(&q.State) != litePosted {
+		return false
+	}
+	Progress()
+	return atomic.LoadUint32(&q.State) == litePosted
+}
+
+// lookupLite resolves a lite handle to the Go request that serves it, taking the
+// request over from C first: a posted receive by absorbing the VCI's whole list, a
+// completed one as a completed Go request.
+func lookupLite(h int32) (*Request, error) {
+	e, l, q, err := liteSlot(h)
+	if err != nil {
+		return nil, err
+	}
 	// Once forwarded, a handle stays forwarded until its Go request is reported, so a
 	// wait on it takes no lock (ICS'20 Table 1: none for a completed Wait).
 	if atomic.LoadUint32(&q.State) != liteGo {
@@ -121,10 +145,10 @@ func (e *Engine) absorbLite() {
 	var taken []*Request
 	for s := l.PostedHead; s != 0; {
 		q := &l.Req[s-1]
+		s = q.Next // before the slot is Go's: a completed one may be released at once
 		if r := e.adoptPosted(q, l); !r.Done() {
 			taken = append(taken, r)
 		}
-		s = q.Next
 	}
 	l.PostedHead, l.PostedTail = 0, 0
 	e.posted = append(taken, e.posted...)
