@@ -153,7 +153,9 @@ func unpublishComm(c *Comm) {
 	}
 	if e := c.eng; e != nil && atomic.LoadPointer(&e.sh.Lite) != nil {
 		locked := e.enter()
-		e.absorbLite()
+		if l := e.sh.liteState(); l.holds(c.Handle) {
+			e.absorbLite()
+		}
 		e.exit(locked)
 	}
 	if c.fastPeers != nil {

@@ -154,6 +154,17 @@ func (e *Engine) absorbLite() {
 	e.posted = append(taken, e.posted...)
 }
 
+// holds reports whether C's list has a receive on communicator handle h (under the
+// VCI lock).
+func (l *liteState) holds(h int32) bool {
+	for s := l.PostedHead; s != 0; s = l.Req[s-1].Next {
+		if l.Req[s-1].Comm == h {
+			return true
+		}
+	}
+	return false
+}
+
 // adoptPosted makes the Go receive request that takes over C's posted receive q.
 func (e *Engine) adoptPosted(q *liteReq, l *liteState) *Request {
 	r := newRequest(reqRecv)
