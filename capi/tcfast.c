@@ -21,22 +21,40 @@
  * unexpected list, in arrival order, after offering each message to its posted
  * receives in posting order, so matching is non-overtaking per source and tag.
  *
+ * The C state of a threadcomm (mpix_tc_act: queues, barrier) is made at its first
+ * start, which goes through Go, and lives until MPIX_Threadcomm_free. A region whose
+ * threads used only C ends in C: the finish barrier's last arriver empties the
+ * queues and parks Go's activation (its key and per-thread views stay), and the next
+ * MPIX_Threadcomm_start of the same threadcomm is a C barrier on it, so a region
+ * entered and left in a loop (the paper's Figure 5) never enters Go. A region in
+ * which Go resolved the threadcomm (capi/threadcomm.go: lookupComm) finishes through
+ * Go, which ends whatever it derived; the next start goes through Go again.
+ *
  * Requests of these operations are C objects whose handles have the top two bits
  * set (Go's are 0b10...); C's Wait/Test family completes them and hands any other
  * handle to Go (capi/wait.go knows them too). */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "capi.h"
 #include "fast.h"
 #include "tcfast.h"
 #include "_cgo_export.h"
 
+int mpix_omp_team_size(void);
+
 #define TC_EAGER (16 << 10)
 #define TC_POOL_MAX 64
 #define TC_SPIN_YIELD 256     /* empty polls before a wait starts yielding the core */
 #define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
+#define TC_BAR_SPIN 512       /* barrier polls before yielding the core */
+#define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
 
 enum { TC_EAGER_CELL = 1, TC_DIRECT_CELL = 2 };
 enum { TC_PENDING = 0, TC_CLAIMED = 1, TC_DONE = 2, TC_ORPHAN = 3 };
@@ -85,19 +103,21 @@ typedef struct tc_thread {
     tc_cell *unexp_head, *unexp_tail;
     tc_req *posted_head, *posted_tail;
     tc_cell stub;
-    char pad1[64];
-} tc_thread;
+} __attribute__((aligned(64))) tc_thread;
 
 struct mpix_tc_act {
+    mpix_tc_team team; /* first: Go reads it */
     int32_t n;
-    int32_t refs;       /* atomic: threads still attached */
     MPI_Comm handle;
-    /* Barrier: arrivals and generation, on their own lines. */
-    char pad0[52];
+    uint32_t go_finish; /* the last finish's decision (1: Go ends the activation) */
+    char pad0[36];
+    /* Barrier: arrivals, and the generation (a futex word) with its sleepers, on
+     * their own lines. */
     uint32_t count;
     char pad1[60];
     uint32_t gen;
-    char pad2[60];
+    uint32_t sleepers;
+    char pad2[56];
     /* Collectives: each thread's buffers, read after a barrier. */
     const void **sbuf;
     void **rbuf;
@@ -1037,16 +1057,63 @@ int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *s
 
 /* ---- collectives of a single-process activation ---- */
 
+/* gen_wait waits until the barrier's generation moves past g: it spins briefly (the
+ * threads of a region usually arrive together), yields a little (more threads than
+ * cores), then sleeps on the futex (hundreds of threads: the ones with work left get
+ * the cores). */
+static void gen_wait(mpix_tc_act *a, uint32_t g)
+{
+    for (uint32_t i = 0; i < TC_BAR_SPIN; i++) {
+        if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
+            return;
+        cpu_relax();
+    }
+    for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
+        if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
+            return;
+        sched_yield();
+    }
+    while (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) == g) {
+        __atomic_add_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &a->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+        __atomic_sub_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* gen_release ends barrier generation g. A sleeper counts itself before the kernel
+ * checks gen, and both sides use sequentially consistent order, so either the
+ * sleeper sees the new gen or the releaser sees the sleeper. */
+static void gen_release(mpix_tc_act *a, uint32_t g)
+{
+    __atomic_store_n(&a->gen, g + 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&a->sleepers, __ATOMIC_SEQ_CST) != 0)
+        syscall(SYS_futex, &a->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* barrier_last is the arrival half of a barrier: it returns 1 to the last of the n
+ * threads to arrive, which must then call gen_release(a, *g) (after any work that the
+ * others must see), and 0 to the others, which call gen_wait(a, *g). *idx gets the
+ * arrival order. */
+static inline int barrier_arrive(mpix_tc_act *a, uint32_t *g, uint32_t *idx)
+{
+    *g = __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE);
+    uint32_t i = __atomic_fetch_add(&a->count, 1, __ATOMIC_ACQ_REL);
+    if (idx != NULL)
+        *idx = i;
+    if (i + 1 == (uint32_t)a->n) {
+        __atomic_store_n(&a->count, 0, __ATOMIC_RELAXED);
+        return 1;
+    }
+    return 0;
+}
+
 static void barrier(mpix_tc_act *a)
 {
-    uint32_t g = __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE);
-    if (__atomic_add_fetch(&a->count, 1, __ATOMIC_ACQ_REL) == (uint32_t)a->n) {
-        __atomic_store_n(&a->count, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&a->gen, g + 1, __ATOMIC_RELEASE);
-        return;
-    }
-    for (uint32_t i = 0; __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) == g; i++)
-        backoff(i);
+    uint32_t g;
+    if (barrier_arrive(a, &g, NULL))
+        gen_release(a, g);
+    else
+        gen_wait(a, g);
 }
 
 int mpix_fast_MPI_Barrier(MPI_Comm comm)
@@ -1175,30 +1242,94 @@ int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
 
 /* ---- activations ---- */
 
+/* Threadcomm handles to their C state, for MPIX_Threadcomm_start (which has no
+ * context yet): open addressing, read without a lock, written under one. */
+#define TC_TABLE 1024
+#define TC_PROBES 64
+#define TC_TOMB ((mpix_tc_act *)1)
+static mpix_tc_act *tc_table[TC_TABLE];
+static pthread_mutex_t tc_table_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static inline uint32_t tc_slot(MPI_Comm h, uint32_t k) { return ((uint32_t)h * 2654435761u + k) % TC_TABLE; }
+
+static mpix_tc_act *act_find(MPI_Comm h)
+{
+    for (uint32_t k = 0; k < TC_PROBES; k++) {
+        mpix_tc_act *a = __atomic_load_n(&tc_table[tc_slot(h, k)], __ATOMIC_ACQUIRE);
+        if (a == NULL)
+            return NULL;
+        if (a != TC_TOMB && a->handle == h)
+            return a;
+    }
+    return NULL;
+}
+
+/* act_register publishes a; when the table is crowded the threadcomm simply starts
+ * through Go every time. */
+static void act_register(mpix_tc_act *a)
+{
+    pthread_mutex_lock(&tc_table_mu);
+    for (uint32_t k = 0; k < TC_PROBES; k++) {
+        mpix_tc_act **slot = &tc_table[tc_slot(a->handle, k)];
+        if (*slot == NULL || *slot == TC_TOMB) {
+            __atomic_store_n(slot, a, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tc_table_mu);
+}
+
+static void act_unregister(mpix_tc_act *a)
+{
+    pthread_mutex_lock(&tc_table_mu);
+    for (uint32_t k = 0; k < TC_PROBES; k++) {
+        mpix_tc_act **slot = &tc_table[tc_slot(a->handle, k)];
+        if (*slot == a) {
+            __atomic_store_n(slot, TC_TOMB, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tc_table_mu);
+}
+
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
 {
-    mpix_tc_act *a = aligned_alloc(64, (sizeof *a + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64);
+    size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
+    mpix_tc_act *a = aligned_alloc(64, size);
     if (a == NULL)
         return NULL;
-    memset(a, 0, sizeof *a);
+    memset(a, 0, size);
     a->n = n;
-    a->refs = n;
     a->handle = handle;
     a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
     a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
+    if (a->sbuf == NULL || a->rbuf == NULL) {
+        free(a->sbuf);
+        free(a->rbuf);
+        free(a);
+        return NULL;
+    }
     for (int i = 0; i < n; i++)
         q_init(&a->th[i]);
+    act_register(a);
     return a;
 }
 
-/* mpix_tc_act_leave detaches the calling thread (after the finish barrier); the last
- * one frees what is left, messages nobody received included. */
-void mpix_tc_act_leave(mpix_tc_act *a)
+void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key)
 {
-    if (__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0)
-        return;
+    /* Every thread of the region stores the same values, before it can finish. */
+    a->team.key = key;
+    __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
+}
+
+/* purge drops what a region left behind (messages nobody received, receives nobody
+ * matched: an erroneous program's), so that the next region starts empty. It runs
+ * when no thread touches the queues: the finish barrier's last arriver, or free. */
+static void purge(mpix_tc_act *a)
+{
     for (int i = 0; i < a->n; i++) {
         tc_thread *t = &a->th[i];
+        t->posted_head = t->posted_tail = NULL;
         drain(t);
         for (tc_cell *c = t->unexp_head, *next; c != NULL; c = next) {
             next = c->next;
@@ -1208,18 +1339,99 @@ void mpix_tc_act_leave(mpix_tc_act *a)
                 free(c->copy);
                 free(c);
             }
+            /* A direct cell still pending belongs to its sender's request. */
         }
+        q_init(t);
     }
+}
+
+void mpix_tc_act_free(mpix_tc_act *a)
+{
+    act_unregister(a);
+    purge(a);
     free(a->sbuf);
     free(a->rbuf);
     free(a);
 }
 
-size_t mpix_tc_pending(mpix_tc_act *a, int me)
+/* Region entry in C: a threadcomm whose previous region ended in C (PARKED) starts
+ * again on Go's kept activation, with a C barrier. Everything else (the first start,
+ * after a region that needed Go, and every misuse) goes to Go, which reports it. */
+static int tc_start(MPI_Comm comm)
 {
-    size_t n = 0;
-    drain(&a->th[me]);
-    for (tc_cell *c = a->th[me].unexp_head; c != NULL; c = c->next)
-        n++;
-    return n;
+    mpix_tc_act *a = act_find(comm);
+    if (a == NULL)
+        return MPIX_FAST_MISS;
+    mpix_ctx *x = mpix_ctx_get();
+    if (x->threadcomm_key != 0 || __atomic_load_n(&a->team.state, __ATOMIC_ACQUIRE) != MPIX_TC_PARKED)
+        return MPIX_FAST_MISS;
+    int team = mpix_omp_team_size();
+    if (team > 0 && team != a->n)
+        return MPIX_FAST_MISS;
+    uint32_t g, me;
+    int last = barrier_arrive(a, &g, &me);
+    /* Ranks in arrival order, as Go numbers them. */
+    x->threadcomm_key = a->team.key;
+    x->threadcomm_thread = (int32_t)me;
+    x->tc_act = a;
+    x->tc_handle = comm;
+    if (last) {
+        __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
+        gen_release(a, g);
+    } else
+        gen_wait(a, g);
+    return MPI_SUCCESS;
+}
+
+/* Region exit in C: a barrier whose last arriver empties the queues and decides. If
+ * Go resolved the threadcomm during the region (attributes, duplicates, groups, error
+ * handlers, any call C does not serve), every thread goes on to Go's finish, which
+ * ends Go's activation and whatever was derived from it; otherwise the activation is
+ * parked and the threads leave without entering Go. */
+static int tc_finish(MPI_Comm comm)
+{
+    mpix_ctx *x = mpix_tls_ctx;
+    if (x == NULL || x->tc_act == NULL || x->tc_handle != comm)
+        return MPIX_FAST_MISS;
+    mpix_tc_act *a = (mpix_tc_act *)x->tc_act;
+    uint32_t g;
+    if (barrier_arrive(a, &g, NULL)) {
+        purge(a);
+        uint32_t dirty = __atomic_exchange_n(&a->team.dirty, 0, __ATOMIC_ACQ_REL);
+        a->go_finish = dirty != 0;
+        __atomic_store_n(&a->team.state, dirty ? MPIX_TC_GO : MPIX_TC_PARKED, __ATOMIC_RELEASE);
+        gen_release(a, g);
+    } else
+        gen_wait(a, g);
+    if (a->go_finish)
+        return MPIX_FAST_MISS; /* the context stays for Go's finish */
+    x->threadcomm_key = 0;
+    x->threadcomm_thread = -1;
+    x->tc_act = NULL;
+    x->tc_handle = 0;
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPIX_Threadcomm_start(MPI_Comm threadcomm) { return tc_start(threadcomm); }
+int mpix_fast_MPI_Threadcomm_start(MPI_Comm threadcomm) { return tc_start(threadcomm); }
+int mpix_fast_MPIX_Threadcomm_finish(MPI_Comm threadcomm) { return tc_finish(threadcomm); }
+int mpix_fast_MPI_Threadcomm_finish(MPI_Comm threadcomm) { return tc_finish(threadcomm); }
+
+int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    int me;
+    if (rank == NULL || tc_self(comm, &me) == NULL)
+        return MPIX_FAST_MISS;
+    *rank = me;
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    int me;
+    mpix_tc_act *a;
+    if (size == NULL || (a = tc_self(comm, &me)) == NULL)
+        return MPIX_FAST_MISS;
+    *size = a->n;
+    return MPI_SUCCESS;
 }
