@@ -1142,26 +1142,36 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
 }
 
 /* The predefined operations on the common element types: each thread folds a slice
- * of the elements over all threads' contributions, in rank order. */
+ * of the elements over all threads' contributions, in rank order, a chunk at a time
+ * into a local accumulator (vectorized; every input is read before any output is
+ * written, so an in-place root's buffer may be both). */
+#define TC_CHUNK 256
 #define TC_FOLD(T, EXPR)                                                                 \
     do {                                                                                 \
-        for (int64_t i = lo; i < hi; i++) {                                              \
-            T acc = ((const T *)in[0])[i];                                               \
+        T acc[TC_CHUNK];                                                                 \
+        for (int64_t c0 = lo; c0 < hi; c0 += TC_CHUNK) {                                 \
+            int64_t m = hi - c0 < TC_CHUNK ? hi - c0 : TC_CHUNK;                         \
+            const T *x = (const T *)in[0] + c0;                                          \
+            for (int64_t j = 0; j < m; j++)                                              \
+                acc[j] = x[j];                                                           \
             for (int k = 1; k < n; k++) {                                                \
-                T b = ((const T *)in[k])[i];                                             \
-                acc = (EXPR);                                                            \
+                x = (const T *)in[k] + c0;                                               \
+                for (int64_t j = 0; j < m; j++) {                                        \
+                    T a = acc[j], b = x[j];                                              \
+                    acc[j] = (EXPR);                                                     \
+                }                                                                        \
             }                                                                            \
             for (int k = 0; k < nout; k++)                                               \
-                ((T *)out[k])[i] = acc;                                                  \
+                memcpy((T *)out[k] + c0, acc, (size_t)m * sizeof(T));                   \
         }                                                                                \
     } while (0)
 
 #define TC_OPS(T)                                                                        \
     switch (op) {                                                                        \
-    case MPI_SUM: TC_FOLD(T, acc + b); return 1;                                         \
-    case MPI_PROD: TC_FOLD(T, acc * b); return 1;                                        \
-    case MPI_MAX: TC_FOLD(T, acc > b ? acc : b); return 1;                               \
-    case MPI_MIN: TC_FOLD(T, acc < b ? acc : b); return 1;                               \
+    case MPI_SUM: TC_FOLD(T, a + b); return 1;                                           \
+    case MPI_PROD: TC_FOLD(T, a * b); return 1;                                          \
+    case MPI_MAX: TC_FOLD(T, a > b ? a : b); return 1;                                   \
+    case MPI_MIN: TC_FOLD(T, a < b ? a : b); return 1;                                   \
     }                                                                                    \
     return 0
 
@@ -1173,8 +1183,8 @@ static int fold_ok(MPI_Datatype dt, MPI_Op op)
            (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN);
 }
 
-static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n, void *const *out, int nout, int64_t lo,
-                int64_t hi)
+__attribute__((optimize("O3"))) static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n,
+                                                 void *const *out, int nout, int64_t lo, int64_t hi)
 {
     if (dt == MPI_INT || dt == MPI_INT32_T) {
         TC_OPS(int32_t);
@@ -1201,10 +1211,13 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
     a->rbuf[me] = rbuf;
     barrier(a);
     int n = a->n;
-    /* Slices of at least 256 elements: below that one thread does it all. */
+    /* Slices of whole cache lines (no two threads write one line) and at least 1 KiB
+     * (smaller ones cost more in misses than they save). */
+    int64_t esz = dt_bytes(dt), line = 64 / esz, least = 1024 / esz;
     int64_t per = ((int64_t)count + n - 1) / n;
-    if (per < 256)
-        per = count;
+    per = (per + line - 1) / line * line;
+    if (per < least)
+        per = least;
     int64_t lo = (int64_t)me * per, hi = lo + per;
     if (hi > count)
         hi = count;

@@ -1,0 +1,212 @@
+/* Threadcomm regions entered and left in C (capi/tcfast.c: tc_start, tc_finish): a
+ * single-process threadcomm whose region used only C calls parks Go's activation at
+ * finish, and the next start is a C barrier. This test runs many regions and checks
+ * that every one behaves as if Go had started and finished it:
+ *   - ranks are a permutation of 0..n-1 in every region, p2p and collectives work;
+ *   - regions that use Go (attributes, duplicates, derived datatypes, error handlers) are
+ *     interleaved with C-only ones, and what they derived dies at their finish
+ *     (delete callbacks once per thread, duplicates freed, attributes gone next time);
+ *   - the misuse errors keep their classes once C has taken over: inactive use
+ *     between regions, start twice, nested start, free while active, a wrong team
+ *     size, finish outside a region;
+ *   - MPIX_ and MPI_ spellings mix, and free after C regions, then a new threadcomm
+ *     (whose handle may be the freed one's) starts cleanly.
+ * Argument: threads per process (default 4). At two processes the threadcomm spans
+ * both and everything goes through Go: the same checks hold. */
+#include <omp.h>
+#include <string.h>
+#include "mpix_test.h"
+#include <mpix.h>
+
+#define ROUNDS 300
+#define MAXT 64
+
+static int deletes;
+
+static int del_fn(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm, (void)keyval, (void)val, (void)extra;
+#pragma omp atomic
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+/* What a region does with Go: chosen per round. */
+enum { USE_C_ONLY, USE_ATTR, USE_DUP, USE_TYPED, USE_ERRH, USE_KINDS };
+
+static MPI_Datatype pair_type;
+
+static int seen[MAXT];
+
+/* region_body checks ranks, p2p and collectives on an active threadcomm; it returns
+ * the thread's rank. */
+static int region_body(MPI_Comm tc, int nt, int round)
+{
+    int rank, size;
+    CHECK_OK(MPI_Comm_rank(tc, &rank));
+    CHECK_OK(MPI_Comm_size(tc, &size));
+    CHECK(size == nt, "round %d: size %d, want %d", round, size, nt);
+    CHECK(rank >= 0 && rank < nt, "round %d: rank %d", round, rank);
+#pragma omp atomic
+    seen[rank]++;
+    /* A ring with the round in the payload. */
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, got[2] = {-1, -1}, msg[2] = {rank, round};
+    MPI_Request rq;
+    CHECK_OK(MPI_Irecv(got, 2, MPI_INT, prev, round, tc, &rq));
+    CHECK_OK(MPI_Send(msg, 2, MPI_INT, next, round, tc));
+    CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK(got[0] == prev && got[1] == round, "round %d: ring got (%d,%d) from %d", round, got[0], got[1], prev);
+    /* Collectives against serial references. */
+    int v[40], sum[40];
+    for (int i = 0; i < 40; i++)
+        v[i] = rank * 100 + i + round;
+    CHECK_OK(MPI_Allreduce(v, sum, 40, MPI_INT, MPI_SUM, tc));
+    for (int i = 0; i < 40; i++)
+        CHECK(sum[i] == 100 * size * (size - 1) / 2 + size * (i + round), "round %d: allreduce[%d] = %d", round, i,
+              sum[i]);
+    int root = round % size, mx = -1;
+    CHECK_OK(MPI_Reduce(&rank, &mx, 1, MPI_INT, MPI_MAX, root, tc));
+    if (rank == root)
+        CHECK(mx == size - 1, "round %d: reduce max %d", round, mx);
+    int b = rank == root ? round * 7 : -1;
+    CHECK_OK(MPI_Bcast(&b, 1, MPI_INT, root, tc));
+    CHECK(b == round * 7, "round %d: bcast %d", round, b);
+    CHECK_OK(MPI_Barrier(tc));
+    return rank;
+}
+
+int main(int argc, char **argv)
+{
+    int provided, nprocs;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int per = argc > 1 ? atoi(argv[1]) : 4;
+    CHECK(per >= 2 && per * nprocs <= MAXT, "threads per process %d", per);
+    int nt = per * nprocs;
+    MPI_Comm tc, other;
+    CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, per, &tc));
+    CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, per, &other));
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &pair_type));
+    CHECK_OK(MPI_Type_commit(&pair_type));
+    int keyval;
+    CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_fn, &keyval, NULL));
+
+    int me, prev_use = USE_C_ONLY;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    for (int round = 0; round < ROUNDS; round++) {
+        /* Mostly C-only regions, with a Go-using one every few rounds, sometimes
+         * twice in a row. */
+        int use = round % 7 == 3 ? 1 + round / 7 % (USE_KINDS - 1) : round % 11 == 4 ? USE_ATTR : USE_C_ONLY;
+        int paper = round % 5 == 2; /* MPI_Threadcomm_* spelling */
+        memset(seen, 0, sizeof seen);
+        deletes = 0;
+        MPI_Comm dups[MAXT];
+#pragma omp parallel num_threads(per)
+        {
+            CHECK_OK(paper ? MPI_Threadcomm_start(tc) : MPIX_Threadcomm_start(tc));
+            int rank = region_body(tc, nt, round), f = 0;
+            int *val;
+            /* What the previous region set is gone (asking is Go's business, so this
+             * region ends through Go too). */
+            if (prev_use == USE_ATTR) {
+                CHECK_OK(MPI_Comm_get_attr(tc, keyval, &val, &f));
+                CHECK(!f, "round %d: an attribute survived its region", round);
+            }
+            if (use == USE_ATTR) {
+                CHECK_OK(MPI_Comm_set_attr(tc, keyval, &seen[rank]));
+            } else if (use == USE_DUP) {
+                MPI_Comm d;
+                CHECK_OK(MPI_Comm_dup(tc, &d));
+                CHECK_OK(MPI_Comm_set_attr(d, keyval, &seen[rank]));
+                region_body(d, nt, round);
+                dups[rank] = d; /* left to finish */
+            } else if (use == USE_TYPED) {
+                /* A derived datatype: Go packs it onto the C queues. */
+                int pair[2] = {rank, round}, in[2] = {-1, -1}, size = nt;
+                CHECK_OK(MPI_Sendrecv(pair, 1, pair_type, (rank + 1) % size, 1, in, 1, pair_type,
+                                      (rank + size - 1) % size, 1, tc, MPI_STATUS_IGNORE));
+                CHECK(in[0] == (rank + size - 1) % size && in[1] == round, "round %d: typed sendrecv", round);
+            } else if (use == USE_ERRH) {
+                CHECK_OK(MPI_Comm_set_errhandler(tc, MPI_ERRORS_RETURN));
+            }
+            CHECK_OK(paper ? MPI_Threadcomm_finish(tc) : MPIX_Threadcomm_finish(tc));
+            /* Inactive for this thread now, however the region ended. */
+            CHECK_CLASS(MPI_Comm_rank(tc, &rank), MPI_ERR_COMM);
+        }
+        prev_use = use;
+        for (int r = me * per; r < (me + 1) * per; r++) /* this process's ranks, once each */
+            CHECK(seen[r] == (use == USE_DUP ? 2 : 1), "round %d: rank %d seen %d times", round, r, seen[r]);
+        int want = use == USE_ATTR || use == USE_DUP ? per : 0;
+        CHECK(deletes == want, "round %d: %d delete callbacks, want %d", round, deletes, want);
+        if (use == USE_DUP) {
+            int s;
+            CHECK_CLASS(MPI_Comm_size(dups[0], &s), MPI_ERR_COMM); /* died at finish */
+        }
+
+        /* Between regions (after a C-only one the activation is parked): inactive. */
+        if (round % 50 == 10) {
+            int x = 0, s;
+            CHECK_CLASS(MPI_Comm_size(tc, &s), MPI_ERR_COMM);
+            CHECK_CLASS(MPI_Comm_rank(tc, &s), MPI_ERR_COMM);
+            CHECK_CLASS(MPI_Send(&x, 1, MPI_INT, 0, 0, tc), MPI_ERR_COMM);
+            CHECK_CLASS(MPI_Barrier(tc), MPI_ERR_COMM);
+            CHECK_CLASS(MPI_Allreduce(&x, &s, 1, MPI_INT, MPI_SUM, tc), MPI_ERR_COMM);
+            CHECK_CLASS(MPIX_Threadcomm_finish(tc), MPI_ERR_COMM);
+            CHECK_CLASS(MPI_Comm_free(&tc), MPI_ERR_COMM);
+            /* A wrong team size is refused, and the next region still works (a team of
+             * one is no parallel region to OpenMP: its size cannot be checked). */
+            int wrong = 0;
+            if (per - 1 >= 2)
+#pragma omp parallel num_threads(per - 1)
+            {
+                if (mpix_test_class(MPIX_Threadcomm_start(tc)) == MPI_ERR_OTHER)
+#pragma omp atomic
+                    wrong++;
+            }
+            CHECK(wrong == per - 1 || per - 1 < 2, "round %d: %d of %d threads refused a wrong team size", round, wrong, per - 1);
+        }
+        /* Misuse inside a region that C started. */
+        if (round % 50 == 20) {
+#pragma omp parallel num_threads(per)
+            {
+                CHECK_OK(MPIX_Threadcomm_start(tc));
+                CHECK_CLASS(MPIX_Threadcomm_start(tc), MPI_ERR_OTHER);    /* twice on one thread */
+                CHECK_CLASS(MPI_Threadcomm_start(other), MPI_ERR_OTHER);  /* nested threadcomm */
+#pragma omp barrier
+                if (omp_get_thread_num() == 0) {
+                    MPI_Comm copy = tc;
+                    CHECK_CLASS(MPIX_Threadcomm_free(&copy), MPI_ERR_COMM); /* free while active */
+                    CHECK(copy == tc, "a refused free keeps the handle");
+                }
+                region_body(tc, nt, round);
+                CHECK_OK(MPIX_Threadcomm_finish(tc));
+            }
+        }
+    }
+
+    /* Free after C regions, then a new threadcomm starts and parks like the first. */
+    CHECK_OK(MPIX_Threadcomm_free(&tc));
+    CHECK(tc == MPI_COMM_NULL, "free resets the handle");
+    CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, per, &tc));
+    for (int round = 0; round < 50; round++) {
+#pragma omp parallel num_threads(per)
+        {
+            CHECK_OK(MPIX_Threadcomm_start(tc));
+            region_body(tc, nt, round);
+            CHECK_OK(MPIX_Threadcomm_finish(tc));
+        }
+    }
+    /* The other threadcomm, never started, and this one, parked, both free. */
+    CHECK_OK(MPI_Threadcomm_free(&other));
+    CHECK_OK(MPI_Threadcomm_free(&tc));
+    CHECK_CLASS(MPIX_Threadcomm_free(&tc), MPI_ERR_COMM);
+    MPI_Comm_free_keyval(&keyval);
+    MPI_Type_free(&pair_type);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        printf("tc_region ok\n");
+    MPI_Finalize();
+    return 0;
+}
