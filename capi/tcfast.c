@@ -51,7 +51,8 @@ int mpix_omp_team_size(void);
 
 #define TC_EAGER (16 << 10)
 #define TC_POOL_MAX 64
-#define TC_SPIN_YIELD 256     /* empty polls before a wait starts yielding the core */
+#define TC_SPIN_FAST 256      /* empty polls without a pause */
+#define TC_SPIN_YIELD 512     /* empty polls before a wait starts yielding the core */
 #define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
 #define TC_BAR_SPIN 512       /* barrier polls before yielding the core */
 #define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
@@ -66,10 +67,10 @@ typedef struct tc_cell {
     uint32_t kind;
     uint32_t sync;        /* a synchronous send: never orphaned */
     uint32_t state;       /* direct cells: TC_PENDING..TC_ORPHAN (atomic) */
-    uint32_t pad;
+    uint32_t big;         /* 1: room for TC_EAGER bytes, 0: for TC_SMALL */
     const void *addr;     /* direct: the sender's buffer */
     void *copy;           /* direct, orphaned: the sender's heap copy */
-    /* An eager cell's payload (TC_EAGER bytes) follows. */
+    /* An eager cell's payload follows (on the header's line for up to 8 bytes). */
 } tc_cell;
 
 static inline char *cell_data(tc_cell *c) { return (char *)(c + 1); }
@@ -102,8 +103,27 @@ typedef struct tc_thread {
     tc_cell *head;         /* the consumer's end */
     tc_cell *unexp_head, *unexp_tail;
     tc_req *posted_head, *posted_tail;
+    struct mpix_tc_act *act;
+    int32_t me;
     tc_cell stub;
 } __attribute__((aligned(64))) tc_thread;
+
+/* Fastboxes: with at most TC_BOX_MAXN threads, each ordered pair of threads has a
+ * one-line box for one small message, which costs fewer cache-line transfers than a
+ * queued cell (the sender writes the line, the receiver reads and empties it). A
+ * sender uses its box only when the box is empty and the receiver has drained every
+ * cell the sender queued to it (drained == queued); the receiver, before a queued
+ * cell from a sender, takes that sender's full box, which is then the older message.
+ * So messages from one sender are seen in the order sent. */
+#define TC_BOX_MAXN 16
+#define TC_BOX_BYTES 48
+typedef struct tc_box {
+    uint32_t full; /* atomic: 1 while it holds a message */
+    int32_t tag;
+    int32_t size;
+    int32_t pad;
+    char data[TC_BOX_BYTES];
+} __attribute__((aligned(64))) tc_box;
 
 struct mpix_tc_act {
     mpix_tc_team team; /* first: Go reads it */
@@ -121,6 +141,12 @@ struct mpix_tc_act {
     /* Collectives: each thread's buffers, read after a barrier. */
     const void **sbuf;
     void **rbuf;
+    /* Fastboxes (NULL above TC_BOX_MAXN threads): boxes[dst*n+src]; cells queued
+     * from src to dst, counted by the sender in queued[src*TC_BOX_MAXN+dst] and by
+     * the receiver once drained in drained[dst*TC_BOX_MAXN+src] (one line per
+     * thread each). */
+    tc_box *boxes;
+    uint32_t *queued, *drained;
     tc_thread th[];
 };
 
@@ -137,6 +163,8 @@ static inline void cpu_relax(void)
  * threads) and now and then let Go progress the other communicators. */
 static inline void backoff(uint32_t i)
 {
+    if (i < TC_SPIN_FAST)
+        return; /* a pause costs ~140 cycles here: it would delay seeing the message */
     if (i < TC_SPIN_YIELD) {
         cpu_relax();
         return;
@@ -146,43 +174,61 @@ static inline void backoff(uint32_t i)
         mpixTcProgress();
 }
 
-/* ---- cells ---- */
+/* ---- cells ----
+ *
+ * Two sizes, each with a per-thread pool: small cells (one 256-byte block) for
+ * messages up to TC_SMALL bytes and for direct cells, which carry no payload; big
+ * ones for eager messages up to TC_EAGER. Cells are 64-byte aligned, so a header and
+ * an 8-byte payload share one cache line. */
 
-static __thread tc_cell *pool;
-static __thread int pool_len;
+#define TC_CELL_SMALL 256
+#define TC_SMALL (TC_CELL_SMALL - (int64_t)sizeof(tc_cell))
+#define TC_CELL_BIG (((sizeof(tc_cell) + TC_EAGER) + 63) / 64 * 64)
 
-static tc_cell *cell_get(void)
+/* Initial-exec: the library is loaded with the program (Go's runtime already needs
+ * static TLS), and the general model costs a __tls_get_addr call per access. */
+#define TC_TLS __thread __attribute__((tls_model("initial-exec")))
+
+static TC_TLS tc_cell *pool[2];
+static TC_TLS int pool_len[2];
+
+static tc_cell *cell_get(int64_t payload)
 {
-    tc_cell *c = pool;
+    int big = payload > TC_SMALL;
+    tc_cell *c = pool[big];
     if (c != NULL) {
-        pool = c->next;
-        pool_len--;
+        pool[big] = c->next;
+        pool_len[big]--;
         return c;
     }
-    c = malloc(sizeof(tc_cell) + TC_EAGER);
+    c = aligned_alloc(64, big ? TC_CELL_BIG : TC_CELL_SMALL);
     if (c == NULL)
         abort();
+    c->big = (uint32_t)big;
     return c;
 }
 
 static void cell_put(tc_cell *c)
 {
-    if (pool_len >= TC_POOL_MAX) {
+    int big = c->big != 0;
+    if (pool_len[big] >= TC_POOL_MAX) {
         free(c);
         return;
     }
-    c->next = pool;
-    pool = c;
-    pool_len++;
+    c->next = pool[big];
+    pool[big] = c;
+    pool_len[big]++;
 }
 
 /* ---- the queue (Vyukov's intrusive MPSC) ---- */
 
-static void q_init(tc_thread *t)
+static void q_init(tc_thread *t, struct mpix_tc_act *a, int me)
 {
     memset(t, 0, sizeof *t);
     t->head = &t->stub;
     t->tail = &t->stub;
+    t->act = a;
+    t->me = me;
 }
 
 static inline void q_push(tc_thread *t, tc_cell *c)
@@ -273,33 +319,92 @@ static void complete_recv(tc_req *r, tc_cell *c)
     r->done = 1;
 }
 
+/* deliver gives message c to thread t's first matching posted receive, else to the
+ * end of its unexpected list. */
+static void deliver(tc_thread *t, tc_cell *c)
+{
+    tc_req **pp = &t->posted_head, *prev = NULL;
+    for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
+        if (tc_match(c, r->src, r->tag)) {
+            *pp = r->next;
+            if (t->posted_tail == r)
+                t->posted_tail = prev;
+            complete_recv(r, c);
+            return;
+        }
+    }
+    c->next = NULL;
+    if (t->unexp_tail)
+        t->unexp_tail->next = c;
+    else
+        t->unexp_head = c;
+    t->unexp_tail = c;
+}
+
+/* box_take delivers the message in box b (from thread src to t) and empties it:
+ * straight into a matching posted receive, else through a cell. */
+static void box_take(tc_thread *t, tc_box *b, int src)
+{
+    int64_t n = b->size;
+    int tag = b->tag;
+    tc_req **pp = &t->posted_head, *prev = NULL;
+    for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
+        if ((r->src == MPI_ANY_SOURCE || r->src == src) && (r->tag == MPI_ANY_TAG || r->tag == tag)) {
+            *pp = r->next;
+            if (t->posted_tail == r)
+                t->posted_tail = prev;
+            int64_t m = n > r->cap ? r->cap : n;
+            if (m > 0)
+                memcpy(r->buf, b->data, (size_t)m);
+            __atomic_store_n(&b->full, 0, __ATOMIC_RELEASE);
+            r->st_source = src;
+            r->st_tag = tag;
+            r->st_bytes = m;
+            r->st_error = n > r->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+            r->done = 1;
+            return;
+        }
+    }
+    tc_cell *c = cell_get(n);
+    c->src = src;
+    c->tag = b->tag;
+    c->size = n;
+    c->kind = TC_EAGER_CELL;
+    c->sync = 0;
+    if (n > 0)
+        memcpy(cell_data(c), b->data, (size_t)n);
+    __atomic_store_n(&b->full, 0, __ATOMIC_RELEASE);
+    deliver(t, c);
+}
+
 /* drain moves what arrived for thread t into its posted receives, else into its
  * unexpected list; it returns whether anything arrived. */
 static int drain(tc_thread *t)
 {
     int any = 0;
+    struct mpix_tc_act *a = t->act;
+    tc_box *row = a->boxes != NULL ? &a->boxes[(size_t)t->me * a->n] : NULL;
     tc_cell *c;
     while ((c = q_pop(t)) != NULL) {
         any = 1;
-        tc_req **pp = &t->posted_head, *prev = NULL;
-        for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
-            if (tc_match(c, r->src, r->tag)) {
-                *pp = r->next;
-                if (t->posted_tail == r)
-                    t->posted_tail = prev;
-                complete_recv(r, c);
-                c = NULL;
-                break;
+        if (row == NULL) {
+            deliver(t, c);
+            continue;
+        }
+        int src = c->src;
+        if (__atomic_load_n(&row[src].full, __ATOMIC_ACQUIRE))
+            box_take(t, &row[src], src); /* older than c: see tc_box */
+        deliver(t, c);
+        uint32_t *d = &a->drained[t->me * TC_BOX_MAXN + src];
+        __atomic_store_n(d, *d + 1, __ATOMIC_RELEASE);
+    }
+    if (row != NULL) {
+        for (int src = 0; src < a->n; src++) {
+            if (__atomic_load_n(&row[src].full, __ATOMIC_ACQUIRE)) {
+                box_take(t, &row[src], src);
+                any = 1;
             }
         }
-        if (c == NULL)
-            continue;
-        c->next = NULL;
-        if (t->unexp_tail)
-            t->unexp_tail->next = c;
-        else
-            t->unexp_head = c;
-        t->unexp_tail = c;
     }
     return any;
 }
@@ -351,12 +456,27 @@ static void post(tc_thread *t, tc_req *r)
  * caller to wait on (NULL when the message was copied). */
 static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync)
 {
-    tc_cell *c = cell_get();
+    int eager = !sync && n <= TC_EAGER;
+    if (a->boxes != NULL) {
+        uint32_t *q = &a->queued[me * TC_BOX_MAXN + dest];
+        tc_box *b = &a->boxes[(size_t)dest * a->n + me];
+        if (eager && n <= TC_BOX_BYTES && !__atomic_load_n(&b->full, __ATOMIC_ACQUIRE) &&
+            __atomic_load_n(&a->drained[dest * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE) == *q) {
+            b->tag = tag;
+            b->size = (int32_t)n;
+            if (n > 0)
+                memcpy(b->data, buf, (size_t)n);
+            __atomic_store_n(&b->full, 1, __ATOMIC_RELEASE);
+            return NULL;
+        }
+        (*q)++;
+    }
+    tc_cell *c = cell_get(eager ? n : 0);
     c->src = me;
     c->tag = tag;
     c->size = n;
     c->sync = (uint32_t)sync;
-    if (!sync && n <= TC_EAGER) {
+    if (eager) {
         c->kind = TC_EAGER_CELL;
         if (n > 0)
             memcpy(cell_data(c), buf, (size_t)n);
@@ -407,7 +527,7 @@ static void send_wait(tc_cell *c)
 
 static tc_req *reqs[TC_REQ_MAX / 1024]; /* blocks of 1024, made on demand */
 static uint32_t req_next;               /* atomic: next unused index */
-static __thread tc_req *req_free;
+static TC_TLS tc_req *req_free;
 
 static tc_req *req_new(void)
 {
@@ -1305,6 +1425,16 @@ static void act_unregister(mpix_tc_act *a)
     pthread_mutex_unlock(&tc_table_mu);
 }
 
+/* reset_boxes empties the fastboxes (messages nobody received) and their counts. */
+static void reset_boxes(mpix_tc_act *a)
+{
+    if (a->boxes == NULL)
+        return;
+    memset(a->boxes, 0, (size_t)a->n * a->n * sizeof(tc_box));
+    memset(a->queued, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
+    memset(a->drained, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
+}
+
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
 {
     size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
@@ -1316,14 +1446,28 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
     a->handle = handle;
     a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
     a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
+    if (n <= TC_BOX_MAXN) {
+        size_t rows = (size_t)n * TC_BOX_MAXN * sizeof(uint32_t);
+        a->boxes = aligned_alloc(64, (size_t)n * n * sizeof(tc_box));
+        a->queued = aligned_alloc(64, rows);
+        a->drained = aligned_alloc(64, rows);
+        if (a->boxes == NULL || a->queued == NULL || a->drained == NULL) {
+            free(a->boxes);
+            free(a->queued);
+            free(a->drained);
+            a->boxes = NULL;
+        }
+    }
     if (a->sbuf == NULL || a->rbuf == NULL) {
         free(a->sbuf);
         free(a->rbuf);
+        free(a->boxes);
         free(a);
         return NULL;
     }
     for (int i = 0; i < n; i++)
-        q_init(&a->th[i]);
+        q_init(&a->th[i], a, i);
+    reset_boxes(a);
     act_register(a);
     return a;
 }
@@ -1354,14 +1498,20 @@ static void purge(mpix_tc_act *a)
             }
             /* A direct cell still pending belongs to its sender's request. */
         }
-        q_init(t);
+        q_init(t, a, i);
     }
+    reset_boxes(a);
 }
 
 void mpix_tc_act_free(mpix_tc_act *a)
 {
     act_unregister(a);
     purge(a);
+    if (a->boxes != NULL) {
+        free(a->boxes);
+        free(a->queued);
+        free(a->drained);
+    }
     free(a->sbuf);
     free(a->rbuf);
     free(a);

@@ -9,6 +9,8 @@
  *   - the misuse errors keep their classes once C has taken over: inactive use
  *     between regions, start twice, nested start, free while active, a wrong team
  *     size, finish outside a region;
+ *   - bursts of messages of mixed sizes and modes from every thread to one arrive in
+ *     order per sender (fastboxes, queued cells and direct copies mix);
  *   - MPIX_ and MPI_ spellings mix, and free after C regions, then a new threadcomm
  *     (whose handle may be the freed one's) starts cleanly.
  * Argument: threads per process (default 4). At two processes the threadcomm spans
@@ -75,6 +77,55 @@ static int region_body(MPI_Comm tc, int nt, int round)
     return rank;
 }
 
+/* order_burst: every thread sends a burst to thread 0 whose sizes go from fastbox
+ * size (a few bytes) to queued cells and direct copies, some synchronous, some
+ * nonblocking; thread 0 receives them with both wildcards and checks that each
+ * sender's messages come in the order sent (the fastboxes and the queue must not
+ * reorder them). */
+#define BURST 200
+static void order_burst(MPI_Comm tc, int rank, int size, int round)
+{
+    static char big[MAXT][20000];
+    int sizes[5] = {8, 40, 100, 4000, 20000};
+    if (rank != 0) {
+        MPI_Request rq[BURST];
+        int nrq = 0;
+        for (int i = 0; i < BURST; i++) {
+            int n = sizes[(i * 7 + rank) % 5];
+            char *b = big[rank];
+            int *hdr = (int *)b;
+            hdr[0] = rank, hdr[1] = i, hdr[2] = round;
+            if (i % 9 == 4) {
+                CHECK_OK(MPI_Ssend(b, n, MPI_BYTE, 0, i % 3, tc));
+            } else if (i % 5 == 1 && n <= 100) {
+                /* Nonblocking from a buffer of its own, completed at the end. */
+                static char own[MAXT][BURST][100];
+                memcpy(own[rank][i], b, 12);
+                CHECK_OK(MPI_Isend(own[rank][i], n, MPI_BYTE, 0, i % 3, tc, &rq[nrq++]));
+            } else {
+                CHECK_OK(MPI_Send(b, n, MPI_BYTE, 0, i % 3, tc));
+            }
+        }
+        CHECK_OK(MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE));
+        CHECK_OK(MPI_Barrier(tc)); /* nothing else reaches thread 0's wildcards before */
+        return;
+    }
+    int next[MAXT] = {0};
+    char buf[20000];
+    for (int k = 0; k < (size - 1) * BURST; k++) {
+        MPI_Status st;
+        CHECK_OK(MPI_Recv(buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, tc, &st));
+        int *hdr = (int *)buf, src = st.MPI_SOURCE, n;
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        CHECK(src > 0 && src < size && hdr[0] == src && hdr[2] == round, "round %d: burst message from %d", round, src);
+        CHECK(hdr[1] == next[src], "round %d: from %d got message %d, want %d", round, src, hdr[1], next[src]);
+        CHECK(n == sizes[(hdr[1] * 7 + src) % 5] && st.MPI_TAG == hdr[1] % 3, "round %d: size %d tag %d", round, n,
+              st.MPI_TAG);
+        next[src]++;
+    }
+    CHECK_OK(MPI_Barrier(tc));
+}
+
 int main(int argc, char **argv)
 {
     int provided, nprocs;
@@ -106,6 +157,8 @@ int main(int argc, char **argv)
         {
             CHECK_OK(paper ? MPI_Threadcomm_start(tc) : MPIX_Threadcomm_start(tc));
             int rank = region_body(tc, nt, round), f = 0;
+            if (round % 10 == 5 && nprocs == 1)
+                order_burst(tc, rank, nt, round);
             int *val;
             /* What the previous region set is gone (asking is Go's business, so this
              * region ends through Go too). */
