@@ -69,7 +69,10 @@ typedef struct tc_cell {
     uint32_t state;       /* direct cells: TC_PENDING..TC_ORPHAN (atomic) */
     uint32_t big;         /* 1: room for TC_EAGER bytes, 0: for TC_SMALL */
     const void *addr;     /* direct: the sender's buffer */
-    void *copy;           /* direct, orphaned: the sender's heap copy */
+    union {
+        void *copy;             /* direct, orphaned: the sender's heap copy */
+        struct tc_thread *home; /* eager: whose pool it goes back to, or NULL */
+    };
     /* An eager cell's payload follows (on the header's line for up to 8 bytes). */
 } tc_cell;
 
@@ -106,6 +109,11 @@ typedef struct tc_thread {
     struct mpix_tc_act *act;
     int32_t me;
     tc_cell stub;
+    /* Eager cells this thread sent, given back by their receivers (pushed like the
+     * queue, taken whole by the thread when its pool runs dry): a one-way stream
+     * does not malloc in the sender and free in the receiver, which contend on
+     * malloc's arena lock. */
+    tc_cell *ret __attribute__((aligned(64)));
 } __attribute__((aligned(64))) tc_thread;
 
 /* Fastboxes: with at most TC_BOX_MAXN threads, each ordered pair of threads has a
@@ -192,10 +200,21 @@ static inline void backoff(uint32_t i)
 static TC_TLS tc_cell *pool[2];
 static TC_TLS int pool_len[2];
 
-static tc_cell *cell_get(int64_t payload)
+static void cell_put(tc_cell *c);
+
+/* cell_get returns a cell for payload bytes; home is the calling thread's queue, whose
+ * returned cells refill its pools. */
+static tc_cell *cell_get(struct tc_thread *home, int64_t payload)
 {
     int big = payload > TC_SMALL;
     tc_cell *c = pool[big];
+    if (c == NULL && home != NULL && __atomic_load_n(&home->ret, __ATOMIC_RELAXED) != NULL) {
+        for (tc_cell *r = __atomic_exchange_n(&home->ret, NULL, __ATOMIC_ACQUIRE), *next; r != NULL; r = next) {
+            next = r->next;
+            cell_put(r);
+        }
+        c = pool[big];
+    }
     if (c != NULL) {
         pool[big] = c->next;
         pool_len[big]--;
@@ -282,6 +301,20 @@ static inline int tc_match(const tc_cell *c, int src, int tag)
 
 /* take copies message c into buf (cap bytes) and disposes of the cell; it returns the
  * bytes copied and sets *trunc when the message did not fit. */
+/* cell_recycle gives a received eager cell back to its sender's pool. */
+static void cell_recycle(tc_cell *c)
+{
+    struct tc_thread *h = c->home;
+    if (h == NULL) {
+        cell_put(c);
+        return;
+    }
+    tc_cell *old = __atomic_load_n(&h->ret, __ATOMIC_RELAXED);
+    do
+        c->next = old;
+    while (!__atomic_compare_exchange_n(&h->ret, &old, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
 static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
 {
     int64_t n = c->size;
@@ -291,7 +324,7 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
     if (c->kind == TC_EAGER_CELL) {
         if (n > 0)
             memcpy(buf, cell_data(c), (size_t)n);
-        cell_put(c);
+        cell_recycle(c);
         return n;
     }
     uint32_t pending = TC_PENDING;
@@ -365,12 +398,13 @@ static void box_take(tc_thread *t, tc_box *b, int src)
             return;
         }
     }
-    tc_cell *c = cell_get(n);
+    tc_cell *c = cell_get(NULL, n);
     c->src = src;
     c->tag = b->tag;
     c->size = n;
     c->kind = TC_EAGER_CELL;
     c->sync = 0;
+    c->home = NULL;
     if (n > 0)
         memcpy(cell_data(c), b->data, (size_t)n);
     __atomic_store_n(&b->full, 0, __ATOMIC_RELEASE);
@@ -471,13 +505,14 @@ static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, i
         }
         (*q)++;
     }
-    tc_cell *c = cell_get(eager ? n : 0);
+    tc_cell *c = cell_get(&a->th[me], eager ? n : 0);
     c->src = me;
     c->tag = tag;
     c->size = n;
     c->sync = (uint32_t)sync;
     if (eager) {
         c->kind = TC_EAGER_CELL;
+        c->home = &a->th[me];
         if (n > 0)
             memcpy(cell_data(c), buf, (size_t)n);
         q_push(&a->th[dest], c);
@@ -1497,6 +1532,10 @@ static void purge(mpix_tc_act *a)
                 free(c);
             }
             /* A direct cell still pending belongs to its sender's request. */
+        }
+        for (tc_cell *c = t->ret, *next; c != NULL; c = next) {
+            next = c->next;
+            free(c);
         }
         q_init(t, a, i);
     }
