@@ -25,7 +25,7 @@
  * start, which goes through Go, and lives until MPIX_Threadcomm_free. A region whose
  * threads used only C ends in C: the finish barrier's last arriver empties the
  * queues and parks Go's activation (its key and per-thread views stay), and the next
- * MPIX_Threadcomm_start of the same threadcomm is a C barrier on it, so a region
+ * MPIX_Threadcomm_start of the same threadcomm takes a rank in C (no barrier), so a region
  * entered and left in a loop (the paper's Figure 5) never enters Go. A region in
  * which Go resolved the threadcomm (capi/threadcomm.go: lookupComm) finishes through
  * Go, which ends whatever it derived; the next start goes through Go again.
@@ -56,6 +56,8 @@ int mpix_omp_team_size(void);
 #define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
 #define TC_BAR_SPIN 512       /* barrier polls before yielding the core */
 #define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
+#define TC_ONE_SHOT (64 << 10) /* collectives moving up to this many bytes in all: one
+                                * thread does the work inside a single barrier */
 
 enum { TC_EAGER_CELL = 1, TC_DIRECT_CELL = 2 };
 enum { TC_PENDING = 0, TC_CLAIMED = 1, TC_DONE = 2, TC_ORPHAN = 3 };
@@ -142,7 +144,8 @@ struct mpix_tc_act {
     /* Barrier: arrivals, and the generation (a futex word) with its sleepers, on
      * their own lines. */
     uint32_t count;
-    char pad1[60];
+    uint32_t arrived; /* threads that started the region in C (n: Go started it) */
+    char pad1[56];
     uint32_t gen;
     uint32_t sleepers;
     char pad2[56];
@@ -1221,7 +1224,8 @@ static void gen_wait(mpix_tc_act *a, uint32_t g)
     for (uint32_t i = 0; i < TC_BAR_SPIN; i++) {
         if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
             return;
-        cpu_relax();
+        if (i >= TC_SPIN_FAST)
+            cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing gen move */
     }
     for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
         if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
@@ -1289,9 +1293,22 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
     if (a == NULL || count < 0 || esz == 0 || root < 0 || root >= a->n)
         return MPIX_FAST_MISS;
     a->rbuf[me] = buffer;
+    size_t bytes = (size_t)count * (size_t)esz;
+    if (bytes * (size_t)(a->n - 1) <= TC_ONE_SHOT) {
+        /* Small: the last to arrive copies for everyone; one barrier. */
+        uint32_t g;
+        if (barrier_arrive(a, &g, NULL)) {
+            for (int i = 0; i < a->n && bytes > 0; i++)
+                if (i != root)
+                    memcpy(a->rbuf[i], a->rbuf[root], bytes);
+            gen_release(a, g);
+        } else
+            gen_wait(a, g);
+        return MPI_SUCCESS;
+    }
     barrier(a);
-    if (me != root && count > 0)
-        memcpy(buffer, a->rbuf[root], (size_t)(count * esz));
+    if (me != root)
+        memcpy(buffer, a->rbuf[root], bytes);
     barrier(a); /* the root's buffer is read until here */
     return MPI_SUCCESS;
 }
@@ -1364,11 +1381,26 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
 {
     a->sbuf[me] = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     a->rbuf[me] = rbuf;
-    barrier(a);
     int n = a->n;
+    int64_t esz = dt_bytes(dt);
+    if ((size_t)count * (size_t)esz * (size_t)n <= TC_ONE_SHOT) {
+        /* Small: the last to arrive folds everything while the others wait; one
+         * barrier instead of two around the sliced fold. */
+        uint32_t g;
+        if (barrier_arrive(a, &g, NULL)) {
+            if (root >= 0)
+                fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, 0, count);
+            else
+                fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, 0, count);
+            gen_release(a, g);
+        } else
+            gen_wait(a, g);
+        return;
+    }
+    barrier(a);
     /* Slices of whole cache lines (no two threads write one line) and at least 1 KiB
      * (smaller ones cost more in misses than they save). */
-    int64_t esz = dt_bytes(dt), line = 64 / esz, least = 1024 / esz;
+    int64_t line = 64 / esz, least = 1024 / esz;
     int64_t per = ((int64_t)count + n - 1) / n;
     per = (per + line - 1) / line * line;
     if (per < least)
@@ -1511,6 +1543,7 @@ void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key)
 {
     /* Every thread of the region stores the same values, before it can finish. */
     a->team.key = key;
+    __atomic_store_n(&a->arrived, (uint32_t)a->n, __ATOMIC_RELAXED);
     __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
 }
 
@@ -1557,7 +1590,7 @@ void mpix_tc_act_free(mpix_tc_act *a)
 }
 
 /* Region entry in C: a threadcomm whose previous region ended in C (PARKED) starts
- * again on Go's kept activation, with a C barrier. Everything else (the first start,
+ * again on Go's kept activation. Everything else (the first start,
  * after a region that needed Go, and every misuse) goes to Go, which reports it. */
 static int tc_start(MPI_Comm comm)
 {
@@ -1565,23 +1598,28 @@ static int tc_start(MPI_Comm comm)
     if (a == NULL)
         return MPIX_FAST_MISS;
     mpix_ctx *x = mpix_ctx_get();
-    if (x->threadcomm_key != 0 || __atomic_load_n(&a->team.state, __ATOMIC_ACQUIRE) != MPIX_TC_PARKED)
+    uint32_t state = __atomic_load_n(&a->team.state, __ATOMIC_ACQUIRE);
+    if (x->threadcomm_key != 0 || (state != MPIX_TC_PARKED && state != MPIX_TC_ACTIVE))
         return MPIX_FAST_MISS;
     int team = mpix_omp_team_size();
     if (team > 0 && team != a->n)
         return MPIX_FAST_MISS;
-    uint32_t g, me;
-    int last = barrier_arrive(a, &g, &me);
-    /* Ranks in arrival order, as Go numbers them. */
+    /* Ranks in arrival order, as Go numbers them. A thread beyond n (or any in a
+     * region Go started, where arrived is n) goes to Go, which refuses it. */
+    uint32_t me = __atomic_fetch_add(&a->arrived, 1, __ATOMIC_ACQ_REL);
+    if (me >= (uint32_t)a->n) {
+        __atomic_fetch_sub(&a->arrived, 1, __ATOMIC_ACQ_REL);
+        return MPIX_FAST_MISS;
+    }
+    if (state != MPIX_TC_ACTIVE)
+        __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
     x->threadcomm_key = a->team.key;
     x->threadcomm_thread = (int32_t)me;
     x->tc_act = a;
     x->tc_handle = comm;
-    if (last) {
-        __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
-        gen_release(a, g);
-    } else
-        gen_wait(a, g);
+    /* No barrier: the queues and Go's views already exist, a thread that sends to
+     * one not yet here only queues, collectives synchronise themselves, and the
+     * previous region's finish barrier is behind every thread. */
     return MPI_SUCCESS;
 }
 
@@ -1599,6 +1637,7 @@ static int tc_finish(MPI_Comm comm)
     uint32_t g;
     if (barrier_arrive(a, &g, NULL)) {
         purge(a);
+        __atomic_store_n(&a->arrived, 0, __ATOMIC_RELAXED);
         uint32_t dirty = __atomic_exchange_n(&a->team.dirty, 0, __ATOMIC_ACQ_REL);
         a->go_finish = dirty != 0;
         __atomic_store_n(&a->team.state, dirty ? MPIX_TC_GO : MPIX_TC_PARKED, __ATOMIC_RELEASE);
