@@ -11,6 +11,7 @@
  *     size, finish outside a region;
  *   - bursts of messages of mixed sizes and modes from every thread to one arrive in
  *     order per sender (fastboxes, queued cells and direct copies mix);
+ *   - collectives above the one-barrier size (sliced folds), in place too;
  *   - MPIX_ and MPI_ spellings mix, and free after C regions, then a new threadcomm
  *     (whose handle may be the freed one's) starts cleanly.
  * Argument: threads per process (default 4). At two processes the threadcomm spans
@@ -126,6 +127,36 @@ static void order_burst(MPI_Comm tc, int rank, int size, int round)
     CHECK_OK(MPI_Barrier(tc));
 }
 
+/* big_collectives: counts above the one-barrier limit (64 KiB in all), where the
+ * threads fold slices between two barriers; in-place at the root too. */
+#define BIG 40000
+static void big_collectives(MPI_Comm tc, int rank, int size, int round)
+{
+    static int in[MAXT][BIG], out[MAXT][BIG];
+    static double din[MAXT][BIG];
+    int *x = in[rank], *y = out[rank];
+    for (int i = 0; i < BIG; i++)
+        x[i] = rank + i % 1000, din[rank][i] = rank == i % size ? 2.0 : 1.0;
+    CHECK_OK(MPI_Allreduce(x, y, BIG, MPI_INT, MPI_SUM, tc));
+    for (int i = 0; i < BIG; i++)
+        CHECK(y[i] == size * (size - 1) / 2 + size * (i % 1000), "round %d: big allreduce[%d] = %d", round, i, y[i]);
+    int root = round % size;
+    if (rank == root)
+        memcpy(y, x, sizeof in[0]);
+    CHECK_OK(MPI_Reduce(rank == root ? MPI_IN_PLACE : x, y, BIG, MPI_INT, MPI_MAX, root, tc));
+    if (rank == root)
+        for (int i = 0; i < BIG; i++)
+            CHECK(y[i] == size - 1 + i % 1000, "round %d: big reduce max[%d] = %d", round, i, y[i]);
+    CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, din[rank], BIG, MPI_DOUBLE, MPI_PROD, tc));
+    for (int i = 0; i < BIG; i++)
+        CHECK(din[rank][i] == 2.0, "round %d: big prod[%d] = %g", round, i, din[rank][i]);
+    for (int i = 0; i < BIG; i++)
+        x[i] = rank == root ? i * 3 + round : -1;
+    CHECK_OK(MPI_Bcast(x, BIG, MPI_INT, root, tc));
+    for (int i = 0; i < BIG; i++)
+        CHECK(x[i] == i * 3 + round, "round %d: big bcast[%d] = %d", round, i, x[i]);
+}
+
 int main(int argc, char **argv)
 {
     int provided, nprocs;
@@ -159,6 +190,8 @@ int main(int argc, char **argv)
             int rank = region_body(tc, nt, round), f = 0;
             if (round % 10 == 5 && nprocs == 1)
                 order_burst(tc, rank, nt, round);
+            if (round % 25 == 7)
+                big_collectives(tc, rank, nt, round);
             int *val;
             /* What the previous region set is gone (asking is Go's business, so this
              * region ends through Go too). */
