@@ -120,20 +120,35 @@ typedef struct tc_thread {
 
 /* Fastboxes: with at most TC_BOX_MAXN threads, each ordered pair of threads has a
  * one-line box for one small message, which costs fewer cache-line transfers than a
- * queued cell (the sender writes the line, the receiver reads and empties it). A
- * sender uses its box only when the box is empty and the receiver has drained every
- * cell the sender queued to it (drained == queued); the receiver, before a queued
- * cell from a sender, takes that sender's full box, which is then the older message.
- * So messages from one sender are seen in the order sent. */
+ * queued cell: the sender writes the line, the receiver reads it, and nobody else
+ * writes it. A message is new to the receiver when the box's sequence number differs
+ * from the last one it took; the sender may reuse the box once the receiver has
+ * taken its last message, which it learns from the receiver's acknowledgement line
+ * or, free of any transfer, from the acknowledgement the receiver piggybacks on its
+ * own box messages back (a ping-pong never reads the line).
+ *
+ * Order: a sender uses its box only when the receiver has drained every cell the
+ * sender queued to it (drained == queued); the receiver, before a queued cell from a
+ * sender, takes that sender's new box message, which is then the older one. So
+ * messages from one sender are seen in the order sent. */
 #define TC_BOX_MAXN 16
 #define TC_BOX_BYTES 48
 typedef struct tc_box {
-    uint32_t full; /* atomic: 1 while it holds a message */
+    uint32_t seq; /* atomic: the sender's count of box messages, written last */
+    uint32_t ack; /* the box messages the sender has taken from the receiver */
     int32_t tag;
     int32_t size;
-    int32_t pad;
     char data[TC_BOX_BYTES];
 } __attribute__((aligned(64))) tc_box;
+
+/* What one thread alone keeps about one peer (own[me*TC_BOX_MAXN+peer]). */
+typedef struct tc_own {
+    uint32_t queued; /* cells queued to peer */
+    uint32_t dcache; /* the peer's drained count of them, as last read */
+    uint32_t bsent;  /* box messages sent to peer */
+    uint32_t acked;  /* of those, taken by peer as far as known */
+    uint32_t seen;   /* the peer's box message taken last (its seq) */
+} tc_own;
 
 struct mpix_tc_act {
     mpix_tc_team team; /* first: Go reads it */
@@ -152,12 +167,13 @@ struct mpix_tc_act {
     /* Collectives: each thread's buffers, read after a barrier. */
     const void **sbuf;
     void **rbuf;
-    /* Fastboxes (NULL above TC_BOX_MAXN threads): boxes[dst*n+src]; cells queued
-     * from src to dst, counted by the sender in queued[src*TC_BOX_MAXN+dst] and by
-     * the receiver once drained in drained[dst*TC_BOX_MAXN+src] (one line per
-     * thread each). */
+    /* Fastboxes (NULL above TC_BOX_MAXN threads): boxes[dst*n+src]; per-thread
+     * private counts own[me*TC_BOX_MAXN+peer]; lines the receiver writes and senders
+     * read: drained[dst*TC_BOX_MAXN+src] (cells drained) and acks[dst*TC_BOX_MAXN+src]
+     * (the box message taken last). */
     tc_box *boxes;
-    uint32_t *queued, *drained;
+    tc_own *own;
+    uint32_t *drained, *acks;
     tc_thread th[];
 };
 
@@ -379,10 +395,16 @@ static void deliver(tc_thread *t, tc_cell *c)
 
 /* box_take delivers the message in box b (from thread src to t) and empties it:
  * straight into a matching posted receive, else through a cell. */
-static void box_take(tc_thread *t, tc_box *b, int src)
+static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
 {
+    struct mpix_tc_act *a = t->act;
+    tc_own *o = &a->own[t->me * TC_BOX_MAXN + src];
     int64_t n = b->size;
     int tag = b->tag;
+    uint32_t ack = b->ack;
+    if ((int32_t)(ack - o->acked) > 0)
+        o->acked = ack; /* src has taken our box messages up to ack */
+    o->seen = seq;
     tc_req **pp = &t->posted_head, *prev = NULL;
     for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
         if ((r->src == MPI_ANY_SOURCE || r->src == src) && (r->tag == MPI_ANY_TAG || r->tag == tag)) {
@@ -392,7 +414,7 @@ static void box_take(tc_thread *t, tc_box *b, int src)
             int64_t m = n > r->cap ? r->cap : n;
             if (m > 0)
                 memcpy(r->buf, b->data, (size_t)m);
-            __atomic_store_n(&b->full, 0, __ATOMIC_RELEASE);
+            __atomic_store_n(&a->acks[t->me * TC_BOX_MAXN + src], seq, __ATOMIC_RELEASE);
             r->st_source = src;
             r->st_tag = tag;
             r->st_bytes = m;
@@ -410,7 +432,7 @@ static void box_take(tc_thread *t, tc_box *b, int src)
     c->home = NULL;
     if (n > 0)
         memcpy(cell_data(c), b->data, (size_t)n);
-    __atomic_store_n(&b->full, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&a->acks[t->me * TC_BOX_MAXN + src], seq, __ATOMIC_RELEASE);
     deliver(t, c);
 }
 
@@ -421,7 +443,9 @@ static int drain(tc_thread *t)
     int any = 0;
     struct mpix_tc_act *a = t->act;
     tc_box *row = a->boxes != NULL ? &a->boxes[(size_t)t->me * a->n] : NULL;
+    tc_own *orow = a->boxes != NULL ? &a->own[t->me * TC_BOX_MAXN] : NULL;
     tc_cell *c;
+    uint32_t seq;
     while ((c = q_pop(t)) != NULL) {
         any = 1;
         if (row == NULL) {
@@ -429,16 +453,16 @@ static int drain(tc_thread *t)
             continue;
         }
         int src = c->src;
-        if (__atomic_load_n(&row[src].full, __ATOMIC_ACQUIRE))
-            box_take(t, &row[src], src); /* older than c: see tc_box */
+        if ((seq = __atomic_load_n(&row[src].seq, __ATOMIC_ACQUIRE)) != orow[src].seen)
+            box_take(t, &row[src], src, seq); /* older than c: see tc_box */
         deliver(t, c);
         uint32_t *d = &a->drained[t->me * TC_BOX_MAXN + src];
         __atomic_store_n(d, *d + 1, __ATOMIC_RELEASE);
     }
     if (row != NULL) {
         for (int src = 0; src < a->n; src++) {
-            if (__atomic_load_n(&row[src].full, __ATOMIC_ACQUIRE)) {
-                box_take(t, &row[src], src);
+            if ((seq = __atomic_load_n(&row[src].seq, __ATOMIC_ACQUIRE)) != orow[src].seen) {
+                box_take(t, &row[src], src, seq);
                 any = 1;
             }
         }
@@ -495,18 +519,24 @@ static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, i
 {
     int eager = !sync && n <= TC_EAGER;
     if (a->boxes != NULL) {
-        uint32_t *q = &a->queued[me * TC_BOX_MAXN + dest];
-        tc_box *b = &a->boxes[(size_t)dest * a->n + me];
-        if (eager && n <= TC_BOX_BYTES && !__atomic_load_n(&b->full, __ATOMIC_ACQUIRE) &&
-            __atomic_load_n(&a->drained[dest * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE) == *q) {
-            b->tag = tag;
-            b->size = (int32_t)n;
-            if (n > 0)
-                memcpy(b->data, buf, (size_t)n);
-            __atomic_store_n(&b->full, 1, __ATOMIC_RELEASE);
-            return NULL;
+        tc_own *o = &a->own[me * TC_BOX_MAXN + dest];
+        if (eager && n <= TC_BOX_BYTES) {
+            if (o->queued != o->dcache)
+                o->dcache = __atomic_load_n(&a->drained[dest * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE);
+            if (o->queued == o->dcache && o->acked != o->bsent)
+                o->acked = __atomic_load_n(&a->acks[dest * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE);
+            if (o->queued == o->dcache && o->acked == o->bsent) {
+                tc_box *b = &a->boxes[(size_t)dest * a->n + me];
+                b->ack = a->own[me * TC_BOX_MAXN + dest].seen;
+                b->tag = tag;
+                b->size = (int32_t)n;
+                if (n > 0)
+                    memcpy(b->data, buf, (size_t)n);
+                __atomic_store_n(&b->seq, ++o->bsent, __ATOMIC_RELEASE);
+                return NULL;
+            }
         }
-        (*q)++;
+        o->queued++;
     }
     tc_cell *c = cell_get(&a->th[me], eager ? n : 0);
     c->src = me;
@@ -1498,8 +1528,9 @@ static void reset_boxes(mpix_tc_act *a)
     if (a->boxes == NULL)
         return;
     memset(a->boxes, 0, (size_t)a->n * a->n * sizeof(tc_box));
-    memset(a->queued, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
+    memset(a->own, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(tc_own));
     memset(a->drained, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
+    memset(a->acks, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
 }
 
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
@@ -1516,12 +1547,14 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
     if (n <= TC_BOX_MAXN) {
         size_t rows = (size_t)n * TC_BOX_MAXN * sizeof(uint32_t);
         a->boxes = aligned_alloc(64, (size_t)n * n * sizeof(tc_box));
-        a->queued = aligned_alloc(64, rows);
+        a->own = aligned_alloc(64, (size_t)n * TC_BOX_MAXN * sizeof(tc_own)); /* 320 B a thread */
         a->drained = aligned_alloc(64, rows);
-        if (a->boxes == NULL || a->queued == NULL || a->drained == NULL) {
+        a->acks = aligned_alloc(64, rows);
+        if (a->boxes == NULL || a->own == NULL || a->drained == NULL || a->acks == NULL) {
             free(a->boxes);
-            free(a->queued);
+            free(a->own);
             free(a->drained);
+            free(a->acks);
             a->boxes = NULL;
         }
     }
@@ -1581,8 +1614,9 @@ void mpix_tc_act_free(mpix_tc_act *a)
     purge(a);
     if (a->boxes != NULL) {
         free(a->boxes);
-        free(a->queued);
+        free(a->own);
         free(a->drained);
+        free(a->acks);
     }
     free(a->sbuf);
     free(a->rbuf);
