@@ -155,7 +155,8 @@ struct mpix_tc_act {
     int32_t n;
     MPI_Comm handle;
     uint32_t go_finish; /* the last finish's decision (1: Go ends the activation) */
-    char pad0[36];
+    uint32_t stale;     /* atomic: a thread left something behind at finish */
+    char pad0[32];
     /* Barrier: arrivals, and the generation (a futex word) with its sleepers, on
      * their own lines. */
     uint32_t count;
@@ -1662,15 +1663,49 @@ static int tc_start(MPI_Comm comm)
  * handlers, any call C does not serve), every thread goes on to Go's finish, which
  * ends Go's activation and whatever was derived from it; otherwise the activation is
  * parked and the threads leave without entering Go. */
+/* leftovers reports whether thread me leaves the queues unclean at its finish: a
+ * receive still posted, a message not received or not yet taken, or a message it
+ * sent that its receiver has not taken (a message sent to it later is the sender's
+ * to report). It reads mostly the thread's own lines; without fastboxes (more than
+ * TC_BOX_MAXN threads) there are no counts to tell, and it answers yes. */
+static int leftovers(mpix_tc_act *a, int me)
+{
+    tc_thread *t = &a->th[me];
+    if (a->boxes == NULL || t->posted_head != NULL || t->unexp_head != NULL || t->head != &t->stub ||
+        __atomic_load_n(&t->stub.next, __ATOMIC_ACQUIRE) != NULL || __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE) != &t->stub)
+        return 1;
+    tc_box *row = &a->boxes[(size_t)me * a->n];
+    tc_own *orow = &a->own[me * TC_BOX_MAXN];
+    for (int p = 0; p < a->n; p++) {
+        tc_own *o = &orow[p];
+        if (__atomic_load_n(&row[p].seq, __ATOMIC_ACQUIRE) != o->seen)
+            return 1;
+        if (o->queued != o->dcache &&
+            (o->dcache = __atomic_load_n(&a->drained[p * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE)) != o->queued)
+            return 1;
+        if (o->bsent != o->acked &&
+            (o->acked = __atomic_load_n(&a->acks[p * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE)) != o->bsent)
+            return 1;
+    }
+    return 0;
+}
+
 static int tc_finish(MPI_Comm comm)
 {
     mpix_ctx *x = mpix_tls_ctx;
     if (x == NULL || x->tc_act == NULL || x->tc_handle != comm)
         return MPIX_FAST_MISS;
     mpix_tc_act *a = (mpix_tc_act *)x->tc_act;
+    /* The queues are purged only when some thread leaves something behind: purging
+     * rewrites every thread's queue lines, which the next region then misses on. */
+    if (leftovers(a, x->threadcomm_thread))
+        __atomic_store_n(&a->stale, 1, __ATOMIC_RELAXED);
     uint32_t g;
     if (barrier_arrive(a, &g, NULL)) {
-        purge(a);
+        if (__atomic_load_n(&a->stale, __ATOMIC_RELAXED)) {
+            purge(a);
+            __atomic_store_n(&a->stale, 0, __ATOMIC_RELAXED);
+        }
         __atomic_store_n(&a->arrived, 0, __ATOMIC_RELAXED);
         uint32_t dirty = __atomic_exchange_n(&a->team.dirty, 0, __ATOMIC_ACQ_REL);
         a->go_finish = dirty != 0;
