@@ -232,4 +232,15 @@ void mpix_vci_unlock(mpix_vci_shared *v);
 /* Layout facts for capi/fast.go's check. */
 size_t mpix_fast_layout(int what);
 
+/* Threadcomm region entry and exit, and rank and size, in C (tcfast.c): a
+ * single-process threadcomm whose previous region ended in C starts and finishes
+ * without entering Go; the first start, a region that used Go, and every misuse
+ * answer MPIX_FAST_MISS and go to Go. */
+int mpix_fast_MPIX_Threadcomm_start(MPI_Comm threadcomm);
+int mpix_fast_MPI_Threadcomm_start(MPI_Comm threadcomm);
+int mpix_fast_MPIX_Threadcomm_finish(MPI_Comm threadcomm);
+int mpix_fast_MPI_Threadcomm_finish(MPI_Comm threadcomm);
+int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank);
+int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size);
+
 #endif

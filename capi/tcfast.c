@@ -21,22 +21,43 @@
  * unexpected list, in arrival order, after offering each message to its posted
  * receives in posting order, so matching is non-overtaking per source and tag.
  *
+ * The C state of a threadcomm (mpix_tc_act: queues, barrier) is made at its first
+ * start, which goes through Go, and lives until MPIX_Threadcomm_free. A region whose
+ * threads used only C ends in C: the finish barrier's last arriver empties the
+ * queues and parks Go's activation (its key and per-thread views stay), and the next
+ * MPIX_Threadcomm_start of the same threadcomm takes a rank in C (no barrier), so a region
+ * entered and left in a loop (the paper's Figure 5) never enters Go. A region in
+ * which Go resolved the threadcomm (capi/threadcomm.go: lookupComm) finishes through
+ * Go, which ends whatever it derived; the next start goes through Go again.
+ *
  * Requests of these operations are C objects whose handles have the top two bits
  * set (Go's are 0b10...); C's Wait/Test family completes them and hands any other
  * handle to Go (capi/wait.go knows them too). */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "capi.h"
 #include "fast.h"
 #include "tcfast.h"
 #include "_cgo_export.h"
 
+int mpix_omp_team_size(void);
+
 #define TC_EAGER (16 << 10)
 #define TC_POOL_MAX 64
-#define TC_SPIN_YIELD 256     /* empty polls before a wait starts yielding the core */
+#define TC_SPIN_FAST 256      /* empty polls without a pause */
+#define TC_SPIN_YIELD 512     /* empty polls before a wait starts yielding the core */
 #define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
+#define TC_BAR_SPIN 512       /* barrier polls before yielding the core */
+#define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
+#define TC_ONE_SHOT (64 << 10) /* collectives moving up to this many bytes in all: one
+                                * thread does the work inside a single barrier */
 
 enum { TC_EAGER_CELL = 1, TC_DIRECT_CELL = 2 };
 enum { TC_PENDING = 0, TC_CLAIMED = 1, TC_DONE = 2, TC_ORPHAN = 3 };
@@ -48,10 +69,13 @@ typedef struct tc_cell {
     uint32_t kind;
     uint32_t sync;        /* a synchronous send: never orphaned */
     uint32_t state;       /* direct cells: TC_PENDING..TC_ORPHAN (atomic) */
-    uint32_t pad;
+    uint32_t big;         /* 1: room for TC_EAGER bytes, 0: for TC_SMALL */
     const void *addr;     /* direct: the sender's buffer */
-    void *copy;           /* direct, orphaned: the sender's heap copy */
-    /* An eager cell's payload (TC_EAGER bytes) follows. */
+    union {
+        void *copy;             /* direct, orphaned: the sender's heap copy */
+        struct tc_thread *home; /* eager: whose pool it goes back to, or NULL */
+    };
+    /* An eager cell's payload follows (on the header's line for up to 8 bytes). */
 } tc_cell;
 
 static inline char *cell_data(tc_cell *c) { return (char *)(c + 1); }
@@ -84,23 +108,73 @@ typedef struct tc_thread {
     tc_cell *head;         /* the consumer's end */
     tc_cell *unexp_head, *unexp_tail;
     tc_req *posted_head, *posted_tail;
+    struct mpix_tc_act *act;
+    int32_t me;
     tc_cell stub;
-    char pad1[64];
-} tc_thread;
+    /* Eager cells this thread sent, given back by their receivers (pushed like the
+     * queue, taken whole by the thread when its pool runs dry): a one-way stream
+     * does not malloc in the sender and free in the receiver, which contend on
+     * malloc's arena lock. */
+    tc_cell *ret __attribute__((aligned(64)));
+} __attribute__((aligned(64))) tc_thread;
+
+/* Fastboxes: with at most TC_BOX_MAXN threads, each ordered pair of threads has a
+ * one-line box for one small message, which costs fewer cache-line transfers than a
+ * queued cell: the sender writes the line, the receiver reads it, and nobody else
+ * writes it. A message is new to the receiver when the box's sequence number differs
+ * from the last one it took; the sender may reuse the box once the receiver has
+ * taken its last message, which it learns from the receiver's acknowledgement line
+ * or, free of any transfer, from the acknowledgement the receiver piggybacks on its
+ * own box messages back (a ping-pong never reads the line).
+ *
+ * Order: a sender uses its box only when the receiver has drained every cell the
+ * sender queued to it (drained == queued); the receiver, before a queued cell from a
+ * sender, takes that sender's new box message, which is then the older one. So
+ * messages from one sender are seen in the order sent. */
+#define TC_BOX_MAXN 16
+#define TC_BOX_BYTES 48
+typedef struct tc_box {
+    uint32_t seq; /* atomic: the sender's count of box messages, written last */
+    uint32_t ack; /* the box messages the sender has taken from the receiver */
+    int32_t tag;
+    int32_t size;
+    char data[TC_BOX_BYTES];
+} __attribute__((aligned(64))) tc_box;
+
+/* What one thread alone keeps about one peer (own[me*TC_BOX_MAXN+peer]). */
+typedef struct tc_own {
+    uint32_t queued; /* cells queued to peer */
+    uint32_t dcache; /* the peer's drained count of them, as last read */
+    uint32_t bsent;  /* box messages sent to peer */
+    uint32_t acked;  /* of those, taken by peer as far as known */
+    uint32_t seen;   /* the peer's box message taken last (its seq) */
+} tc_own;
 
 struct mpix_tc_act {
+    mpix_tc_team team; /* first: Go reads it */
     int32_t n;
-    int32_t refs;       /* atomic: threads still attached */
     MPI_Comm handle;
-    /* Barrier: arrivals and generation, on their own lines. */
-    char pad0[52];
+    uint32_t go_finish; /* the last finish's decision (1: Go ends the activation) */
+    uint32_t stale;     /* atomic: a thread left something behind at finish */
+    char pad0[32];
+    /* Barrier: arrivals, and the generation (a futex word) with its sleepers, on
+     * their own lines. */
     uint32_t count;
-    char pad1[60];
+    uint32_t arrived; /* threads that started the region in C (n: Go started it) */
+    char pad1[56];
     uint32_t gen;
-    char pad2[60];
+    uint32_t sleepers;
+    char pad2[56];
     /* Collectives: each thread's buffers, read after a barrier. */
     const void **sbuf;
     void **rbuf;
+    /* Fastboxes (NULL above TC_BOX_MAXN threads): boxes[dst*n+src]; per-thread
+     * private counts own[me*TC_BOX_MAXN+peer]; lines the receiver writes and senders
+     * read: drained[dst*TC_BOX_MAXN+src] (cells drained) and acks[dst*TC_BOX_MAXN+src]
+     * (the box message taken last). */
+    tc_box *boxes;
+    tc_own *own;
+    uint32_t *drained, *acks;
     tc_thread th[];
 };
 
@@ -117,6 +191,8 @@ static inline void cpu_relax(void)
  * threads) and now and then let Go progress the other communicators. */
 static inline void backoff(uint32_t i)
 {
+    if (i < TC_SPIN_FAST)
+        return; /* a pause costs ~140 cycles here: it would delay seeing the message */
     if (i < TC_SPIN_YIELD) {
         cpu_relax();
         return;
@@ -126,43 +202,72 @@ static inline void backoff(uint32_t i)
         mpixTcProgress();
 }
 
-/* ---- cells ---- */
+/* ---- cells ----
+ *
+ * Two sizes, each with a per-thread pool: small cells (one 256-byte block) for
+ * messages up to TC_SMALL bytes and for direct cells, which carry no payload; big
+ * ones for eager messages up to TC_EAGER. Cells are 64-byte aligned, so a header and
+ * an 8-byte payload share one cache line. */
 
-static __thread tc_cell *pool;
-static __thread int pool_len;
+#define TC_CELL_SMALL 256
+#define TC_SMALL (TC_CELL_SMALL - (int64_t)sizeof(tc_cell))
+#define TC_CELL_BIG (((sizeof(tc_cell) + TC_EAGER) + 63) / 64 * 64)
 
-static tc_cell *cell_get(void)
+/* Initial-exec: the library is loaded with the program (Go's runtime already needs
+ * static TLS), and the general model costs a __tls_get_addr call per access. */
+#define TC_TLS __thread __attribute__((tls_model("initial-exec")))
+
+static TC_TLS tc_cell *pool[2];
+static TC_TLS int pool_len[2];
+
+static void cell_put(tc_cell *c);
+
+/* cell_get returns a cell for payload bytes; home is the calling thread's queue, whose
+ * returned cells refill its pools. */
+static tc_cell *cell_get(struct tc_thread *home, int64_t payload)
 {
-    tc_cell *c = pool;
+    int big = payload > TC_SMALL;
+    tc_cell *c = pool[big];
+    if (c == NULL && home != NULL && __atomic_load_n(&home->ret, __ATOMIC_RELAXED) != NULL) {
+        for (tc_cell *r = __atomic_exchange_n(&home->ret, NULL, __ATOMIC_ACQUIRE), *next; r != NULL; r = next) {
+            next = r->next;
+            cell_put(r);
+        }
+        c = pool[big];
+    }
     if (c != NULL) {
-        pool = c->next;
-        pool_len--;
+        pool[big] = c->next;
+        pool_len[big]--;
         return c;
     }
-    c = malloc(sizeof(tc_cell) + TC_EAGER);
+    c = aligned_alloc(64, big ? TC_CELL_BIG : TC_CELL_SMALL);
     if (c == NULL)
         abort();
+    c->big = (uint32_t)big;
     return c;
 }
 
 static void cell_put(tc_cell *c)
 {
-    if (pool_len >= TC_POOL_MAX) {
+    int big = c->big != 0;
+    if (pool_len[big] >= TC_POOL_MAX) {
         free(c);
         return;
     }
-    c->next = pool;
-    pool = c;
-    pool_len++;
+    c->next = pool[big];
+    pool[big] = c;
+    pool_len[big]++;
 }
 
 /* ---- the queue (Vyukov's intrusive MPSC) ---- */
 
-static void q_init(tc_thread *t)
+static void q_init(tc_thread *t, struct mpix_tc_act *a, int me)
 {
     memset(t, 0, sizeof *t);
     t->head = &t->stub;
     t->tail = &t->stub;
+    t->act = a;
+    t->me = me;
 }
 
 static inline void q_push(tc_thread *t, tc_cell *c)
@@ -216,6 +321,20 @@ static inline int tc_match(const tc_cell *c, int src, int tag)
 
 /* take copies message c into buf (cap bytes) and disposes of the cell; it returns the
  * bytes copied and sets *trunc when the message did not fit. */
+/* cell_recycle gives a received eager cell back to its sender's pool. */
+static void cell_recycle(tc_cell *c)
+{
+    struct tc_thread *h = c->home;
+    if (h == NULL) {
+        cell_put(c);
+        return;
+    }
+    tc_cell *old = __atomic_load_n(&h->ret, __ATOMIC_RELAXED);
+    do
+        c->next = old;
+    while (!__atomic_compare_exchange_n(&h->ret, &old, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
 static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
 {
     int64_t n = c->size;
@@ -225,7 +344,7 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
     if (c->kind == TC_EAGER_CELL) {
         if (n > 0)
             memcpy(buf, cell_data(c), (size_t)n);
-        cell_put(c);
+        cell_recycle(c);
         return n;
     }
     uint32_t pending = TC_PENDING;
@@ -253,33 +372,101 @@ static void complete_recv(tc_req *r, tc_cell *c)
     r->done = 1;
 }
 
+/* deliver gives message c to thread t's first matching posted receive, else to the
+ * end of its unexpected list. */
+static void deliver(tc_thread *t, tc_cell *c)
+{
+    tc_req **pp = &t->posted_head, *prev = NULL;
+    for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
+        if (tc_match(c, r->src, r->tag)) {
+            *pp = r->next;
+            if (t->posted_tail == r)
+                t->posted_tail = prev;
+            complete_recv(r, c);
+            return;
+        }
+    }
+    c->next = NULL;
+    if (t->unexp_tail)
+        t->unexp_tail->next = c;
+    else
+        t->unexp_head = c;
+    t->unexp_tail = c;
+}
+
+/* box_take delivers the message in box b (from thread src to t) and empties it:
+ * straight into a matching posted receive, else through a cell. */
+static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
+{
+    struct mpix_tc_act *a = t->act;
+    tc_own *o = &a->own[t->me * TC_BOX_MAXN + src];
+    int64_t n = b->size;
+    int tag = b->tag;
+    uint32_t ack = b->ack;
+    if ((int32_t)(ack - o->acked) > 0)
+        o->acked = ack; /* src has taken our box messages up to ack */
+    o->seen = seq;
+    tc_req **pp = &t->posted_head, *prev = NULL;
+    for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
+        if ((r->src == MPI_ANY_SOURCE || r->src == src) && (r->tag == MPI_ANY_TAG || r->tag == tag)) {
+            *pp = r->next;
+            if (t->posted_tail == r)
+                t->posted_tail = prev;
+            int64_t m = n > r->cap ? r->cap : n;
+            if (m > 0)
+                memcpy(r->buf, b->data, (size_t)m);
+            __atomic_store_n(&a->acks[t->me * TC_BOX_MAXN + src], seq, __ATOMIC_RELEASE);
+            r->st_source = src;
+            r->st_tag = tag;
+            r->st_bytes = m;
+            r->st_error = n > r->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+            r->done = 1;
+            return;
+        }
+    }
+    tc_cell *c = cell_get(NULL, n);
+    c->src = src;
+    c->tag = b->tag;
+    c->size = n;
+    c->kind = TC_EAGER_CELL;
+    c->sync = 0;
+    c->home = NULL;
+    if (n > 0)
+        memcpy(cell_data(c), b->data, (size_t)n);
+    __atomic_store_n(&a->acks[t->me * TC_BOX_MAXN + src], seq, __ATOMIC_RELEASE);
+    deliver(t, c);
+}
+
 /* drain moves what arrived for thread t into its posted receives, else into its
  * unexpected list; it returns whether anything arrived. */
 static int drain(tc_thread *t)
 {
     int any = 0;
+    struct mpix_tc_act *a = t->act;
+    tc_box *row = a->boxes != NULL ? &a->boxes[(size_t)t->me * a->n] : NULL;
+    tc_own *orow = a->boxes != NULL ? &a->own[t->me * TC_BOX_MAXN] : NULL;
     tc_cell *c;
+    uint32_t seq;
     while ((c = q_pop(t)) != NULL) {
         any = 1;
-        tc_req **pp = &t->posted_head, *prev = NULL;
-        for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
-            if (tc_match(c, r->src, r->tag)) {
-                *pp = r->next;
-                if (t->posted_tail == r)
-                    t->posted_tail = prev;
-                complete_recv(r, c);
-                c = NULL;
-                break;
+        if (row == NULL) {
+            deliver(t, c);
+            continue;
+        }
+        int src = c->src;
+        if ((seq = __atomic_load_n(&row[src].seq, __ATOMIC_ACQUIRE)) != orow[src].seen)
+            box_take(t, &row[src], src, seq); /* older than c: see tc_box */
+        deliver(t, c);
+        uint32_t *d = &a->drained[t->me * TC_BOX_MAXN + src];
+        __atomic_store_n(d, *d + 1, __ATOMIC_RELEASE);
+    }
+    if (row != NULL) {
+        for (int src = 0; src < a->n; src++) {
+            if ((seq = __atomic_load_n(&row[src].seq, __ATOMIC_ACQUIRE)) != orow[src].seen) {
+                box_take(t, &row[src], src, seq);
+                any = 1;
             }
         }
-        if (c == NULL)
-            continue;
-        c->next = NULL;
-        if (t->unexp_tail)
-            t->unexp_tail->next = c;
-        else
-            t->unexp_head = c;
-        t->unexp_tail = c;
     }
     return any;
 }
@@ -331,13 +518,35 @@ static void post(tc_thread *t, tc_req *r)
  * caller to wait on (NULL when the message was copied). */
 static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync)
 {
-    tc_cell *c = cell_get();
+    int eager = !sync && n <= TC_EAGER;
+    if (a->boxes != NULL) {
+        tc_own *o = &a->own[me * TC_BOX_MAXN + dest];
+        if (eager && n <= TC_BOX_BYTES) {
+            if (o->queued != o->dcache)
+                o->dcache = __atomic_load_n(&a->drained[dest * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE);
+            if (o->queued == o->dcache && o->acked != o->bsent)
+                o->acked = __atomic_load_n(&a->acks[dest * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE);
+            if (o->queued == o->dcache && o->acked == o->bsent) {
+                tc_box *b = &a->boxes[(size_t)dest * a->n + me];
+                b->ack = a->own[me * TC_BOX_MAXN + dest].seen;
+                b->tag = tag;
+                b->size = (int32_t)n;
+                if (n > 0)
+                    memcpy(b->data, buf, (size_t)n);
+                __atomic_store_n(&b->seq, ++o->bsent, __ATOMIC_RELEASE);
+                return NULL;
+            }
+        }
+        o->queued++;
+    }
+    tc_cell *c = cell_get(&a->th[me], eager ? n : 0);
     c->src = me;
     c->tag = tag;
     c->size = n;
     c->sync = (uint32_t)sync;
-    if (!sync && n <= TC_EAGER) {
+    if (eager) {
         c->kind = TC_EAGER_CELL;
+        c->home = &a->th[me];
         if (n > 0)
             memcpy(cell_data(c), buf, (size_t)n);
         q_push(&a->th[dest], c);
@@ -387,7 +596,7 @@ static void send_wait(tc_cell *c)
 
 static tc_req *reqs[TC_REQ_MAX / 1024]; /* blocks of 1024, made on demand */
 static uint32_t req_next;               /* atomic: next unused index */
-static __thread tc_req *req_free;
+static TC_TLS tc_req *req_free;
 
 static tc_req *req_new(void)
 {
@@ -1039,16 +1248,64 @@ int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *s
 
 /* ---- collectives of a single-process activation ---- */
 
+/* gen_wait waits until the barrier's generation moves past g: it spins briefly (the
+ * threads of a region usually arrive together), yields a little (more threads than
+ * cores), then sleeps on the futex (hundreds of threads: the ones with work left get
+ * the cores). */
+static void gen_wait(mpix_tc_act *a, uint32_t g)
+{
+    for (uint32_t i = 0; i < TC_BAR_SPIN; i++) {
+        if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
+            return;
+        if (i >= TC_SPIN_FAST)
+            cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing gen move */
+    }
+    for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
+        if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
+            return;
+        sched_yield();
+    }
+    while (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) == g) {
+        __atomic_add_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &a->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+        __atomic_sub_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* gen_release ends barrier generation g. A sleeper counts itself before the kernel
+ * checks gen, and both sides use sequentially consistent order, so either the
+ * sleeper sees the new gen or the releaser sees the sleeper. */
+static void gen_release(mpix_tc_act *a, uint32_t g)
+{
+    __atomic_store_n(&a->gen, g + 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&a->sleepers, __ATOMIC_SEQ_CST) != 0)
+        syscall(SYS_futex, &a->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* barrier_last is the arrival half of a barrier: it returns 1 to the last of the n
+ * threads to arrive, which must then call gen_release(a, *g) (after any work that the
+ * others must see), and 0 to the others, which call gen_wait(a, *g). *idx gets the
+ * arrival order. */
+static inline int barrier_arrive(mpix_tc_act *a, uint32_t *g, uint32_t *idx)
+{
+    *g = __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE);
+    uint32_t i = __atomic_fetch_add(&a->count, 1, __ATOMIC_ACQ_REL);
+    if (idx != NULL)
+        *idx = i;
+    if (i + 1 == (uint32_t)a->n) {
+        __atomic_store_n(&a->count, 0, __ATOMIC_RELAXED);
+        return 1;
+    }
+    return 0;
+}
+
 static void barrier(mpix_tc_act *a)
 {
-    uint32_t g = __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE);
-    if (__atomic_add_fetch(&a->count, 1, __ATOMIC_ACQ_REL) == (uint32_t)a->n) {
-        __atomic_store_n(&a->count, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&a->gen, g + 1, __ATOMIC_RELEASE);
-        return;
-    }
-    for (uint32_t i = 0; __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) == g; i++)
-        backoff(i);
+    uint32_t g;
+    if (barrier_arrive(a, &g, NULL))
+        gen_release(a, g);
+    else
+        gen_wait(a, g);
 }
 
 int mpix_fast_MPI_Barrier(MPI_Comm comm)
@@ -1069,34 +1326,57 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
     if (a == NULL || count < 0 || esz == 0 || root < 0 || root >= a->n)
         return MPIX_FAST_MISS;
     a->rbuf[me] = buffer;
+    size_t bytes = (size_t)count * (size_t)esz;
+    if (bytes * (size_t)(a->n - 1) <= TC_ONE_SHOT) {
+        /* Small: the last to arrive copies for everyone; one barrier. */
+        uint32_t g;
+        if (barrier_arrive(a, &g, NULL)) {
+            for (int i = 0; i < a->n && bytes > 0; i++)
+                if (i != root)
+                    memcpy(a->rbuf[i], a->rbuf[root], bytes);
+            gen_release(a, g);
+        } else
+            gen_wait(a, g);
+        return MPI_SUCCESS;
+    }
     barrier(a);
-    if (me != root && count > 0)
-        memcpy(buffer, a->rbuf[root], (size_t)(count * esz));
+    if (me != root)
+        memcpy(buffer, a->rbuf[root], bytes);
     barrier(a); /* the root's buffer is read until here */
     return MPI_SUCCESS;
 }
 
 /* The predefined operations on the common element types: each thread folds a slice
- * of the elements over all threads' contributions, in rank order. */
+ * of the elements over all threads' contributions, in rank order, a chunk at a time
+ * into a local accumulator (vectorized; every input is read before any output is
+ * written, so an in-place root's buffer may be both). */
+#define TC_CHUNK 256
 #define TC_FOLD(T, EXPR)                                                                 \
     do {                                                                                 \
-        for (int64_t i = lo; i < hi; i++) {                                              \
-            T acc = ((const T *)in[0])[i];                                               \
+        T acc[TC_CHUNK];                                                                 \
+        for (int64_t c0 = lo; c0 < hi; c0 += TC_CHUNK) {                                 \
+            int64_t m = hi - c0 < TC_CHUNK ? hi - c0 : TC_CHUNK;                         \
+            const T *x = (const T *)in[0] + c0;                                          \
+            for (int64_t j = 0; j < m; j++)                                              \
+                acc[j] = x[j];                                                           \
             for (int k = 1; k < n; k++) {                                                \
-                T b = ((const T *)in[k])[i];                                             \
-                acc = (EXPR);                                                            \
+                x = (const T *)in[k] + c0;                                               \
+                for (int64_t j = 0; j < m; j++) {                                        \
+                    T a = acc[j], b = x[j];                                              \
+                    acc[j] = (EXPR);                                                     \
+                }                                                                        \
             }                                                                            \
             for (int k = 0; k < nout; k++)                                               \
-                ((T *)out[k])[i] = acc;                                                  \
+                memcpy((T *)out[k] + c0, acc, (size_t)m * sizeof(T));                   \
         }                                                                                \
     } while (0)
 
 #define TC_OPS(T)                                                                        \
     switch (op) {                                                                        \
-    case MPI_SUM: TC_FOLD(T, acc + b); return 1;                                         \
-    case MPI_PROD: TC_FOLD(T, acc * b); return 1;                                        \
-    case MPI_MAX: TC_FOLD(T, acc > b ? acc : b); return 1;                               \
-    case MPI_MIN: TC_FOLD(T, acc < b ? acc : b); return 1;                               \
+    case MPI_SUM: TC_FOLD(T, a + b); return 1;                                           \
+    case MPI_PROD: TC_FOLD(T, a * b); return 1;                                          \
+    case MPI_MAX: TC_FOLD(T, a > b ? a : b); return 1;                                   \
+    case MPI_MIN: TC_FOLD(T, a < b ? a : b); return 1;                                   \
     }                                                                                    \
     return 0
 
@@ -1108,8 +1388,8 @@ static int fold_ok(MPI_Datatype dt, MPI_Op op)
            (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN);
 }
 
-static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n, void *const *out, int nout, int64_t lo,
-                int64_t hi)
+__attribute__((optimize("O3"))) static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n,
+                                                 void *const *out, int nout, int64_t lo, int64_t hi)
 {
     if (dt == MPI_INT || dt == MPI_INT32_T) {
         TC_OPS(int32_t);
@@ -1134,12 +1414,30 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
 {
     a->sbuf[me] = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     a->rbuf[me] = rbuf;
-    barrier(a);
     int n = a->n;
-    /* Slices of at least 256 elements: below that one thread does it all. */
+    int64_t esz = dt_bytes(dt);
+    if ((size_t)count * (size_t)esz * (size_t)n <= TC_ONE_SHOT) {
+        /* Small: the last to arrive folds everything while the others wait; one
+         * barrier instead of two around the sliced fold. */
+        uint32_t g;
+        if (barrier_arrive(a, &g, NULL)) {
+            if (root >= 0)
+                fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, 0, count);
+            else
+                fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, 0, count);
+            gen_release(a, g);
+        } else
+            gen_wait(a, g);
+        return;
+    }
+    barrier(a);
+    /* Slices of whole cache lines (no two threads write one line) and at least 1 KiB
+     * (smaller ones cost more in misses than they save). */
+    int64_t line = 64 / esz, least = 1024 / esz;
     int64_t per = ((int64_t)count + n - 1) / n;
-    if (per < 256)
-        per = count;
+    per = (per + line - 1) / line * line;
+    if (per < least)
+        per = least;
     int64_t lo = (int64_t)me * per, hi = lo + per;
     if (hi > count)
         hi = count;
@@ -1177,30 +1475,122 @@ int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
 
 /* ---- activations ---- */
 
+/* Threadcomm handles to their C state, for MPIX_Threadcomm_start (which has no
+ * context yet): open addressing, read without a lock, written under one. */
+#define TC_TABLE 1024
+#define TC_PROBES 64
+#define TC_TOMB ((mpix_tc_act *)1)
+static mpix_tc_act *tc_table[TC_TABLE];
+static pthread_mutex_t tc_table_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static inline uint32_t tc_slot(MPI_Comm h, uint32_t k) { return ((uint32_t)h * 2654435761u + k) % TC_TABLE; }
+
+static mpix_tc_act *act_find(MPI_Comm h)
+{
+    for (uint32_t k = 0; k < TC_PROBES; k++) {
+        mpix_tc_act *a = __atomic_load_n(&tc_table[tc_slot(h, k)], __ATOMIC_ACQUIRE);
+        if (a == NULL)
+            return NULL;
+        if (a != TC_TOMB && a->handle == h)
+            return a;
+    }
+    return NULL;
+}
+
+/* act_register publishes a; when the table is crowded the threadcomm simply starts
+ * through Go every time. */
+static void act_register(mpix_tc_act *a)
+{
+    pthread_mutex_lock(&tc_table_mu);
+    for (uint32_t k = 0; k < TC_PROBES; k++) {
+        mpix_tc_act **slot = &tc_table[tc_slot(a->handle, k)];
+        if (*slot == NULL || *slot == TC_TOMB) {
+            __atomic_store_n(slot, a, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tc_table_mu);
+}
+
+static void act_unregister(mpix_tc_act *a)
+{
+    pthread_mutex_lock(&tc_table_mu);
+    for (uint32_t k = 0; k < TC_PROBES; k++) {
+        mpix_tc_act **slot = &tc_table[tc_slot(a->handle, k)];
+        if (*slot == a) {
+            __atomic_store_n(slot, TC_TOMB, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tc_table_mu);
+}
+
+/* reset_boxes empties the fastboxes (messages nobody received) and their counts. */
+static void reset_boxes(mpix_tc_act *a)
+{
+    if (a->boxes == NULL)
+        return;
+    memset(a->boxes, 0, (size_t)a->n * a->n * sizeof(tc_box));
+    memset(a->own, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(tc_own));
+    memset(a->drained, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
+    memset(a->acks, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
+}
+
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
 {
-    mpix_tc_act *a = aligned_alloc(64, (sizeof *a + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64);
+    size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
+    mpix_tc_act *a = aligned_alloc(64, size);
     if (a == NULL)
         return NULL;
-    memset(a, 0, sizeof *a);
+    memset(a, 0, size);
     a->n = n;
-    a->refs = n;
     a->handle = handle;
     a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
     a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
+    if (n <= TC_BOX_MAXN) {
+        size_t rows = (size_t)n * TC_BOX_MAXN * sizeof(uint32_t);
+        a->boxes = aligned_alloc(64, (size_t)n * n * sizeof(tc_box));
+        a->own = aligned_alloc(64, (size_t)n * TC_BOX_MAXN * sizeof(tc_own)); /* 320 B a thread */
+        a->drained = aligned_alloc(64, rows);
+        a->acks = aligned_alloc(64, rows);
+        if (a->boxes == NULL || a->own == NULL || a->drained == NULL || a->acks == NULL) {
+            free(a->boxes);
+            free(a->own);
+            free(a->drained);
+            free(a->acks);
+            a->boxes = NULL;
+        }
+    }
+    if (a->sbuf == NULL || a->rbuf == NULL) {
+        free(a->sbuf);
+        free(a->rbuf);
+        free(a->boxes);
+        free(a);
+        return NULL;
+    }
     for (int i = 0; i < n; i++)
-        q_init(&a->th[i]);
+        q_init(&a->th[i], a, i);
+    reset_boxes(a);
+    act_register(a);
     return a;
 }
 
-/* mpix_tc_act_leave detaches the calling thread (after the finish barrier); the last
- * one frees what is left, messages nobody received included. */
-void mpix_tc_act_leave(mpix_tc_act *a)
+void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key)
 {
-    if (__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0)
-        return;
+    /* Every thread of the region stores the same values, before it can finish. */
+    a->team.key = key;
+    __atomic_store_n(&a->arrived, (uint32_t)a->n, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
+}
+
+/* purge drops what a region left behind (messages nobody received, receives nobody
+ * matched: an erroneous program's), so that the next region starts empty. It runs
+ * when no thread touches the queues: the finish barrier's last arriver, or free. */
+static void purge(mpix_tc_act *a)
+{
     for (int i = 0; i < a->n; i++) {
         tc_thread *t = &a->th[i];
+        t->posted_head = t->posted_tail = NULL;
         drain(t);
         for (tc_cell *c = t->unexp_head, *next; c != NULL; c = next) {
             next = c->next;
@@ -1210,18 +1600,150 @@ void mpix_tc_act_leave(mpix_tc_act *a)
                 free(c->copy);
                 free(c);
             }
+            /* A direct cell still pending belongs to its sender's request. */
         }
+        for (tc_cell *c = t->ret, *next; c != NULL; c = next) {
+            next = c->next;
+            free(c);
+        }
+        q_init(t, a, i);
+    }
+    reset_boxes(a);
+}
+
+void mpix_tc_act_free(mpix_tc_act *a)
+{
+    act_unregister(a);
+    purge(a);
+    if (a->boxes != NULL) {
+        free(a->boxes);
+        free(a->own);
+        free(a->drained);
+        free(a->acks);
     }
     free(a->sbuf);
     free(a->rbuf);
     free(a);
 }
 
-size_t mpix_tc_pending(mpix_tc_act *a, int me)
+/* Region entry in C: a threadcomm whose previous region ended in C (PARKED) starts
+ * again on Go's kept activation. Everything else (the first start,
+ * after a region that needed Go, and every misuse) goes to Go, which reports it. */
+static int tc_start(MPI_Comm comm)
 {
-    size_t n = 0;
-    drain(&a->th[me]);
-    for (tc_cell *c = a->th[me].unexp_head; c != NULL; c = c->next)
-        n++;
-    return n;
+    mpix_tc_act *a = act_find(comm);
+    if (a == NULL)
+        return MPIX_FAST_MISS;
+    mpix_ctx *x = mpix_ctx_get();
+    uint32_t state = __atomic_load_n(&a->team.state, __ATOMIC_ACQUIRE);
+    if (x->threadcomm_key != 0 || (state != MPIX_TC_PARKED && state != MPIX_TC_ACTIVE))
+        return MPIX_FAST_MISS;
+    int team = mpix_omp_team_size();
+    if (team > 0 && team != a->n)
+        return MPIX_FAST_MISS;
+    /* Ranks in arrival order, as Go numbers them. A thread beyond n (or any in a
+     * region Go started, where arrived is n) goes to Go, which refuses it. */
+    uint32_t me = __atomic_fetch_add(&a->arrived, 1, __ATOMIC_ACQ_REL);
+    if (me >= (uint32_t)a->n) {
+        __atomic_fetch_sub(&a->arrived, 1, __ATOMIC_ACQ_REL);
+        return MPIX_FAST_MISS;
+    }
+    if (state != MPIX_TC_ACTIVE)
+        __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
+    x->threadcomm_key = a->team.key;
+    x->threadcomm_thread = (int32_t)me;
+    x->tc_act = a;
+    x->tc_handle = comm;
+    /* No barrier: the queues and Go's views already exist, a thread that sends to
+     * one not yet here only queues, collectives synchronise themselves, and the
+     * previous region's finish barrier is behind every thread. */
+    return MPI_SUCCESS;
+}
+
+/* Region exit in C: a barrier whose last arriver empties the queues and decides. If
+ * Go resolved the threadcomm during the region (attributes, duplicates, groups, error
+ * handlers, any call C does not serve), every thread goes on to Go's finish, which
+ * ends Go's activation and whatever was derived from it; otherwise the activation is
+ * parked and the threads leave without entering Go. */
+/* leftovers reports whether thread me leaves the queues unclean at its finish: a
+ * receive still posted, a message not received or not yet taken, or a message it
+ * sent that its receiver has not taken (a message sent to it later is the sender's
+ * to report). It reads mostly the thread's own lines; without fastboxes (more than
+ * TC_BOX_MAXN threads) there are no counts to tell, and it answers yes. */
+static int leftovers(mpix_tc_act *a, int me)
+{
+    tc_thread *t = &a->th[me];
+    if (a->boxes == NULL || t->posted_head != NULL || t->unexp_head != NULL || t->head != &t->stub ||
+        __atomic_load_n(&t->stub.next, __ATOMIC_ACQUIRE) != NULL || __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE) != &t->stub)
+        return 1;
+    tc_box *row = &a->boxes[(size_t)me * a->n];
+    tc_own *orow = &a->own[me * TC_BOX_MAXN];
+    for (int p = 0; p < a->n; p++) {
+        tc_own *o = &orow[p];
+        if (__atomic_load_n(&row[p].seq, __ATOMIC_ACQUIRE) != o->seen)
+            return 1;
+        if (o->queued != o->dcache &&
+            (o->dcache = __atomic_load_n(&a->drained[p * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE)) != o->queued)
+            return 1;
+        if (o->bsent != o->acked &&
+            (o->acked = __atomic_load_n(&a->acks[p * TC_BOX_MAXN + me], __ATOMIC_ACQUIRE)) != o->bsent)
+            return 1;
+    }
+    return 0;
+}
+
+static int tc_finish(MPI_Comm comm)
+{
+    mpix_ctx *x = mpix_tls_ctx;
+    if (x == NULL || x->tc_act == NULL || x->tc_handle != comm)
+        return MPIX_FAST_MISS;
+    mpix_tc_act *a = (mpix_tc_act *)x->tc_act;
+    /* The queues are purged only when some thread leaves something behind: purging
+     * rewrites every thread's queue lines, which the next region then misses on. */
+    if (leftovers(a, x->threadcomm_thread))
+        __atomic_store_n(&a->stale, 1, __ATOMIC_RELAXED);
+    uint32_t g;
+    if (barrier_arrive(a, &g, NULL)) {
+        if (__atomic_load_n(&a->stale, __ATOMIC_RELAXED)) {
+            purge(a);
+            __atomic_store_n(&a->stale, 0, __ATOMIC_RELAXED);
+        }
+        __atomic_store_n(&a->arrived, 0, __ATOMIC_RELAXED);
+        uint32_t dirty = __atomic_exchange_n(&a->team.dirty, 0, __ATOMIC_ACQ_REL);
+        a->go_finish = dirty != 0;
+        __atomic_store_n(&a->team.state, dirty ? MPIX_TC_GO : MPIX_TC_PARKED, __ATOMIC_RELEASE);
+        gen_release(a, g);
+    } else
+        gen_wait(a, g);
+    if (a->go_finish)
+        return MPIX_FAST_MISS; /* the context stays for Go's finish */
+    x->threadcomm_key = 0;
+    x->threadcomm_thread = -1;
+    x->tc_act = NULL;
+    x->tc_handle = 0;
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPIX_Threadcomm_start(MPI_Comm threadcomm) { return tc_start(threadcomm); }
+int mpix_fast_MPI_Threadcomm_start(MPI_Comm threadcomm) { return tc_start(threadcomm); }
+int mpix_fast_MPIX_Threadcomm_finish(MPI_Comm threadcomm) { return tc_finish(threadcomm); }
+int mpix_fast_MPI_Threadcomm_finish(MPI_Comm threadcomm) { return tc_finish(threadcomm); }
+
+int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    int me;
+    if (rank == NULL || tc_self(comm, &me) == NULL)
+        return MPIX_FAST_MISS;
+    *rank = me;
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    int me;
+    mpix_tc_act *a;
+    if (size == NULL || (a = tc_self(comm, &me)) == NULL)
+        return MPIX_FAST_MISS;
+    *size = a->n;
+    return MPI_SUCCESS;
 }

@@ -6,12 +6,31 @@
 #include <stdint.h>
 #include "mpi.h"
 
-/* One activation of a threadcomm whose ranks are all threads of this process. */
+/* The C state of a threadcomm whose ranks are all threads of this process: its
+ * threads' queues and barrier, made at its first MPIX_Threadcomm_start (through Go)
+ * and kept until MPIX_Threadcomm_free, so that later regions start and finish in C. */
 typedef struct mpix_tc_act mpix_tc_act;
 
+/* The head of mpix_tc_act, which Go reads (capi/threadcomm.go). */
+typedef struct mpix_tc_team {
+    uint32_t state; /* MPIX_TC_* (atomic) */
+    uint32_t dirty; /* atomic: Go resolved the threadcomm during the region */
+    uint64_t key;   /* Go's activation key, which C starts reuse */
+} mpix_tc_team;
+
+/* MPIX_TC_GO: Go's activation state is authoritative (none yet, or Go is finishing
+ * it): the next start goes through Go. MPIX_TC_ACTIVE: a region is running.
+ * MPIX_TC_PARKED: no region runs, but Go's activation (views, key) is kept for the
+ * next start, which C makes without entering Go. */
+#define MPIX_TC_GO 0u
+#define MPIX_TC_ACTIVE 1u
+#define MPIX_TC_PARKED 2u
+
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle);
-void mpix_tc_act_leave(mpix_tc_act *a);
-size_t mpix_tc_pending(mpix_tc_act *a, int me);
+/* mpix_tc_act_activate marks a region that Go started with activation key. */
+void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key);
+/* mpix_tc_act_free forgets the threadcomm (MPIX_Threadcomm_free, never while active). */
+void mpix_tc_act_free(mpix_tc_act *a);
 
 /* For the Go path (packed bytes) and the fast paths of MPI_Send and MPI_Recv. */
 int mpix_tc_send_bytes(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int sync);

@@ -10,6 +10,7 @@ static inline mpix_ctx *tc_ctx(void) { return mpix_ctx_get(); }
 import "C"
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"mpix/core"
@@ -23,10 +24,29 @@ import (
 
 // lookupComm resolves a communicator handle; a threadcomm gives the calling thread's
 // view of it (an error if the thread is not in its active region).
+//
+// It is also how capi learns that a region used Go: between regions run in C, Go's
+// activation of a single-process threadcomm is kept (parked) for the next start, so
+// anything Go derives from it during a region (attributes, duplicates, groups, error
+// handlers) would outlive the region. The first resolution in a region marks it;
+// the region's finish then goes through Go, which ends the activation.
 func lookupComm(ctx *C.mpix_ctx, h int32) (*core.Comm, error) {
 	c, err := core.LookupComm(h)
 	if err != nil || !c.IsThreadcomm() {
 		return c, err
+	}
+	if p := core.ThreadcommExtOf(c); p != nil {
+		t := (*C.mpix_tc_team)(p)
+		state := (*uint32)(unsafe.Pointer(&t.state))
+		dirty := (*uint32)(unsafe.Pointer(&t.dirty))
+		switch atomic.LoadUint32(state) {
+		case C.MPIX_TC_PARKED:
+			return nil, core.ErrThreadcommInactive(c)
+		case C.MPIX_TC_ACTIVE:
+			if atomic.LoadUint32(dirty) == 0 {
+				atomic.StoreUint32(dirty, 1)
+			}
+		}
 	}
 	return core.ThreadView(c, uint64(ctx.threadcomm_key), int(ctx.threadcomm_thread))
 }
@@ -80,6 +100,7 @@ func attachLocal(ctx *C.mpix_ctx, h *core.Comm, thread int) {
 	if act == nil {
 		return
 	}
+	C.mpix_tc_act_activate((*C.mpix_tc_act)(act), ctx.threadcomm_key)
 	ctx.tc_act, ctx.tc_handle = act, C.MPI_Comm(h.Handle)
 	core.SetLocalP2P(v, tcLocal{handle: C.MPI_Comm(h.Handle)})
 }
@@ -186,12 +207,9 @@ func impl_MPIX_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
 	if err := core.ThreadcommFinish(threadcomm); err != nil {
 		return err
 	}
-	if ctx.tc_act != nil {
-		// After finish's barrier no thread touches the activation's queues again.
-		act := ctx.tc_act
-		ctx.tc_act, ctx.tc_handle = nil, 0
-		C.mpix_tc_act_leave((*C.mpix_tc_act)(act))
-	}
+	// The C queues were emptied by the C finish's barrier, which ran first
+	// (tcfast.c: tc_finish) and sent this region here; they stay for the next one.
+	ctx.tc_act, ctx.tc_handle = nil, 0
 	ctx.threadcomm_key, ctx.threadcomm_thread = 0, -1
 	return nil
 }
@@ -201,8 +219,21 @@ func impl_MPIX_Threadcomm_free(ctx *C.mpix_ctx, threadcomm *C.MPI_Comm) error {
 	if err != nil {
 		return err
 	}
+	act := (*C.mpix_tc_act)(core.ThreadcommExtOf(c))
+	if act != nil {
+		// A region that ended in C left Go's activation parked: end it now, so that
+		// free sees the threadcomm inactive (a running region still fails).
+		t := (*C.mpix_tc_team)(unsafe.Pointer(act))
+		if atomic.LoadUint32((*uint32)(unsafe.Pointer(&t.state))) == C.MPIX_TC_PARKED {
+			core.ThreadcommEndParked(c)
+			atomic.StoreUint32((*uint32)(unsafe.Pointer(&t.state)), C.MPIX_TC_GO)
+		}
+	}
 	if err := core.ThreadcommFree(c); err != nil {
 		return err
+	}
+	if act != nil {
+		C.mpix_tc_act_free(act)
 	}
 	*threadcomm = C.MPI_Comm(core.NullHandle(core.KindComm))
 	return nil

@@ -78,6 +78,9 @@ int PMPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_d
 
 int PMPIX_Threadcomm_finish(MPI_Comm threadcomm)
 {
+    int rc = mpix_fast_MPIX_Threadcomm_finish(threadcomm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPIX_Threadcomm_finish(mpix_ctx_get(), threadcomm);
 }
 #pragma weak MPIX_Threadcomm_finish = PMPIX_Threadcomm_finish
@@ -96,6 +99,9 @@ int PMPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcom
 
 int PMPIX_Threadcomm_start(MPI_Comm threadcomm)
 {
+    int rc = mpix_fast_MPIX_Threadcomm_start(threadcomm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPIX_Threadcomm_start(mpix_ctx_get(), threadcomm);
 }
 #pragma weak MPIX_Threadcomm_start = PMPIX_Threadcomm_start
@@ -735,6 +741,9 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    int rc = mpix_fast_MPI_Comm_rank(comm, rank);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Comm_rank(mpix_ctx_get(), comm, (int *)rank);
 }
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
@@ -777,6 +786,9 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    int rc = mpix_fast_MPI_Comm_size(comm, size);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Comm_size(mpix_ctx_get(), comm, (int *)size);
 }
 #pragma weak MPI_Comm_size = PMPI_Comm_size
@@ -3597,6 +3609,9 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 
 int PMPI_Threadcomm_finish(MPI_Comm threadcomm)
 {
+    int rc = mpix_fast_MPI_Threadcomm_finish(threadcomm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Threadcomm_finish(mpix_ctx_get(), threadcomm);
 }
 #pragma weak MPI_Threadcomm_finish = PMPI_Threadcomm_finish
@@ -3615,6 +3630,9 @@ int PMPI_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm
 
 int PMPI_Threadcomm_start(MPI_Comm threadcomm)
 {
+    int rc = mpix_fast_MPI_Threadcomm_start(threadcomm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Threadcomm_start(mpix_ctx_get(), threadcomm);
 }
 #pragma weak MPI_Threadcomm_start = PMPI_Threadcomm_start

@@ -69,6 +69,13 @@ type threadcomm struct {
 	local     *localSync
 	dups      []*threadcomm // duplicates made in the current activation (origin only)
 	unfreed   int           // views of a duplicate not yet freed by MPI_Comm_free
+
+	// ext is capi's C state of the threadcomm (origin only; ThreadcommExt), made at
+	// the first start and kept until free. While capi reports the activation parked
+	// (its last region ended in C), Go's activation stays: active, every thread
+	// arrived, views published, so that the next region starts in C on the same key
+	// and views (ThreadcommEndParked ends it).
+	ext atomic.Pointer[byte]
 }
 
 var threadcommIDs atomic.Uint64
@@ -189,6 +196,9 @@ func (tc *threadcomm) newView(thread int) *Comm {
 	v.internal = v.view(ctxInternal)
 	return v
 }
+
+// ErrThreadcommInactive is the error of a call on threadcomm c outside its regions.
+func ErrThreadcommInactive(c *Comm) error { return errInactive(c.Handle) }
 
 func errInactive(h int32) error {
 	return Errorf(ErrComm, "threadcomm 0x%x is not active: call MPIX_Threadcomm_start inside the parallel region first", uint32(h))
@@ -311,6 +321,13 @@ func ThreadcommFinish(v *Comm) error {
 	if tc.left < tc.nthreads {
 		return nil
 	}
+	tc.endLocked()
+	return nil
+}
+
+// endLocked ends the current activation: its duplicates go, and a start may begin
+// the next. tc.mu is held.
+func (tc *threadcomm) endLocked() {
 	for _, d := range tc.dups {
 		d.release()
 	}
@@ -320,7 +337,6 @@ func ThreadcommFinish(v *Comm) error {
 	tc.published.Store(nil)
 	tc.views, tc.local = nil, nil
 	tc.cond.Broadcast()
-	return nil
 }
 
 // release drops a duplicate's process-level state and handle.
@@ -478,8 +494,6 @@ type localSync struct {
 	err        error       // the process-level part's error, read after the barrier
 	made       *threadcomm // what MPI_Comm_dup made, read after the barrier
 	scratch    []byte
-
-	ext unsafe.Pointer // capi's C state of the activation (ThreadcommExt)
 }
 
 func newLocalSync(n int, eng *Engine) *localSync {
@@ -663,19 +677,48 @@ type LocalP2P interface {
 // this process.
 func ThreadcommSingleProcess(c *Comm) bool { return c.tc != nil && len(c.tc.base) == 2 }
 
-// ThreadcommExt returns the C state of view v's activation, made by mk by the first
-// thread that asks; nil when the threadcomm is inactive.
+// ThreadcommExt returns the C state of view v's threadcomm, made by mk by the first
+// thread that asks and kept until MPIX_Threadcomm_free; nil when the threadcomm is
+// inactive or mk fails.
 func ThreadcommExt(v *Comm, mk func() unsafe.Pointer) unsafe.Pointer {
-	tc := v.tc
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	if tc.local == nil {
+	o := v.tc.origin
+	if p := o.ext.Load(); p != nil {
+		return unsafe.Pointer(p)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.local == nil {
 		return nil
 	}
-	if tc.local.ext == nil {
-		tc.local.ext = mk()
+	if o.ext.Load() == nil {
+		o.ext.Store((*byte)(mk()))
 	}
-	return tc.local.ext
+	return unsafe.Pointer(o.ext.Load())
+}
+
+// ThreadcommExtOf is the C state of threadcomm c (see ThreadcommExt), or nil; a
+// duplicate made inside a region has none.
+func ThreadcommExtOf(c *Comm) unsafe.Pointer {
+	if c.tc == nil || c.tc.origin != c.tc {
+		return nil
+	}
+	return unsafe.Pointer(c.tc.ext.Load())
+}
+
+// ThreadcommEndParked ends the activation of threadcomm c that capi keeps parked
+// between regions run in C (see threadcomm.ext), as the last thread's finish would
+// have; it does nothing when no activation is complete and unfinished.
+func ThreadcommEndParked(c *Comm) {
+	tc := c.tc
+	if tc == nil || tc.origin != tc {
+		return
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if !tc.active || tc.left != 0 {
+		return
+	}
+	tc.endLocked()
 }
 
 // SetLocalP2P routes view v's messages through l (nil: through the engine).

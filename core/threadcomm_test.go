@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"testing"
 
 	"mpix/transport"
@@ -113,5 +114,50 @@ func TestLocalSyncRun(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestThreadcommEndParked checks that ending a parked activation (capi keeps Go's
+// activation between regions run in C) leaves the threadcomm inactive only when an
+// activation is complete and nobody has finished it.
+func TestThreadcommEndParked(t *testing.T) {
+	tests := []struct {
+		name             string
+		active           bool
+		arrived, left    int
+		wantActive       bool
+		wantArr, wantLft int
+	}{
+		{"parked", true, 2, 0, false, 0, 0},
+		{"inactive", false, 0, 0, false, 0, 0},
+		{"starting", false, 1, 0, false, 1, 0},
+		{"finishing in Go", true, 2, 1, true, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := fakeThreadcomm([]int{0}, []int64{2}, 0)
+			tc.cond = sync.NewCond(&tc.mu)
+			tc.active, tc.arrived, tc.left = tt.active, tt.arrived, tt.left
+			if tt.active {
+				tc.views = []*Comm{tc.newView(0), tc.newView(1)}
+				tc.published.Store(&tc.views)
+				tc.activeKey.Store(1<<32 | 1)
+			}
+			ThreadcommEndParked(tc.handle)
+			if tc.active != tt.wantActive || tc.arrived != tt.wantArr || tc.left != tt.wantLft {
+				t.Fatalf("active %v arrived %d left %d, want %v %d %d", tc.active, tc.arrived, tc.left, tt.wantActive, tt.wantArr, tt.wantLft)
+			}
+			if !tt.wantActive && (tc.activeKey.Load() != 0 || tc.published.Load() != nil) {
+				t.Errorf("an ended activation still publishes its key or views")
+			}
+			if tt.wantActive && tc.activeKey.Load() == 0 {
+				t.Errorf("an activation still finishing lost its key")
+			}
+		})
+	}
+	// A plain communicator and a duplicate made in a region have no parked state.
+	ThreadcommEndParked(&Comm{})
+	if p := ThreadcommExtOf(&Comm{}); p != nil {
+		t.Errorf("ThreadcommExtOf(plain communicator) = %p", p)
 	}
 }
