@@ -20,7 +20,12 @@ typedef struct mpix_ctx {
     int32_t pad0;
 } mpix_ctx;
 
-extern __thread mpix_ctx *mpix_tls_ctx;
+/* Thread-local state of the C paths uses the initial-exec model: the general one costs
+ * a __tls_get_addr call per access (5% of a self-loop message), and the library needs
+ * static TLS anyway (Go's runtime does). */
+#define MPIX_TLS __thread __attribute__((tls_model("initial-exec")))
+/* The calling thread's context. */
+extern MPIX_TLS mpix_ctx *mpix_tls_ctx;
 mpix_ctx *mpix_ctx_new(void);
 
 static inline mpix_ctx *mpix_ctx_get(void)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "capi.h"
 
-__thread mpix_ctx *mpix_tls_ctx;
+MPIX_TLS mpix_ctx *mpix_tls_ctx;
 
 static pthread_key_t ctx_key;
 static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;

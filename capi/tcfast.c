@@ -213,12 +213,8 @@ static inline void backoff(uint32_t i)
 #define TC_SMALL (TC_CELL_SMALL - (int64_t)sizeof(tc_cell))
 #define TC_CELL_BIG (((sizeof(tc_cell) + TC_EAGER) + 63) / 64 * 64)
 
-/* Initial-exec: the library is loaded with the program (Go's runtime already needs
- * static TLS), and the general model costs a __tls_get_addr call per access. */
-#define TC_TLS __thread __attribute__((tls_model("initial-exec")))
-
-static TC_TLS tc_cell *pool[2];
-static TC_TLS int pool_len[2];
+static MPIX_TLS tc_cell *pool[2];
+static MPIX_TLS int pool_len[2];
 
 static void cell_put(tc_cell *c);
 
@@ -596,7 +592,7 @@ static void send_wait(tc_cell *c)
 
 static tc_req *reqs[TC_REQ_MAX / 1024]; /* blocks of 1024, made on demand */
 static uint32_t req_next;               /* atomic: next unused index */
-static TC_TLS tc_req *req_free;
+static MPIX_TLS tc_req *req_free;
 
 static tc_req *req_new(void)
 {
