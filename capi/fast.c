@@ -1,6 +1,7 @@
 /* The C fast paths of MPI_Send and MPI_Recv (see fast.h for when they apply). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -154,12 +155,14 @@ int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status
     return mpix_lite_Waitall(count, array_of_requests, array_of_statuses);
 }
 
-int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                       MPI_Status *status)
+/* TRY_LITE: fastbox_recv cannot take the message, but a lite receive may. */
+#define TRY_LITE (-2)
+
+/* fastbox_recv is MPI_Recv of the next message in the sender's fastbox, spinning for
+ * it while nothing else arrives. */
+static int fastbox_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                        MPI_Status *status)
 {
-    int rc = mpix_tc_fast_recv(buf, count, datatype, source, tag, comm, status);
-    if (rc != MPIX_FAST_MISS)
-        return rc;
     const uint32_t idle = MPIX_IDLE_RECV | MPIX_IDLE_SEND;
     mpix_comm_shared *c = fast_comm(comm);
     uint32_t esz = dt_size(datatype);
@@ -170,42 +173,61 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
     const mpix_shm_view *sv = (const mpix_shm_view *)v->shm;
     if (sv == NULL || sv->fbcap < 0)
         return MPIX_FAST_MISS;
-    int li = peer_index(c, sv, source);
-    if (li < 0)
-        return MPIX_FAST_MISS;
-    mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_in)[li];
     /* Go holds something (a posted receive, an unmatched message, a protocol in
      * flight): it must see this receive, and its requests need its progress. */
-    if (fb == NULL || (__atomic_load_n(&v->idle, __ATOMIC_RELAXED) & idle) != idle)
+    if ((__atomic_load_n(&v->idle, __ATOMIC_RELAXED) & idle) != idle)
         return MPIX_FAST_MISS;
+    int li = peer_index(c, sv, source);
+    mpix_fastbox *fb = li < 0 ? NULL : (mpix_fastbox *)((const uintptr_t *)sv->fb_in)[li];
+    if (fb == NULL)
+        return TRY_LITE; /* from this process, or no fastbox: lite.c knows the way */
     /* Wait for the fastbox while nothing else arrives. A message in the receive queue
-     * (a cell: the fastbox was busy, or the message is larger) is Go's to deliver, and
-     * after spin_limit polls Go's wait (which yields and makes progress on every VCI)
-     * takes over too. */
+     * (a cell: the fastbox was busy, or the message is larger) goes through a lite
+     * receive, and after spin_limit polls Go's wait (which yields and makes progress
+     * on every VCI) takes over. */
     const uint64_t *head = (const uint64_t *)sv->recv_head, *tail = (const uint64_t *)sv->recv_tail;
     if (tail == NULL)
         return MPIX_FAST_MISS;
+    int rc = 0, waiting = 0;
     for (uint32_t i = 0, limit = v->spin_limit; __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE) == 0; i++) {
-        if (i >= limit || __atomic_load_n(tail, __ATOMIC_ACQUIRE) != __atomic_load_n(head, __ATOMIC_RELAXED))
-            return MPIX_FAST_MISS;
-        cpu_relax();
+        if (i >= limit) {
+            rc = MPIX_FAST_MISS;
+            break;
+        }
+        if (__atomic_load_n(tail, __ATOMIC_ACQUIRE) != __atomic_load_n(head, __ATOMIC_RELAXED)) {
+            rc = TRY_LITE;
+            break;
+        }
+        if (!waiting) {
+            wait_begin();
+            waiting = 1;
+        }
+        if (i > CROWDED_POLLS && crowded())
+            sched_yield();
+        else
+            cpu_relax();
     }
+    if (waiting)
+        wait_end();
+    if (rc != 0)
+        return rc;
     int locked = enter(v);
     uint64_t *next = (uint64_t *)sv->recv_seq + li;
     uint64_t f = __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE);
     const mpix_wire_header *h = &fb->hdr;
     int64_t capacity = (int64_t)count * esz;
     /* Only the next message from the sender, eager, for this communicator and tag, and
-     * fitting: anything else (a message ahead of cells in the queue, a synchronous or
-     * rendezvous send, truncation, a receive posted earlier in C by lite.c, which comes
-     * first) is Go's to handle. */
+     * fitting: anything else (a message ahead of cells in the queue, another tag, a
+     * synchronous or rendezvous send, truncation, a receive posted earlier in C by
+     * lite.c, which comes first) goes through a lite receive, which leaves to Go what
+     * C cannot do. */
     const mpix_vci_lite *l = (const mpix_vci_lite *)v->lite;
     if ((v->idle & idle) != idle || (l != NULL && l->posted_head != 0) || f == 0 || f - 1 != *next ||
         h->kind != MPIX_KIND_EAGER || h->flags != 0 ||
         h->context != c->ctx || h->recv_req != 0 || (tag != MPI_ANY_TAG && h->tag != tag) ||
         h->size > capacity || (int64_t)fb->len != h->size) {
         leave(v, locked);
-        return MPIX_FAST_MISS;
+        return TRY_LITE;
     }
     int64_t n = h->size;
     int rtag = h->tag;
@@ -223,6 +245,29 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
         status->MPI_TAG = rtag;
     }
     return MPI_SUCCESS;
+}
+
+/* lite_recv is MPI_Irecv and MPI_Wait through lite.c: it sees cells and other
+ * threads' receives in order. Once the receive is posted, a wait C cannot finish
+ * goes to Go with the handle. */
+static int lite_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Status *status)
+{
+    MPI_Request r;
+    if (mpix_lite_Irecv(buf, count, datatype, source, tag, comm, &r) != MPI_SUCCESS)
+        return MPIX_FAST_MISS; /* nothing posted: Go receives */
+    int rc = mpix_lite_Wait(&r, status);
+    return rc != MPIX_FAST_MISS ? rc : PMPI_Wait(&r, status);
+}
+
+int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Status *status)
+{
+    int rc = mpix_tc_fast_recv(buf, count, datatype, source, tag, comm, status);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
+    rc = fastbox_recv(buf, count, datatype, source, tag, comm, status);
+    return rc == TRY_LITE ? lite_recv(buf, count, datatype, source, tag, comm, status) : rc;
 }
 
 size_t mpix_fast_layout(int what)
@@ -258,6 +303,7 @@ size_t mpix_fast_layout(int what)
     case 27: return MPIX_SHM_FREE_TAIL;
     case 28: return offsetof(mpix_cell_head, seq);
     case 29: return sizeof(mpix_cell_head);
+    case 30: return offsetof(mpix_fast_header, waiters);
     }
     return (size_t)-1;
 }

@@ -57,6 +57,9 @@ typedef struct mpix_fast_header {
     uint32_t enabled;
     uint32_t max;
     char pad[56];
+    int32_t waiters; /* threads spinning in a wait (core.fastHeader.Waiters) */
+    int32_t cores;   /* cores the process has to itself */
+    char pad1[56];
 } mpix_fast_header;
 
 /* shm.FastView. */

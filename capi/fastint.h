@@ -83,6 +83,21 @@ static inline int fast_enabled(void)
     return mpix_fast_table != NULL && __atomic_load_n(&mpix_fast_table->enabled, __ATOMIC_ACQUIRE);
 }
 
+/* wait_begin and wait_end bracket a thread's spinning wait, and crowded reports
+ * whether more threads wait than the process has cores: a spinning waiter then only
+ * keeps a core from the thread that would make its message, so it yields between
+ * polls (Go's Engine.wait counts itself in the same word). */
+static inline void wait_begin(void) { __atomic_add_fetch(&mpix_fast_table->waiters, 1, __ATOMIC_RELAXED); }
+static inline void wait_end(void) { __atomic_sub_fetch(&mpix_fast_table->waiters, 1, __ATOMIC_RELAXED); }
+static inline int crowded(void)
+{
+    int32_t cores = __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED);
+    return __atomic_load_n(&mpix_fast_table->waiters, __ATOMIC_RELAXED) > (cores > 0 ? cores : 1);
+}
+
+/* CROWDED_POLLS: empty polls before a crowded wait yields (Go's crowdedPolls). */
+#define CROWDED_POLLS 16
+
 /* world_of is the world rank of rank r of c. */
 static inline int32_t world_of(const mpix_comm_shared *c, int r)
 {

@@ -15,6 +15,7 @@
  * truncation, no matching receive) sends the call to Go, which takes the requests over
  * and finds them by handle. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -423,17 +424,29 @@ int mpix_lite_Wait(MPI_Request *request, MPI_Status *status)
     mpix_lreq *q = lite_req(*request, &l);
     if (q == NULL)
         return MPIX_FAST_MISS;
+    int rc = MPIX_FAST_MISS, waiting = 0;
     for (uint32_t i = 0, limit = spin_limit(l);; i++) {
         uint32_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
         if (s == MPIX_LREQ_DONE) {
             take(l, q, request, status);
-            return MPI_SUCCESS;
+            rc = MPI_SUCCESS;
+            break;
         }
         /* After spin_limit polls Go's wait takes over: it also progresses other VCIs. */
         if (s != MPIX_LREQ_POSTED || i >= limit || progress_for(l, q) < 0 || !may_spin(l))
-            return MPIX_FAST_MISS;
-        cpu_relax();
+            break;
+        if (!waiting) {
+            wait_begin();
+            waiting = 1;
+        }
+        if (i > CROWDED_POLLS && crowded())
+            sched_yield();
+        else
+            cpu_relax();
     }
+    if (waiting)
+        wait_end();
+    return rc;
 }
 
 /* Test completes in C only what is done or arrives in a fastbox now; otherwise Go
@@ -469,9 +482,10 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
             return MPIX_FAST_MISS;
         limit = spin_limit(l);
     }
+    int waiting = 0, rc = MPI_SUCCESS;
     for (uint32_t k = 0;; k++) {
         int all = 1; /* cleared by a request still waiting */
-        for (int i = 0; i < count; i++) {
+        for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
             mpix_vci_lite *l;
             mpix_lreq *q = lite_req(array_of_requests[i], &l);
             if (q == NULL)
@@ -480,18 +494,33 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
             if (s == MPIX_LREQ_DONE)
                 continue;
             if (s != MPIX_LREQ_POSTED || progress_for(l, q) < 0)
-                return MPIX_FAST_MISS;
-            if (__atomic_load_n(&q->state, __ATOMIC_ACQUIRE) != MPIX_LREQ_DONE) {
+                rc = MPIX_FAST_MISS;
+            else if (__atomic_load_n(&q->state, __ATOMIC_ACQUIRE) != MPIX_LREQ_DONE) {
                 if (!may_spin(l))
-                    return MPIX_FAST_MISS;
+                    rc = MPIX_FAST_MISS;
                 all = 0;
             }
         }
-        if (all)
+        if (rc != MPI_SUCCESS || all || k >= limit)
             break;
-        if (k >= limit)
+        if (!waiting) {
+            wait_begin();
+            waiting = 1;
+        }
+        if (k > CROWDED_POLLS && crowded())
+            sched_yield();
+        else
+            cpu_relax();
+    }
+    if (waiting)
+        wait_end();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < count; i++) { /* spun out: everything still in place for Go */
+        mpix_vci_lite *l;
+        mpix_lreq *q = lite_req(array_of_requests[i], &l);
+        if (q != NULL && __atomic_load_n(&q->state, __ATOMIC_ACQUIRE) != MPIX_LREQ_DONE)
             return MPIX_FAST_MISS;
-        cpu_relax();
     }
     /* Slots go back in runs of one VCI's, one compare-and-swap per run. */
     int statuses = array_of_statuses != NULL && array_of_statuses != MPI_STATUSES_IGNORE;

@@ -602,6 +602,11 @@ func (e *Engine) Progress() int {
 // polls it yields the processor between polls so that oversubscribed runs keep
 // moving. It never sleeps.
 func (e *Engine) wait(done func() bool) {
+	if done() {
+		return
+	}
+	waitBegin()
+	defer waitEnd()
 	empty, sinceGlobal := 0, 0
 	for !done() {
 		if e.poll() > 0 {
@@ -615,11 +620,15 @@ func (e *Engine) wait(done func() bool) {
 				continue
 			}
 		}
-		if empty++; empty >= e.spinLimit {
+		if empty++; empty >= e.spinLimit || (empty > crowdedPolls && crowded()) {
 			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		}
 	}
 }
+
+// crowdedPolls is how many empty polls a wait makes before it yields when more
+// threads wait than the process has cores: enough for a message already on its way.
+const crowdedPolls = 16
 
 // poll is a waiting thread's round of progress. When another thread holds the VCI's
 // lock, that thread is making progress already, and the waiter checks its request

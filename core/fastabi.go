@@ -64,6 +64,14 @@ type fastHeader struct {
 	Enabled uint32 // 1 while the library runs with its transports up and MPIX_FASTPATH is on
 	Max     uint32 // user communicator descriptors that follow the two predefined ones
 	_       [64 - 8]byte
+	// Waiters counts this process's threads spinning in a wait (Go's or C's); Cores is
+	// how many cores the process has to itself (its CPUs over the node's ranks, at
+	// least 1). Once waiters outnumber cores, a spinning waiter only keeps a core from
+	// the thread that would make its message, so waits yield between polls (crowded).
+	// Their own cache line: every wait that does not complete at once touches it.
+	Waiters int32
+	Cores   int32
+	_       [64 - 8]byte
 }
 
 // fastMaxComms is how many user communicator handles (by table index) have a
@@ -103,6 +111,16 @@ func commSlot(h int32) *commShared {
 	off := uintptr(unsafe.Sizeof(fastHeader{})) + uintptr(i)*unsafe.Sizeof(commShared{})
 	return (*commShared)(unsafe.Pointer(&fastTable[off]))
 }
+
+// waitBegin and waitEnd bracket a thread's spinning wait; crowded reports whether
+// more threads wait than the process has cores (see fastHeader.Waiters).
+func waitBegin() { atomic.AddInt32(&fastHdr().Waiters, 1) }
+func waitEnd()   { atomic.AddInt32(&fastHdr().Waiters, -1) }
+func crowded() bool {
+	h := fastHdr()
+	return atomic.LoadInt32(&h.Waiters) > max(atomic.LoadInt32(&h.Cores), 1)
+}
+func setCores(n int) { atomic.StoreInt32(&fastHdr().Cores, int32(max(n, 1))) }
 
 // setFastPath turns the C fast paths on or off for the whole process.
 func setFastPath(on bool) {
@@ -247,5 +265,6 @@ func FastLayout() []uintptr {
 		unsafe.Offsetof(liteReq{}.StTag), unsafe.Offsetof(liteState{}.Req), unsafe.Sizeof(liteState{}),
 		liteTag, liteSlots, liteVCIs,
 		unsafe.Offsetof(sv.FreeMask), shm.RecvTailOffset, shm.FreeTailOffset, shm.CellSeqOffset, shm.CellHeaderSize,
+		unsafe.Offsetof(fastHeader{}.Waiters),
 	}
 }

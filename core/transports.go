@@ -60,6 +60,15 @@ func spinLimit(localRanks int) int {
 	return Settings.SpinPolls
 }
 
+// coresPerRank is how many CPUs each of the node's localRanks processes has.
+func coresPerRank(localRanks int) int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || localRanks < 1 {
+		return 1
+	}
+	return set.Count() / localRanks
+}
+
 // startTransports opens, for each VCI, the endpoints that reach every rank: shared
 // memory for the processes of this node (unless MPIX_SHM=0), libfabric for the
 // others, and builds the VCI's engine. VCI v of one process talks to VCI v of the
@@ -161,6 +170,7 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 		}
 	}
 	spin := spinLimit(len(node))
+	setCores(coresPerRank(len(node)))
 	// An arena wait spins through the same time as a poll-based one before yielding,
 	// except on an oversubscribed node: there the process it waits for needs this core,
 	// so it yields at once (as Open MPI's yield_when_idle does).
