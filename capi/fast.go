@@ -32,6 +32,18 @@ func init() {
 	C.mpix_fast_table = (*C.mpix_fast_header)(core.FastTable())
 }
 
+// mpixGoProgress lets a long C wait (tcfast.c) make a round of progress on every
+// VCI, which other requests, and other communicators' traffic, may need.
+//
+//export mpixGoProgress
+func mpixGoProgress() { core.Progress() }
+
+// mpixGoProgressFrom is the same for a C wait on VCI vci (lite.c), with Go's rule for
+// global progress (core.ProgressFrom).
+//
+//export mpixGoProgressFrom
+func mpixGoProgressFrom(vci C.uint32_t) { core.ProgressFrom(int(vci)) }
+
 // checkFastLayout compares fast.h's structures with the Go types they mirror.
 func checkFastLayout() error {
 	for i, want := range core.FastLayout() {

@@ -91,8 +91,8 @@ static inline void wait_begin(void) { __atomic_add_fetch(&mpix_fast_table->waite
 static inline void wait_end(void) { __atomic_sub_fetch(&mpix_fast_table->waiters, 1, __ATOMIC_RELAXED); }
 static inline int crowded(void)
 {
-    int32_t cores = __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED);
-    return __atomic_load_n(&mpix_fast_table->waiters, __ATOMIC_RELAXED) > (cores > 0 ? cores : 1);
+    return __atomic_load_n(&mpix_fast_table->waiters, __ATOMIC_RELAXED) >
+           __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED);
 }
 
 /* CROWDED_POLLS: empty polls before a crowded wait yields (Go's crowdedPolls). */

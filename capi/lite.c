@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "fastint.h"
+#include "_cgo_export.h"
 
 /* lite_by_index finds a VCI's lite state from a request handle. */
 static mpix_vci_lite *lite_by_index[MPIX_LITE_VCIS];
@@ -432,9 +433,13 @@ int mpix_lite_Wait(MPI_Request *request, MPI_Status *status)
             rc = MPI_SUCCESS;
             break;
         }
-        /* After spin_limit polls Go's wait takes over: it also progresses other VCIs. */
-        if (s != MPIX_LREQ_POSTED || i >= limit || progress_for(l, q) < 0 || !may_spin(l))
+        if (s != MPIX_LREQ_POSTED || progress_for(l, q) < 0 || !may_spin(l))
             break;
+        if (i >= limit) { /* Go's progress on every VCI, which other requests may need */
+            mpixGoProgressFrom(l->index);
+            i = 0;
+            continue;
+        }
         if (!waiting) {
             wait_begin();
             waiting = 1;
@@ -471,7 +476,7 @@ int mpix_lite_Test(MPI_Request *request, int *flag, MPI_Status *status)
  * all are done, so that a call it hands to Go has every request still in place. */
 int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    uint32_t limit = 0;
+    uint32_t limit = 0, limit_vci = 0;
     for (int i = 0; i < count; i++) {
         MPI_Request r = array_of_requests[i];
         if (r == MPIX_REQUEST_COMPLETED_SEND || r == MPI_REQUEST_NULL)
@@ -481,6 +486,7 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
         if (q == NULL)
             return MPIX_FAST_MISS;
         limit = spin_limit(l);
+        limit_vci = l->index;
     }
     int waiting = 0, rc = MPI_SUCCESS;
     for (uint32_t k = 0;; k++) {
@@ -501,8 +507,13 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
                 all = 0;
             }
         }
-        if (rc != MPI_SUCCESS || all || k >= limit)
+        if (rc != MPI_SUCCESS || all)
             break;
+        if (k >= limit) { /* as in mpix_lite_Wait (the last request's VCI) */
+            mpixGoProgressFrom(limit_vci);
+            k = 0;
+            continue;
+        }
         if (!waiting) {
             wait_begin();
             waiting = 1;
@@ -516,12 +527,6 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
         wait_end();
     if (rc != MPI_SUCCESS)
         return rc;
-    for (int i = 0; i < count; i++) { /* spun out: everything still in place for Go */
-        mpix_vci_lite *l;
-        mpix_lreq *q = lite_req(array_of_requests[i], &l);
-        if (q != NULL && __atomic_load_n(&q->state, __ATOMIC_ACQUIRE) != MPIX_LREQ_DONE)
-            return MPIX_FAST_MISS;
-    }
     /* Slots go back in runs of one VCI's, one compare-and-swap per run. */
     int statuses = array_of_statuses != NULL && array_of_statuses != MPI_STATUSES_IGNORE;
     mpix_vci_lite *run = NULL;

@@ -199,7 +199,7 @@ static inline void backoff(uint32_t i)
     }
     sched_yield();
     if ((i & 1023) == 0)
-        mpixTcProgress();
+        mpixGoProgress();
 }
 
 /* ---- cells ----

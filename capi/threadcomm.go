@@ -183,12 +183,6 @@ func mpixTcRaise(fn *C.char, comm C.MPI_Comm, class C.int) C.int {
 	return raise(id, target, core.Errorf(int(class), "%s", msg))
 }
 
-// mpixTcProgress lets a long C wait progress Go's engines, which other
-// communicators' traffic may need.
-//
-//export mpixTcProgress
-func mpixTcProgress() { core.Progress() }
-
 func impl_MPIX_Threadcomm_finish(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
 	if !threadcomm.IsThreadcomm() {
 		return core.Errorf(core.ErrComm, "communicator is not a threadcomm")

@@ -65,10 +65,11 @@ type fastHeader struct {
 	Max     uint32 // user communicator descriptors that follow the two predefined ones
 	_       [64 - 8]byte
 	// Waiters counts this process's threads spinning in a wait (Go's or C's); Cores is
-	// how many cores the process has to itself (its CPUs over the node's ranks, at
-	// least 1). Once waiters outnumber cores, a spinning waiter only keeps a core from
-	// the thread that would make its message, so waits yield between polls (crowded).
-	// Their own cache line: every wait that does not complete at once touches it.
+	// how many cores the process has to itself (its CPUs over the node's ranks; 0 when
+	// the node has more ranks than CPUs). Once waiters outnumber cores, a spinning
+	// waiter only keeps a core from the thread that would make its message, so waits
+	// yield between polls (crowded). Their own cache line: every wait that does not
+	// complete at once touches it.
 	Waiters int32
 	Cores   int32
 	_       [64 - 8]byte
@@ -118,9 +119,9 @@ func waitBegin() { atomic.AddInt32(&fastHdr().Waiters, 1) }
 func waitEnd()   { atomic.AddInt32(&fastHdr().Waiters, -1) }
 func crowded() bool {
 	h := fastHdr()
-	return atomic.LoadInt32(&h.Waiters) > max(atomic.LoadInt32(&h.Cores), 1)
+	return atomic.LoadInt32(&h.Waiters) > atomic.LoadInt32(&h.Cores)
 }
-func setCores(n int) { atomic.StoreInt32(&fastHdr().Cores, int32(max(n, 1))) }
+func setCores(n int) { atomic.StoreInt32(&fastHdr().Cores, int32(max(n, 0))) }
 
 // setFastPath turns the C fast paths on or off for the whole process.
 func setFastPath(on bool) {

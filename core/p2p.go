@@ -287,6 +287,19 @@ func Progress() int {
 	return n
 }
 
+// ProgressFrom is a round of progress for a C wait on VCI v that has spun its limit:
+// every VCI, unless MPIX_GLOBAL_PROGRESS_INTERVAL turned global progress off, in which
+// case only v, as in Engine.wait.
+func ProgressFrom(v int) int {
+	if v < 0 || v >= len(engines) {
+		return 0
+	}
+	if e := engines[v]; e.globalEvery <= 0 {
+		return e.progressShared()
+	}
+	return Progress()
+}
+
 // WaitUntil progresses every VCI until done reports true (waits on several requests,
 // which may belong to different VCIs), yielding like Engine.wait.
 func WaitUntil(done func() bool) {
