@@ -1,7 +1,6 @@
 /* The C fast paths of MPI_Send and MPI_Recv (see fast.h for when they apply). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
-#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -198,17 +197,9 @@ static int fastbox_recv(void *buf, int count, MPI_Datatype datatype, int source,
             rc = TRY_LITE;
             break;
         }
-        if (!waiting) {
-            wait_begin();
-            waiting = 1;
-        }
-        if (i > CROWDED_POLLS && crowded())
-            sched_yield();
-        else
-            cpu_relax();
+        spin_pause(&waiting, i);
     }
-    if (waiting)
-        wait_end();
+    spin_done(waiting);
     if (rc != 0)
         return rc;
     int locked = enter(v);

@@ -2,6 +2,7 @@
 #ifndef MPIX_FASTINT_H
 #define MPIX_FASTINT_H
 
+#include <sched.h>
 #include "fast.h"
 
 static inline void cpu_relax(void)
@@ -97,6 +98,27 @@ static inline int crowded(void)
 
 /* CROWDED_POLLS: empty polls before a crowded wait yields (Go's crowdedPolls). */
 #define CROWDED_POLLS 16
+
+/* spin_pause is a waiting thread's pause after its polls-th empty poll: it counts the
+ * thread among the waiters the first time (*waiting) and yields once crowded;
+ * spin_done ends the count. */
+static inline void spin_pause(int *waiting, uint32_t polls)
+{
+    if (!*waiting) {
+        wait_begin();
+        *waiting = 1;
+    }
+    if (polls > CROWDED_POLLS && crowded())
+        sched_yield();
+    else
+        cpu_relax();
+}
+
+static inline void spin_done(int waiting)
+{
+    if (waiting)
+        wait_end();
+}
 
 /* world_of is the world rank of rank r of c. */
 static inline int32_t world_of(const mpix_comm_shared *c, int r)

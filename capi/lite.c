@@ -15,7 +15,6 @@
  * truncation, no matching receive) sends the call to Go, which takes the requests over
  * and finds them by handle. */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -440,17 +439,9 @@ int mpix_lite_Wait(MPI_Request *request, MPI_Status *status)
             i = 0;
             continue;
         }
-        if (!waiting) {
-            wait_begin();
-            waiting = 1;
-        }
-        if (i > CROWDED_POLLS && crowded())
-            sched_yield();
-        else
-            cpu_relax();
+        spin_pause(&waiting, i);
     }
-    if (waiting)
-        wait_end();
+    spin_done(waiting);
     return rc;
 }
 
@@ -514,17 +505,9 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
             k = 0;
             continue;
         }
-        if (!waiting) {
-            wait_begin();
-            waiting = 1;
-        }
-        if (k > CROWDED_POLLS && crowded())
-            sched_yield();
-        else
-            cpu_relax();
+        spin_pause(&waiting, k);
     }
-    if (waiting)
-        wait_end();
+    spin_done(waiting);
     if (rc != MPI_SUCCESS)
         return rc;
     /* Slots go back in runs of one VCI's, one compare-and-swap per run. */

@@ -43,7 +43,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "capi.h"
-#include "fast.h"
+#include "fastint.h"
 #include "tcfast.h"
 #include "_cgo_export.h"
 
@@ -177,15 +177,6 @@ struct mpix_tc_act {
     uint32_t *drained, *acks;
     tc_thread th[];
 };
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* Waits poll; past TC_SPIN_YIELD polls they give the core away (two cores, many
  * threads) and now and then let Go progress the other communicators. */
