@@ -182,6 +182,7 @@ func acquireLibrary(threadLevel int) (err error) {
 	setupPredefined(rank, size, engine)
 	fillInfoEnv(size, threadLevel)
 	setFastPath(Settings.FastPath)
+	startStuckReport(rank)
 	proc.users = 1
 	proc.lib.Store(int32(stateRunning))
 	return nil

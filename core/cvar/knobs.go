@@ -39,6 +39,17 @@ var (
 		Category:   Progress,
 		Mutability: BeforeInit,
 	})
+	DebugStuck = NewInt(Spec{
+		Name:       "MPIX_DEBUG_STUCK",
+		Desc:       "seconds after MPI_Init at which each process prints, to stderr, what every VCI's engine still holds (posted and unmatched messages, protocol requests, queued sends), to find a hang; 0: never",
+		Default:    "0",
+		Verbosity:  TunerDetail,
+		Scope:      ScopeLocal,
+		Category:   Progress,
+		Mutability: BeforeInit,
+		Min:        0,
+		Max:        1 << 20,
+	})
 	SpinPolls = NewInt(Spec{
 		Name:       "MPIX_SPIN_POLLS",
 		Desc:       "empty polls a waiting thread spins through before it starts yielding the processor between polls",
