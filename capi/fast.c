@@ -203,7 +203,6 @@ static int fastbox_recv(void *buf, int count, MPI_Datatype datatype, int source,
     if (rc != 0)
         return rc;
     int locked = enter(v);
-    uint64_t *next = (uint64_t *)sv->recv_seq + li;
     uint64_t f = __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE);
     const mpix_wire_header *h = &fb->hdr;
     int64_t capacity = (int64_t)count * esz;
@@ -213,20 +212,14 @@ static int fastbox_recv(void *buf, int count, MPI_Datatype datatype, int source,
      * lite.c, which comes first) goes through a lite receive, which leaves to Go what
      * C cannot do. */
     const mpix_vci_lite *l = (const mpix_vci_lite *)v->lite;
-    if ((v->idle & idle) != idle || (l != NULL && l->posted_head != 0) || f == 0 || f - 1 != *next ||
-        h->kind != MPIX_KIND_EAGER || h->flags != 0 ||
-        h->context != c->ctx || h->recv_req != 0 || (tag != MPI_ANY_TAG && h->tag != tag) ||
-        h->size > capacity || (int64_t)fb->len != h->size) {
+    if ((v->idle & idle) != idle || (l != NULL && l->posted_head != 0) || !fastbox_plain(sv, li, fb, f) ||
+        h->context != c->ctx || (tag != MPI_ANY_TAG && h->tag != tag) || h->size > capacity) {
         leave(v, locked);
         return TRY_LITE;
     }
     int64_t n = h->size;
     int rtag = h->tag;
-    if (n > 0)
-        memcpy(buf, (const char *)fb + sizeof *fb, (size_t)n);
-    *next = f;
-    ((uint8_t *)sv->pending)[li] = 0;
-    __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE); /* hand the fastbox back */
+    fastbox_take(sv, li, fb, f, buf);
     v->fast_msgs++;
     leave(v, locked);
     if (status != NULL && status != MPI_STATUS_IGNORE) {

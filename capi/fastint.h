@@ -3,6 +3,7 @@
 #define MPIX_FASTINT_H
 
 #include <sched.h>
+#include <string.h>
 #include "fast.h"
 
 static inline void cpu_relax(void)
@@ -118,6 +119,25 @@ static inline void spin_done(int waiting)
 {
     if (waiting)
         wait_end();
+}
+
+/* fastbox_plain reports whether fastbox fb, whose flag is f, holds the next message
+ * from local peer li as plain eager data, which C may deliver (under the VCI lock). */
+static inline int fastbox_plain(const mpix_shm_view *sv, int li, const mpix_fastbox *fb, uint64_t f)
+{
+    const mpix_wire_header *h = &fb->hdr;
+    return f != 0 && f - 1 == ((const uint64_t *)sv->recv_seq)[li] && h->kind == MPIX_KIND_EAGER &&
+           h->flags == 0 && h->recv_req == 0 && (int64_t)fb->len == h->size;
+}
+
+/* fastbox_take copies that message to buf and hands the fastbox back to its sender. */
+static inline void fastbox_take(const mpix_shm_view *sv, int li, mpix_fastbox *fb, uint64_t f, void *buf)
+{
+    if (fb->hdr.size > 0)
+        memcpy(buf, (const char *)fb + sizeof *fb, (size_t)fb->hdr.size);
+    ((uint64_t *)sv->recv_seq)[li] = f;
+    ((uint8_t *)sv->pending)[li] = 0;
+    __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE);
 }
 
 /* world_of is the world rank of rank r of c. */

@@ -284,24 +284,18 @@ static int take_fastbox(mpix_vci_shared *v, mpix_vci_lite *l, int li)
     mpix_fastbox *fb = (mpix_fastbox *)((const uintptr_t *)sv->fb_in)[li];
     if (fb == NULL)
         return -1;
-    uint64_t *next = (uint64_t *)sv->recv_seq + li;
     uint64_t f = __atomic_load_n(&fb->flag, __ATOMIC_ACQUIRE);
     const mpix_wire_header *h = &fb->hdr;
     if (f == 0)
         return 0;
     mpix_lreq *q = NULL;
-    if (f - 1 == *next && h->kind == MPIX_KIND_EAGER && h->flags == 0 && h->recv_req == 0 &&
-        (int64_t)fb->len == h->size)
+    if (fastbox_plain(sv, li, fb, f))
         q = take_match(l, h->context, h->src, h->tag, h->size);
     if (q == NULL)
         return -1;
     int64_t n = h->size;
     int32_t tag = h->tag;
-    if (n > 0)
-        memcpy((void *)q->buf, (const char *)fb + sizeof *fb, (size_t)n);
-    *next = f;
-    ((uint8_t *)sv->pending)[li] = 0;
-    __atomic_store_n(&fb->flag, 0, __ATOMIC_RELEASE); /* hand the fastbox back */
+    fastbox_take(sv, li, fb, f, (void *)q->buf);
     complete(q, n, tag);
     v->fast_msgs++;
     return 1;
