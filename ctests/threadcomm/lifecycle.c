@@ -112,6 +112,9 @@ int main(int argc, char **argv)
             wrong++;
     }
     CHECK(wrong == NT - 1, "%d of %d threads got MPI_ERR_OTHER for a wrong team size", wrong, NT - 1);
+    /* A team of one is a parallel region too (an inactive one): refused, not a hang. */
+#pragma omp parallel num_threads(1)
+    CHECK_CLASS(MPIX_Threadcomm_start(tc), MPI_ERR_OTHER);
 
     /* Threads of a nested region do not inherit the threadcomm. */
     omp_set_max_active_levels(2);

@@ -256,17 +256,16 @@ int main(int argc, char **argv)
             CHECK_CLASS(MPI_Allreduce(&x, &s, 1, MPI_INT, MPI_SUM, tc), MPI_ERR_COMM);
             CHECK_CLASS(MPIX_Threadcomm_finish(tc), MPI_ERR_COMM);
             CHECK_CLASS(MPI_Comm_free(&tc), MPI_ERR_COMM);
-            /* A wrong team size is refused, and the next region still works (a team of
-             * one is no parallel region to OpenMP: its size cannot be checked). */
+            /* A wrong team size is refused, a team of one included, and the next
+             * region still works. */
             int wrong = 0;
-            if (per - 1 >= 2)
 #pragma omp parallel num_threads(per - 1)
             {
                 if (mpix_test_class(MPIX_Threadcomm_start(tc)) == MPI_ERR_OTHER)
 #pragma omp atomic
                     wrong++;
             }
-            CHECK(wrong == per - 1 || per - 1 < 2, "round %d: %d of %d threads refused a wrong team size", round, wrong, per - 1);
+            CHECK(wrong == per - 1, "round %d: %d of %d threads refused a wrong team size", round, wrong, per - 1);
         }
         /* Misuse inside a region that C started. */
         if (round % 50 == 20) {
