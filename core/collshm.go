@@ -109,6 +109,7 @@ const arenaSpinsPerPoll = 64
 func (e *Engine) arenaWait(spins int) {
 	if spins%arenaSpinsPerPoll == 0 {
 		e.Progress()
+		e.missed()
 	}
 	if spins > e.arenaSpins {
 		unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)

@@ -53,9 +53,13 @@ type Engine struct {
 	vci         int       // this engine's index among the process's VCIs
 	all         []*Engine // every VCI of the process, for global progress
 	globalEvery int       // own empty polls between rounds of global progress (0: never)
+	// misses counts calls that polled only this VCI and left their operation unfinished
+	// (Test, Iprobe, arena spins); every globalEvery-th makes a round on every VCI.
+	misses atomic.Uint32
 	// owned: a single-thread communicator owns this VCI and uses it without the lock
 	// (vcihints.go); other threads' global progress leaves it alone.
 	owned atomic.Bool
+	trace *protoTrace // MPIX_DEBUG_STUCK: the last protocol messages (stuck.go)
 	_     [64]byte
 }
 
@@ -219,6 +223,9 @@ func (e *Engine) startSend(r *Request, dst int) error {
 func (e *Engine) send(dst int, h *transport.Header, payload []byte, done *Request, copyPayload bool) error {
 	if len(e.outbox) == 0 && !e.polling {
 		err := e.route[dst].Send(dst, h, payload)
+		if e.trace != nil {
+			e.noteSend(dst, h, payload, err)
+		}
 		if err == nil {
 			if done != nil && h.Flags&transport.FlagSync == 0 {
 				done.complete(emptyStatus)
@@ -245,7 +252,11 @@ func (e *Engine) drainOutbox() {
 				return
 			}
 		} else {
-			if err := e.route[m.dst].Send(m.dst, &m.hdr, m.payload); err != nil {
+			err := e.route[m.dst].Send(m.dst, &m.hdr, m.payload)
+			if e.trace != nil {
+				e.noteSend(m.dst, &m.hdr, m.payload, err)
+			}
+			if err != nil {
 				if errors.Is(err, transport.ErrAgain) {
 					return
 				}
@@ -282,7 +293,11 @@ func (e *Engine) streamData(m *outMsg) bool {
 			payload = e.scratch[:n]
 			datatype.Pack(payload, r.buf, r.count, r.dtype, m.hdr.Offset)
 		}
-		if err := ep.Send(m.dst, &m.hdr, payload); err != nil {
+		err := ep.Send(m.dst, &m.hdr, payload)
+		if e.trace != nil {
+			e.noteSend(m.dst, &m.hdr, payload, err)
+		}
+		if err != nil {
 			if errors.Is(err, transport.ErrAgain) {
 				return false
 			}
@@ -342,6 +357,9 @@ func (e *Engine) startRecv(r *Request) {
 
 // deliver handles one message from a transport (under e.mu, inside Poll).
 func (e *Engine) deliver(h *transport.Header, payload []byte) {
+	if e.trace != nil {
+		e.note('<', int(h.Src), h, len(payload))
+	}
 	switch h.Kind {
 	case transport.KindEager, transport.KindRTS:
 		if e.sh.Lite != nil {
@@ -385,10 +403,15 @@ func (e *Engine) deliver(h *transport.Header, payload []byte) {
 			m := &outMsg{dst: int(h.Src), req: r, stream: true,
 				hdr: transport.Header{Kind: transport.KindData, Src: int32(e.self), RecvReq: h.RecvReq}}
 			e.outbox = append(e.outbox, m)
+		} else if e.trace != nil {
+			e.note('x', int(h.Src), h, len(payload))
 		}
 	case transport.KindData:
 		r := e.pending[h.RecvReq]
 		if r == nil {
+			if e.trace != nil {
+				e.note('x', int(h.Src), h, len(payload))
+			}
 			return
 		}
 		e.unpackInto(r, payload, h.Offset)
@@ -496,7 +519,15 @@ func (e *Engine) copyTogether(r *Request, h *transport.Header) bool {
 // requests of a whole window reached the sender only after the receiver had read
 // every head, and the two copies did not overlap.
 func (e *Engine) sendFromPoll(dst int, h *transport.Header) {
-	if len(e.outbox) > 0 || e.route[dst].Send(dst, h, nil) != nil {
+	if len(e.outbox) > 0 {
+		e.send(dst, h, nil, nil, false)
+		return
+	}
+	err := e.route[dst].Send(dst, h, nil)
+	if e.trace != nil {
+		e.noteSend(dst, h, nil, err)
+	}
+	if err != nil {
 		e.send(dst, h, nil, nil, false)
 	}
 }
@@ -643,6 +674,18 @@ func (e *Engine) poll() int {
 	}
 	defer e.unlock()
 	return e.progress()
+}
+
+// missed is called by an operation that polled only e and is not finished yet: MPI_Test
+// or MPI_Iprobe in a loop, an arena wait. Every globalEvery-th such call makes one
+// round of progress on every other VCI, as Engine.wait does. Without it, a thread
+// testing a request on one VCI never moves a send it already completed on another
+// (a rendezvous whose Data a manual-progress provider still holds), and the peer that
+// waits for that data never answers the tested request: vci_stress_ofi hung so.
+func (e *Engine) missed() {
+	if e.globalEvery > 0 && len(e.all) > 1 && e.misses.Add(1)%uint32(e.globalEvery) == 0 {
+		e.progressOthers()
+	}
 }
 
 // progressOthers makes one round of progress on every other VCI.

@@ -416,3 +416,52 @@ func TestCopyTogether(t *testing.T) {
 		})
 	}
 }
+
+// A loop of MPI_Test (or MPI_Iprobe) on one VCI polls only that VCI, but every
+// globalEvery-th unfinished call makes a round on the others, so a message that only
+// another VCI's progress delivers still arrives (the ICS'20 Figure 9 situation with a
+// test loop in place of the wait); with the interval off it never does.
+func TestTestLoopMakesGlobalProgress(t *testing.T) {
+	bt := testByteType(t)
+	tests := []struct {
+		name        string
+		globalEvery int
+		wantWithin  int // Test calls on VCI a until VCI b's receive completes; 0: never
+	}{
+		{"every call", 1, 1},
+		{"every fourth call", 4, 4},
+		{"never", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := world(2, 64, 64, false), world(2, 64, 64, false) // two VCIs per rank
+			all := []*Engine{a[1].eng, b[1].eng}
+			for _, e := range all {
+				e.all, e.globalEvery = all, tc.globalEvery
+			}
+			// Rank 1 tests a receive on VCI a that nothing answers, while a message for
+			// its receive on VCI b sits in VCI b's transport.
+			idle, err := Irecv(ptr(make([]byte, 8)), 8, bt, 0, 1, a[1])
+			require.NoError(t, err)
+			got := make([]byte, 8)
+			r, err := Irecv(ptr(got), 8, bt, 0, 2, b[1])
+			require.NoError(t, err)
+			s, err := Isend(ptr(pattern(8, 5)), 8, bt, 1, 2, b[0], ModeStandard)
+			require.NoError(t, err)
+			require.True(t, s.Done())
+			calls := 0
+			for calls < 100 && !r.Done() {
+				done, _ := Test(idle)
+				require.False(t, done)
+				calls++
+			}
+			if tc.wantWithin == 0 {
+				require.False(t, r.Done(), "VCI b progressed without global progress")
+				return
+			}
+			require.True(t, r.Done())
+			require.LessOrEqual(t, calls, tc.wantWithin)
+			require.Equal(t, pattern(8, 5), got)
+		})
+	}
+}

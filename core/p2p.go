@@ -256,7 +256,10 @@ func Test(r *Request) (bool, Status) {
 	if !r.Done() {
 		r.eng.Progress()
 		if !r.Done() {
-			return false, Status{}
+			r.eng.missed()
+			if !r.Done() {
+				return false, Status{}
+			}
 		}
 	}
 	st := r.status
@@ -271,6 +274,9 @@ func PeekStatus(r *Request) (bool, Status) {
 	}
 	if !r.Done() {
 		r.eng.Progress()
+		if !r.Done() {
+			r.eng.missed()
+		}
 	}
 	if !r.Done() {
 		return false, Status{}
@@ -353,6 +359,7 @@ func Iprobe(source, tag int, comm *Comm) (bool, Status, error) {
 	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.recvEng(source, tag)
+	e.missed() // a probe loop must move the other VCIs too (counted per call)
 	locked := e.enter()
 	defer e.exit(locked)
 	e.progress()
@@ -428,6 +435,7 @@ func Improbe(source, tag int, comm *Comm) (*Message, Status, error) {
 	}
 	probe := &Request{kind: reqRecv, peer: source, tag: tag, comm: comm}
 	e := comm.recvEng(source, tag)
+	e.missed() // a probe loop must move the other VCIs too (counted per call)
 	locked := e.enter()
 	defer e.exit(locked)
 	e.progress()

@@ -1,12 +1,15 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"mpix/core/cvar"
+	"mpix/transport"
 )
 
 // A hang report (MPIX_DEBUG_STUCK=SECONDS): some time after MPI_Init, each process
@@ -14,16 +17,76 @@ import (
 // receive that nothing matched, a message nobody received, a protocol request still
 // waiting for its peer's reply (rendezvous, synchronous send) or a queued send.
 
-// startStuckReport arms the report when MPIX_DEBUG_STUCK asks for one.
+// startStuckReport arms the report when MPIX_DEBUG_STUCK asks for one, and has every
+// engine keep a trace of its last protocol messages for it.
 func startStuckReport(rank int) {
 	secs := cvar.DebugStuck.Get()
 	if secs <= 0 {
 		return
 	}
+	for _, e := range engines {
+		e.trace = &protoTrace{}
+	}
 	go func() {
 		time.Sleep(time.Duration(secs) * time.Second)
-		fmt.Fprint(os.Stderr, stuckReport(rank))
+		report := stuckReport(rank)
+		fmt.Fprint(os.Stderr, report)
+		// The traces are too long for a test log: they go to a file.
+		path := filepath.Join(os.TempDir(), fmt.Sprintf("mpix-stuck-rank%d-%d.txt", rank, os.Getpid()))
+		if err := os.WriteFile(path, []byte(report+traceReport()), 0o644); err == nil {
+			fmt.Fprintf(os.Stderr, "mpix: rank %d: protocol traces in %s\n", rank, path)
+		}
 	}()
+}
+
+// protoTrace is a ring of an engine's last protocol events (under the engine's lock).
+type protoTrace struct {
+	ev [traceLen]protoEvent
+	n  uint64
+}
+
+const traceLen = 8192
+
+// protoEvent is one message sent ('>') or delivered ('<'), or one dropped on arrival
+// because no request waits for it ('x'), or a send that failed ('E').
+type protoEvent struct {
+	dir     byte
+	dst     int32
+	hdr     transport.Header
+	payload int32
+}
+
+// note records an event when tracing is on.
+func (e *Engine) note(dir byte, dst int, h *transport.Header, payload int) {
+	if t := e.trace; t != nil {
+		t.ev[t.n%traceLen] = protoEvent{dir: dir, dst: int32(dst), hdr: *h, payload: int32(payload)}
+		t.n++
+	}
+}
+
+// traceReport lists every engine's trace, oldest first.
+func traceReport() string {
+	var b strings.Builder
+	for _, e := range engines {
+		if !e.sh.tryLock() {
+			fmt.Fprintf(&b, "vci %d: locked\n", e.vci)
+			continue
+		}
+		t := e.trace
+		fmt.Fprintf(&b, "vci %d: %d events, next id %d\n", e.vci, t.n, e.nextID)
+		first := uint64(0)
+		if t.n > traceLen {
+			first = t.n - traceLen
+		}
+		for i := first; i < t.n; i++ {
+			v := &t.ev[i%traceLen]
+			h := &v.hdr
+			fmt.Fprintf(&b, "%d %c peer %d kind %d src %d ctx %d tag %d size %d sreq %d rreq %d off %d flags %d payload %d\n",
+				i, v.dir, v.dst, h.Kind, h.Src, h.Context, h.Tag, h.Size, h.SendReq, h.RecvReq, h.Offset, h.Flags, v.payload)
+		}
+		e.sh.unlock()
+	}
+	return b.String()
 }
 
 // stuckReport describes every engine's queues. It takes each VCI's lock for a
@@ -65,8 +128,23 @@ func (e *Engine) describe(b *strings.Builder) {
 		fmt.Fprintf(b, "    protocol request %d: kind %d peer %d tag %d done %v received %d of %d fins %d\n",
 			id, r.kind, r.peer, r.tag, r.Done(), r.received, r.msgSize, r.fins)
 	}
+	for _, ep := range e.eps {
+		if d, ok := ep.(interface{ Describe() string }); ok {
+			fmt.Fprintf(b, "    %s\n", d.Describe())
+		}
+	}
 	for _, m := range e.outbox {
 		fmt.Fprintf(b, "    queued send: kind %d to %d tag %d payload %d stream %v\n",
 			m.hdr.Kind, m.dst, m.hdr.Tag, len(m.payload), m.stream)
+	}
+}
+
+// noteSend records a send the transport took, or one it refused for good.
+func (e *Engine) noteSend(dst int, h *transport.Header, payload []byte, err error) {
+	switch {
+	case err == nil:
+		e.note('>', dst, h, len(payload))
+	case !errors.Is(err, transport.ErrAgain):
+		e.note('E', dst, h, len(payload))
 	}
 }

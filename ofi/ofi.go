@@ -507,3 +507,23 @@ func (e *Endpoint) Close() error {
 	}
 	return nil
 }
+
+// Describe says where the endpoint's buffers are, for a hang report: receive buffers
+// posted and handed out, completions held back for an earlier buffer, and send
+// buffers in flight.
+func (e *Endpoint) Describe() string {
+	if e.s == nil {
+		return "closed"
+	}
+	s := e.s
+	held := []string{}
+	for q := uint64(s.next_seq); q < uint64(s.post_seq); q++ {
+		slot := q % uint64(s.nrx)
+		if idx := *(*C.int32_t)(unsafe.Add(unsafe.Pointer(s.ring_idx), slot*4)); idx >= 0 {
+			held = append(held, fmt.Sprintf("%d", q-uint64(s.next_seq)))
+		}
+	}
+	return fmt.Sprintf("ofi %s: receive buffers posted up to %d, handed out up to %d, %d unposted; completed but held behind position %d: [%s]; %d of %d send buffers in flight; error %v",
+		e.provider, uint64(s.post_seq), uint64(s.next_seq), int(s.nunposted), uint64(s.next_seq), strings.Join(held, " "),
+		cap(e.free)-len(e.free), cap(e.free), e.failed)
+}

@@ -41,7 +41,7 @@ var (
 	})
 	DebugStuck = NewInt(Spec{
 		Name:       "MPIX_DEBUG_STUCK",
-		Desc:       "seconds after MPI_Init at which each process prints, to stderr, what every VCI's engine still holds (posted and unmatched messages, protocol requests, queued sends), to find a hang; 0: never",
+		Desc:       "seconds after MPI_Init at which each process prints, to stderr, what every VCI's engine still holds (posted and unmatched messages, protocol requests, queued sends, transport buffers), to find a hang, and writes each VCI's last protocol messages to a file in TMPDIR; 0: never",
 		Default:    "0",
 		Verbosity:  TunerDetail,
 		Scope:      ScopeLocal,
