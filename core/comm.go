@@ -64,9 +64,11 @@ type Comm struct {
 
 	// Thread communicators (threadcomm.go): tc is the shared state, set on the handle
 	// object and on each thread's view; tcThread is the view's thread index (-1 on the
-	// handle object); peerThread the thread index of each rank.
+	// handle object); peerThread the thread index of each rank; tcEpoch the
+	// activation the view belongs to (its messages carry it).
 	tc         *threadcomm
 	tcThread   int32
+	tcEpoch    uint16
 	peerThread []int32
 	// local, on a thread's view, moves its messages to the process's other threads
 	// outside the engine (capi's C queues); nil when they go through the engine.
@@ -152,7 +154,7 @@ func (c *Comm) init(rank int, local, remote *Group, eng *Engine) {
 func (c *Comm) view(offset uint32) *Comm {
 	v := &Comm{ContextID: c.ContextID + offset, sendCtx: c.sendCtx + offset, Rank: c.Rank, Size: c.Size,
 		group: c.group, remote: c.remote, peers: c.peers, identity: c.identity, eng: c.eng,
-		tc: c.tc, tcThread: c.tcThread, peerThread: c.peerThread, arenaState: c.arenaState}
+		tc: c.tc, tcThread: c.tcThread, tcEpoch: c.tcEpoch, peerThread: c.peerThread, arenaState: c.arenaState}
 	v.errh.Store(ErrhReturn)
 	return v
 }

@@ -28,9 +28,12 @@ import (
 //     which one thread per process runs the process part of composed collectives.
 //
 // Thread traffic uses context proc.ContextID+ctxLocal (a slot an intracommunicator
-// never uses). Messages carry the sender's and the receiver's thread index in
-// Header.RecvReq (unused by eager and RTS messages), never in the tag, so the whole tag
-// range and both wildcards stay available; matches() compares them.
+// never uses). Messages carry the activation's epoch (16 bits) and the sender's and the
+// receiver's thread index (24 bits each) in Header.RecvReq (unused by eager and RTS
+// messages), never in the tag, so the whole tag range and both wildcards stay
+// available; matches() compares them. The epoch keeps a message that one activation
+// left unreceived (an erroneous program's) from matching in the next; every process
+// counts activations alike, since start and finish are collective.
 //
 // The C side keeps, per OS thread, the activation key and the thread index (capi's
 // mpix_ctx); capi resolves a threadcomm handle to the calling thread's view with them,
@@ -92,6 +95,9 @@ func ThreadcommInit(parent *Comm, nthreads int) (*Comm, error) {
 	}
 	if parent.IsInter() {
 		return nil, Errorf(ErrComm, "the parent of a threadcomm must be an intracommunicator")
+	}
+	if nthreads > maxThreads {
+		return nil, Errorf(ErrArg, "num_threads must be at most %d (got %d)", maxThreads, nthreads)
 	}
 	if nthreads < 1 {
 		return nil, Errorf(ErrArg, "num_threads must be at least 1 (got %d)", nthreads)
@@ -156,8 +162,17 @@ func (tc *threadcomm) rankOf(h *transport.Header) int {
 	if !ok {
 		return Undefined
 	}
-	return tc.base[p] + int(uint32(h.RecvReq>>32))
+	return tc.base[p] + envSrc(h.RecvReq)
 }
+
+// maxThreads is the most threads one process may give a threadcomm: a thread index
+// takes 24 bits of the envelope.
+const maxThreads = 1<<24 - 1
+
+// The fields of a thread envelope (threadEnvelope).
+func envSrc(w uint64) int      { return int(w >> 24 & 0xffffff) }
+func envDst(w uint64) int      { return int(w & 0xffffff) }
+func envEpoch(w uint64) uint16 { return uint16(w >> 48) }
 
 // rankOf is the rank a status reports for the sender of a message with header h.
 func (c *Comm) rankOf(h *transport.Header) int {
@@ -168,9 +183,9 @@ func (c *Comm) rankOf(h *transport.Header) int {
 }
 
 // threadEnvelope is the RecvReq word of a message from c's thread to rank dst:
-// sender's thread index in the high half, receiver's in the low half.
+// the activation's epoch, then the sender's thread index, then the receiver's.
 func (c *Comm) threadEnvelope(dst int) uint64 {
-	return uint64(uint32(c.tcThread))<<32 | uint64(uint32(c.peerThread[dst]))
+	return uint64(c.tcEpoch)<<48 | uint64(uint32(c.tcThread)&0xffffff)<<24 | uint64(uint32(c.peerThread[dst])&0xffffff)
 }
 
 // threadMatch reports whether a message with header h is for receive r on a
@@ -178,17 +193,17 @@ func (c *Comm) threadEnvelope(dst int) uint64 {
 // the source thread must be the one r names.
 func threadMatch(r *Request, h *transport.Header) bool {
 	c := r.comm
-	if uint32(h.RecvReq) != uint32(c.tcThread) {
+	if envDst(h.RecvReq) != int(c.tcThread) || envEpoch(h.RecvReq) != c.tcEpoch {
 		return false
 	}
-	return r.peer == AnySource || uint32(h.RecvReq>>32) == uint32(c.peerThread[r.peer])
+	return r.peer == AnySource || envSrc(h.RecvReq) == int(c.peerThread[r.peer])
 }
 
 // newView makes thread's communicator for the current activation.
 func (tc *threadcomm) newView(thread int) *Comm {
 	v := &Comm{Handle: tc.handle.Handle, ContextID: tc.ctx, sendCtx: tc.ctx,
 		Rank: tc.base[tc.myProc] + thread, Size: len(tc.peers), eng: tc.proc.eng,
-		tc: tc, tcThread: int32(thread), peerThread: tc.threadOf}
+		tc: tc, tcThread: int32(thread), tcEpoch: uint16(tc.epoch), peerThread: tc.threadOf}
 	v.group, v.peers = tc.proc.group, tc.peers
 	v.arenaState = arenaNone // the node arena serves processes; threads use localSync
 	v.errh.Store(tc.handle.errh.Load().Ref())
@@ -263,6 +278,7 @@ func ThreadcommStart(c *Comm, curKey uint64) (key uint64, thread int, err error)
 	}
 	if tc.arrived == 0 {
 		tc.epoch++
+		tc.dropStale()
 		tc.views = make([]*Comm, tc.nthreads)
 		tc.local = newLocalSync(tc.nthreads, tc.proc.eng)
 	}
@@ -282,6 +298,27 @@ func ThreadcommStart(c *Comm, curKey uint64) (key uint64, thread int, err error)
 		}
 	}
 	return key, thread, nil
+}
+
+// dropStale drops the messages that earlier activations left unreceived (an
+// erroneous program's): they could never match again. Messages of the activation
+// starting now may be here already (another process started first) and stay.
+func (tc *threadcomm) dropStale() {
+	e := tc.proc.eng
+	if e == nil {
+		return
+	}
+	epoch := uint16(tc.epoch)
+	e.lock()
+	defer e.unlock()
+	kept := e.unexpected[:0]
+	for _, u := range e.unexpected {
+		if c := u.hdr.Context - tc.ctx; c > ctxInternal || envEpoch(u.hdr.RecvReq) == epoch {
+			kept = append(kept, u)
+		}
+	}
+	clear(e.unexpected[len(kept):])
+	e.unexpected = kept
 }
 
 // ThreadcommDups lists the calling thread's views of the duplicates made in the

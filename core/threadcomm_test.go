@@ -76,6 +76,7 @@ func TestThreadEnvelope(t *testing.T) {
 		{"other thread of the same process", receiver, 3, 9, false},
 		{"other tag", receiver, 4, 8, false},
 		{"message for another thread", recvTC.newView(1), AnySource, AnyTag, false},
+		{"message of an earlier activation", laterView(recvTC, 2), AnySource, AnyTag, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,6 +86,13 @@ func TestThreadEnvelope(t *testing.T) {
 			}
 		})
 	}
+}
+
+// laterView is thread's view in the activation after tc's current one.
+func laterView(tc *threadcomm, thread int) *Comm {
+	tc.epoch++
+	defer func() { tc.epoch-- }()
+	return tc.newView(thread)
 }
 
 // TestLocalSyncRun checks that the barrier's work runs once per round, before anyone
