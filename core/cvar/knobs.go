@@ -75,7 +75,7 @@ var (
 	})
 	GlobalProgressInterval = NewInt(Spec{
 		Name:       "MPIX_GLOBAL_PROGRESS_INTERVAL",
-		Desc:       "unsuccessful polls of a request's own VCI before one round of progress on every VCI (0: never, which can deadlock correct programs; for tests)",
+		Desc:       "unsuccessful polls of a request's own VCI (in a wait, or unfinished MPI_Test/MPI_Iprobe calls) before one round of progress on every VCI (0: never, which can deadlock correct programs; for tests)",
 		Default:    "256",
 		Verbosity:  TunerDetail,
 		Scope:      ScopeLocal,
