@@ -1393,8 +1393,17 @@ static int fold_ok(MPI_Datatype dt, MPI_Op op)
            (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN);
 }
 
-/* Built for AVX2 too, picked at load time where the CPU has it: twice the SSE2 rate. */
-__attribute__((optimize("O3"), target_clones("avx2", "default"))) static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n,
+/* On x86-64, built for AVX2 too and picked at load time where the CPU has it: twice
+ * the SSE2 rate. (Clones need the compiler's attribute and the loader's ifuncs.) */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && defined(__GLIBC__)
+#define TC_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef TC_CLONES
+#define TC_CLONES
+#endif
+__attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n,
                                                  void *const *out, int nout, int64_t lo, int64_t hi)
 {
     if (dt == MPI_INT || dt == MPI_INT32_T) {

@@ -54,8 +54,12 @@ type Engine struct {
 	all         []*Engine // every VCI of the process, for global progress
 	globalEvery int       // own empty polls between rounds of global progress (0: never)
 	// misses counts calls that polled only this VCI and left their operation unfinished
-	// (Test, Iprobe, arena spins); every globalEvery-th makes a round on every VCI.
+	// (Test, Iprobe, arena spins); every globalEvery-th makes a round on every VCI. It
+	// has a line of its own: threads testing on one VCI all add to it, while every
+	// call reads owned and all.
+	_      [64]byte
 	misses atomic.Uint32
+	_      [60]byte
 	// owned: a single-thread communicator owns this VCI and uses it without the lock
 	// (vcihints.go); other threads' global progress leaves it alone.
 	owned atomic.Bool

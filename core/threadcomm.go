@@ -301,9 +301,14 @@ func ThreadcommStart(c *Comm, curKey uint64) (key uint64, thread int, err error)
 }
 
 // dropStale drops the messages that earlier activations left unreceived (an
-// erroneous program's): they could never match again. Messages of the activation
-// starting now may be here already (another process started first) and stay.
-func (tc *threadcomm) dropStale() {
+// erroneous program's): they could never match again, and while the engine holds
+// them C's fast paths stay off on its VCI. Messages of the activation starting now
+// may be here already (another process started first) and stay.
+func (tc *threadcomm) dropStale() { tc.dropMessages(true) }
+
+// dropMessages drops the engine's unmatched messages on tc's contexts: all of them,
+// or with keepCurrent those not of the current activation.
+func (tc *threadcomm) dropMessages(keepCurrent bool) {
 	e := tc.proc.eng
 	if e == nil {
 		return
@@ -313,7 +318,7 @@ func (tc *threadcomm) dropStale() {
 	defer e.unlock()
 	kept := e.unexpected[:0]
 	for _, u := range e.unexpected {
-		if c := u.hdr.Context - tc.ctx; c > ctxInternal || envEpoch(u.hdr.RecvReq) == epoch {
+		if c := u.hdr.Context - tc.ctx; c > ctxInternal || keepCurrent && envEpoch(u.hdr.RecvReq) == epoch {
 			kept = append(kept, u)
 		}
 	}
@@ -428,6 +433,7 @@ func ThreadcommFree(c *Comm) error {
 	if _, err := Barrier(Blocking, tc.proc); err != nil {
 		return err
 	}
+	tc.dropMessages(false) // what the last activation left unreceived
 	if err := tc.proc.Free(); err != nil {
 		return err
 	}
