@@ -96,17 +96,28 @@ func ThreadcommInit(parent *Comm, nthreads int) (*Comm, error) {
 	if parent.IsInter() {
 		return nil, Errorf(ErrComm, "the parent of a threadcomm must be an intracommunicator")
 	}
-	if nthreads > maxThreads {
-		return nil, Errorf(ErrArg, "num_threads must be at most %d (got %d)", maxThreads, nthreads)
-	}
-	if nthreads < 1 {
-		return nil, Errorf(ErrArg, "num_threads must be at least 1 (got %d)", nthreads)
+	// A bad num_threads still takes part in the exchange (as -1), so that every
+	// process fails together instead of leaving the others waiting.
+	mine := int64(nthreads)
+	if nthreads < 1 || nthreads > maxThreads {
+		mine = -1
 	}
 	counts := make([]int64, parent.Size)
 	var proc *Comm
 	_, err := runInternal(Blocking, parent, 0, false, func(s *schedule) {
-		allgatherInts(s, parent.internal, []int64{int64(nthreads)}, counts)
+		allgatherInts(s, parent.internal, []int64{mine}, counts)
 		s.then(func() error {
+			switch {
+			case nthreads < 1:
+				return Errorf(ErrArg, "num_threads must be at least 1 (got %d)", nthreads)
+			case nthreads > maxThreads:
+				return Errorf(ErrArg, "num_threads must be at most %d (got %d)", maxThreads, nthreads)
+			}
+			for r, c := range counts {
+				if c < 1 {
+					return Errorf(ErrArg, "rank %d of the parent gave MPIX_Threadcomm_init an invalid num_threads", r)
+				}
+			}
 			allocContextVCI(s, parent, noHints, func(id uint32, p *vciPlan) error {
 				proc = newComm(id, id, parent.Rank, parent.group, nil, p.base, nil)
 				p.apply(proc)

@@ -28,6 +28,10 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm tc, other;
     CHECK_CLASS(MPIX_Threadcomm_init(MPI_COMM_WORLD, 0, &tc), MPI_ERR_ARG);
+    /* One process's bad num_threads fails every process's init, none waits. */
+    int wrank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    CHECK_CLASS(MPIX_Threadcomm_init(MPI_COMM_WORLD, wrank == 0 ? -3 : 2, &tc), MPI_ERR_ARG);
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, NT, &tc));
     CHECK_OK(MPI_Threadcomm_init(MPI_COMM_WORLD, NT, &other));
     int flag = -1;
