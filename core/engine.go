@@ -226,10 +226,7 @@ func (e *Engine) startSend(r *Request, dst int) error {
 // scratch that must be copied before queueing.
 func (e *Engine) send(dst int, h *transport.Header, payload []byte, done *Request, copyPayload bool) error {
 	if len(e.outbox) == 0 && !e.polling {
-		err := e.route[dst].Send(dst, h, payload)
-		if e.trace != nil {
-			e.noteSend(dst, h, payload, err)
-		}
+		err := e.transmit(dst, h, payload)
 		if err == nil {
 			if done != nil && h.Flags&transport.FlagSync == 0 {
 				done.complete(emptyStatus)
@@ -247,6 +244,16 @@ func (e *Engine) send(dst int, h *transport.Header, payload []byte, done *Reques
 	return nil
 }
 
+// transmit hands one message to the transport that reaches dst, and records it in the
+// protocol trace when MPIX_DEBUG_STUCK keeps one.
+func (e *Engine) transmit(dst int, h *transport.Header, payload []byte) error {
+	err := e.route[dst].Send(dst, h, payload)
+	if e.trace != nil {
+		e.noteSend(dst, h, payload, err)
+	}
+	return err
+}
+
 // drainOutbox sends queued messages in order until a transport is full.
 func (e *Engine) drainOutbox() {
 	for len(e.outbox) > 0 {
@@ -256,11 +263,7 @@ func (e *Engine) drainOutbox() {
 				return
 			}
 		} else {
-			err := e.route[m.dst].Send(m.dst, &m.hdr, m.payload)
-			if e.trace != nil {
-				e.noteSend(m.dst, &m.hdr, m.payload, err)
-			}
-			if err != nil {
+			if err := e.transmit(m.dst, &m.hdr, m.payload); err != nil {
 				if errors.Is(err, transport.ErrAgain) {
 					return
 				}
@@ -297,11 +300,7 @@ func (e *Engine) streamData(m *outMsg) bool {
 			payload = e.scratch[:n]
 			datatype.Pack(payload, r.buf, r.count, r.dtype, m.hdr.Offset)
 		}
-		err := ep.Send(m.dst, &m.hdr, payload)
-		if e.trace != nil {
-			e.noteSend(m.dst, &m.hdr, payload, err)
-		}
-		if err != nil {
+		if err := e.transmit(m.dst, &m.hdr, payload); err != nil {
 			if errors.Is(err, transport.ErrAgain) {
 				return false
 			}
@@ -523,15 +522,7 @@ func (e *Engine) copyTogether(r *Request, h *transport.Header) bool {
 // requests of a whole window reached the sender only after the receiver had read
 // every head, and the two copies did not overlap.
 func (e *Engine) sendFromPoll(dst int, h *transport.Header) {
-	if len(e.outbox) > 0 {
-		e.send(dst, h, nil, nil, false)
-		return
-	}
-	err := e.route[dst].Send(dst, h, nil)
-	if e.trace != nil {
-		e.noteSend(dst, h, nil, err)
-	}
-	if err != nil {
+	if len(e.outbox) > 0 || e.transmit(dst, h, nil) != nil {
 		e.send(dst, h, nil, nil, false)
 	}
 }

@@ -289,7 +289,11 @@ func ThreadcommStart(c *Comm, curKey uint64) (key uint64, thread int, err error)
 	}
 	if tc.arrived == 0 {
 		tc.epoch++
-		tc.dropStale()
+		// Messages earlier activations left unreceived (an erroneous program's) can
+		// never match again, and while the engine holds them C's fast paths stay off
+		// on its VCI. Messages of this activation may be here already (another
+		// process started first) and stay.
+		tc.dropMessages(true)
 		tc.views = make([]*Comm, tc.nthreads)
 		tc.local = newLocalSync(tc.nthreads, tc.proc.eng)
 	}
@@ -310,12 +314,6 @@ func ThreadcommStart(c *Comm, curKey uint64) (key uint64, thread int, err error)
 	}
 	return key, thread, nil
 }
-
-// dropStale drops the messages that earlier activations left unreceived (an
-// erroneous program's): they could never match again, and while the engine holds
-// them C's fast paths stay off on its VCI. Messages of the activation starting now
-// may be here already (another process started first) and stay.
-func (tc *threadcomm) dropStale() { tc.dropMessages(true) }
 
 // dropMessages drops the engine's unmatched messages on tc's contexts: all of them,
 // or with keepCurrent those not of the current activation.
