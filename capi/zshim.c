@@ -2794,7 +2794,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
     return mpixgo_MPI_Request_get_status_all(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)flag, (MPI_Status *)array_of_statuses);
 }
@@ -2806,7 +2806,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
 }
 #pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
 
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
     return mpixgo_MPI_Request_get_status_some(mpix_ctx_get(), incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, (MPI_Status *)array_of_statuses);
 }
@@ -3586,7 +3586,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 }
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
     int rc = mpix_fast_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
     if (rc != MPIX_FAST_MISS)
@@ -3601,7 +3601,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 }
 #pragma weak MPI_Testany = PMPI_Testany
 
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
     return mpixgo_MPI_Testsome(mpix_ctx_get(), incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, (MPI_Status *)array_of_statuses);
 }
@@ -4030,7 +4030,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 }
 #pragma weak MPI_Wait = PMPI_Wait
 
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
     int rc = mpix_fast_MPI_Waitall(count, array_of_requests, array_of_statuses);
     if (rc != MPIX_FAST_MISS)
@@ -4048,7 +4048,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 }
 #pragma weak MPI_Waitany = PMPI_Waitany
 
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
     return mpixgo_MPI_Waitsome(mpix_ctx_get(), incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, (MPI_Status *)array_of_statuses);
 }

@@ -44,8 +44,15 @@ func (p Param) Decl() string {
 	b.WriteString(p.Base)
 	b.WriteString(" ")
 	b.WriteString(strings.Repeat("*", p.Ptr))
+	// A status array is written as the pointer it decays to: gcc >= 11 reads "MPI_Status
+	// s[]" as an array access and warns (-Wstringop-overflow) at every call that passes
+	// MPI_STATUSES_IGNORE, ((MPI_Status *)1). The type is the same.
+	statuses := p.Array && p.Base == "MPI_Status" && p.Inner == ""
+	if statuses {
+		b.WriteString("*")
+	}
 	b.WriteString(p.Name)
-	if p.Array {
+	if p.Array && !statuses {
 		b.WriteString("[]")
 	}
 	if p.Inner != "" {
