@@ -60,7 +60,7 @@ int mpix_omp_team_size(void);
                                 * thread does the work inside a single barrier */
 
 enum { TC_EAGER_CELL = 1, TC_DIRECT_CELL = 2 };
-enum { TC_PENDING = 0, TC_CLAIMED = 1, TC_DONE = 2, TC_ORPHAN = 3 };
+enum { TC_PENDING = 0, TC_CLAIMED = 1, TC_DONE = 2, TC_ORPHAN = 3, TC_COPYING = 4 };
 
 typedef struct tc_cell {
     struct tc_cell *next; /* queue link (atomic), then list link */
@@ -68,7 +68,7 @@ typedef struct tc_cell {
     int64_t size;
     uint32_t kind;
     uint32_t sync;        /* a synchronous send: never orphaned */
-    uint32_t state;       /* direct cells: TC_PENDING..TC_ORPHAN (atomic) */
+    uint32_t state;       /* direct cells: TC_PENDING..TC_COPYING (atomic) */
     uint32_t big;         /* 1: room for TC_EAGER bytes, 0: for TC_SMALL */
     const void *addr;     /* direct: the sender's buffer */
     union {
@@ -322,6 +322,51 @@ static void cell_recycle(tc_cell *c)
     while (!__atomic_compare_exchange_n(&h->ret, &old, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
+/* A large direct message is copied by both threads when its sender is waiting for it
+ * anyway: the receiver, having claimed it, publishes where it goes (in the direct
+ * cell's unused payload room) and marks it TC_COPYING; then each side takes
+ * TC_COOP_CHUNK-byte chunks off a shared counter until none is left. One core's copy
+ * is what limits a single-copy transfer of this size, so two copy about twice as
+ * fast. The receiver marks the cell TC_DONE once every chunk's bytes are counted. */
+#define TC_COOP_MIN (256 << 10)
+#define TC_COOP_CHUNK (64 << 10)
+typedef struct tc_coop {
+    char *dst;
+    int64_t n;
+    int64_t next;   /* atomic: chunks handed out */
+    int64_t copied; /* atomic: bytes copied */
+} tc_coop;
+_Static_assert(sizeof(tc_coop) <= TC_SMALL, "a direct cell has room for its copy state");
+
+/* coop_help copies chunks of direct message c until none is left to hand out. */
+static void coop_help(tc_cell *c)
+{
+    tc_coop *k = (tc_coop *)cell_data(c);
+    for (;;) {
+        int64_t off = __atomic_fetch_add(&k->next, 1, __ATOMIC_RELAXED) * TC_COOP_CHUNK;
+        if (off >= k->n)
+            return;
+        int64_t len = k->n - off < TC_COOP_CHUNK ? k->n - off : TC_COOP_CHUNK;
+        memcpy(k->dst + off, (const char *)c->addr + off, (size_t)len);
+        __atomic_add_fetch(&k->copied, len, __ATOMIC_RELEASE);
+    }
+}
+
+/* coop_copy is the receiver's copy of n bytes of claimed direct message c into buf,
+ * shared with its sender if the sender comes to help. */
+static void coop_copy(tc_cell *c, void *buf, int64_t n)
+{
+    tc_coop *k = (tc_coop *)cell_data(c);
+    k->dst = buf;
+    k->n = n;
+    k->next = 0;
+    k->copied = 0;
+    __atomic_store_n(&c->state, TC_COPYING, __ATOMIC_RELEASE);
+    coop_help(c);
+    for (uint32_t i = 0; __atomic_load_n(&k->copied, __ATOMIC_ACQUIRE) != n; i++)
+        backoff(i); /* the sender's last chunk (it may have lost its core) */
+}
+
 static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
 {
     int64_t n = c->size;
@@ -336,7 +381,9 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
     }
     uint32_t pending = TC_PENDING;
     if (__atomic_compare_exchange_n(&c->state, &pending, TC_CLAIMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        if (n > 0)
+        if (n >= TC_COOP_MIN)
+            coop_copy(c, buf, n);
+        else if (n > 0)
             memcpy(buf, c->addr, (size_t)n);
         __atomic_store_n(&c->state, TC_DONE, __ATOMIC_RELEASE); /* the sender owns the cell */
         return n;
@@ -551,9 +598,14 @@ static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, i
  * cell to the receiver. */
 static int send_test(tc_cell *c, int force)
 {
-    if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TC_DONE) {
+    uint32_t state = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+    if (state == TC_DONE) {
         cell_put(c);
         return 1;
+    }
+    if (state == TC_COPYING) {
+        coop_help(c); /* the receiver is copying: take chunks too */
+        return 0;
     }
     if (!force || c->sync)
         return 0;

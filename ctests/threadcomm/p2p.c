@@ -8,7 +8,9 @@
 #include "mpix_test.h"
 #include <mpix.h>
 
-static const int sizes[] = {0, 1, 8, 1000, 4096, 4097, 70000, 1 << 20};
+/* 300001 and 1 MiB are copied by both threads (above 256 KiB, in 64 KiB chunks: a
+ * short last one, and whole ones). */
+static const int sizes[] = {0, 1, 8, 1000, 4096, 4097, 70000, 300001, 1 << 20};
 #define NSIZES ((int)(sizeof sizes / sizeof *sizes))
 
 static unsigned char val(int src, int dst, int i, int k) { return (unsigned char)(src * 31 + dst * 7 + i * 3 + k); }
