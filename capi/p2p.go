@@ -109,6 +109,27 @@ func impl_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt
 
 func sendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, stag C.int,
 	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, status *C.MPI_Status) error {
+	if comm.HasLocalP2P() && !comm.LocalPeer(int(dest)) && dest != C.int(core.ProcNull) {
+		// A threadcomm spanning processes, to another process: the engine sends
+		// (packed first with replace) while C receives.
+		if replace {
+			data := make([]byte, datatype.PackedSize(scount, stype))
+			datatype.Pack(data, sbuf, scount, stype, 0)
+			byteT, _ := datatype.Lookup(int32(C.MPI_BYTE))
+			sbuf, scount, stype = unsafe.Pointer(unsafe.SliceData(data)), int64(len(data)), byteT
+		}
+		r, err := core.Isend(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard)
+		if err != nil {
+			return err
+		}
+		st, rerr := core.Recv(rbuf, rcount, rtype, int(source), int(rtag), comm)
+		core.Wait(r)
+		if rerr != nil {
+			return rerr
+		}
+		putStatus(status, st)
+		return statusErr(st)
+	}
 	if comm.HasLocalP2P() {
 		// Threads of one process (tcfast.c): a send there completes without its
 		// receiver, so the send then the receive cannot deadlock, and with replace

@@ -1,11 +1,17 @@
 /* Threadcomm messages between the threads of one process, in C (issue 6).
  *
- * When every rank of an active threadcomm is a thread of this process, the
- * threads' point-to-point traffic and their Barrier, Bcast, Reduce and Allreduce of
- * builtin types never enter Go: each costs a cgo crossing (~220 ns) that is more than
- * the whole message should. The rule that keeps the two paths consistent is simple:
- * on such an activation *every* message between its threads goes through the queues
- * here. The C fast paths (fast.h) cover the common calls; the Go path of the other
+ * The point-to-point traffic between threads of one process, and when every rank of
+ * an active threadcomm is a thread of this process their Barrier, Bcast, Reduce and
+ * Allreduce of builtin types, never enter Go: each costs a cgo crossing (~220 ns)
+ * that is more than the whole message should. The rule that keeps the two paths
+ * consistent is simple: on such an activation *every* message a thread receives
+ * goes through its queue here. When the threadcomm spans processes, what the other
+ * processes send to this process's threads comes through Go's engine, which pushes
+ * it into the receiving thread's queue in arrival order (core: tcForward; small
+ * eager data as a copy, anything else as a message Go receives once C matched it),
+ * and a receive that may match one polls the engine; sends to other processes and
+ * the collectives stay Go's. So a thread matches what it receives in one place, and
+ * MPI_ANY_SOURCE and probes see both kinds of messages. The C fast paths (fast.h) cover the common calls; the Go path of the other
  * calls (derived datatypes, MPI_Bsend, MPI_Rsend, Sendrecv of derived types...) packs
  * and calls mpix_tc_send_bytes / mpix_tc_recv_bytes / mpix_tc_probe below, so Go's
  * engine never sees these messages and nothing can overtake anything.
@@ -28,7 +34,10 @@
  * MPIX_Threadcomm_start of the same threadcomm takes a rank in C (no barrier), so a region
  * entered and left in a loop (the paper's Figure 5) never enters Go. A region in
  * which Go resolved the threadcomm (capi/threadcomm.go: lookupComm) finishes through
- * Go, which ends whatever it derived; the next start goes through Go again.
+ * Go, which ends whatever it derived; the next start goes through Go again. (A
+ * threadcomm that spans processes always starts and finishes through Go, whose finish
+ * is a barrier over the processes; its queues are emptied when the next region
+ * starts.)
  *
  * Requests of these operations are C objects whose handles have the top two bits
  * set (Go's are 0b10...); C's Wait/Test family completes them and hands any other
@@ -59,7 +68,9 @@ int mpix_omp_team_size(void);
 #define TC_ONE_SHOT (64 << 10) /* collectives moving up to this many bytes in all: one
                                 * thread does the work inside a single barrier */
 
-enum { TC_EAGER_CELL = 1, TC_DIRECT_CELL = 2 };
+/* TC_REMOTE_CELL: a message from another process's thread that the engine holds
+ * (mpixTcMrecv receives it); its eager data, when small, comes in a TC_EAGER_CELL. */
+enum { TC_EAGER_CELL = 1, TC_DIRECT_CELL = 2, TC_REMOTE_CELL = 3 };
 enum { TC_PENDING = 0, TC_CLAIMED = 1, TC_DONE = 2, TC_ORPHAN = 3, TC_COPYING = 4 };
 
 typedef struct tc_cell {
@@ -74,6 +85,7 @@ typedef struct tc_cell {
     union {
         void *copy;             /* direct, orphaned: the sender's heap copy */
         struct tc_thread *home; /* eager: whose pool it goes back to, or NULL */
+        int32_t msg;            /* remote: Go's message handle */
     };
     /* An eager cell's payload follows (on the header's line for up to 8 bytes). */
 } tc_cell;
@@ -152,11 +164,18 @@ typedef struct tc_own {
 
 struct mpix_tc_act {
     mpix_tc_team team; /* first: Go reads it */
-    int32_t n;
+    int32_t n;         /* this process's threads */
     MPI_Comm handle;
     uint32_t go_finish; /* the last finish's decision (1: Go ends the activation) */
     uint32_t stale;     /* atomic: a thread left something behind at finish */
-    char pad0[32];
+    /* A threadcomm that spans processes: its ranks are size, this process's threads
+     * are ranks base..base+n-1, and messages from the other processes arrive as cells
+     * that the engine pushes (mpix_tc_push_*); everything else, and all collectives,
+     * stay with Go. Cells and statuses carry threadcomm ranks; th[], boxes and counts
+     * are indexed by thread (rank - base). */
+    int32_t base, size;
+    uint32_t spanning;
+    char pad0[20];
     /* Barrier: arrivals, and the generation (a futex word) with its sleepers, on
      * their own lines. */
     uint32_t count;
@@ -234,6 +253,20 @@ static tc_cell *cell_get(struct tc_thread *home, int64_t payload)
     return c;
 }
 
+/* cell_msg is a cell with room for payload bytes, headed for a message of size bytes
+ * from rank src (no sender waits on it, no pool takes it back). */
+static tc_cell *cell_msg(int64_t payload, int src, int tag, int64_t size, uint32_t kind)
+{
+    tc_cell *c = cell_get(NULL, payload);
+    c->src = src;
+    c->tag = tag;
+    c->size = size;
+    c->kind = kind;
+    c->sync = 0;
+    c->home = NULL;
+    return c;
+}
+
 static void cell_put(tc_cell *c)
 {
     int big = c->big != 0;
@@ -301,13 +334,26 @@ static inline mpix_tc_act *tc_self(MPI_Comm comm, int *me)
     return (mpix_tc_act *)x->tc_act;
 }
 
+/* is_local reports whether threadcomm rank r is a thread of this process. */
+static inline int is_local(const mpix_tc_act *a, int r) { return (unsigned)(r - a->base) < (unsigned)a->n; }
+
+/* poll_remote lets Go move what other processes sent to this process's threads into
+ * their queues (mpix_tc_push_*), when a threadcomm spans processes and a receive
+ * from src may come from another process. The cgo call (~200 ns) is skipped on
+ * other polls: one poll in TC_REMOTE_EVERY still moves a message meant for another
+ * thread, or the engine's traffic in general. */
+#define TC_REMOTE_EVERY 64
+static inline void poll_remote(const mpix_tc_act *a, int src, uint32_t i)
+{
+    if (a->spanning && ((src == MPI_ANY_SOURCE || !is_local(a, src)) || i % TC_REMOTE_EVERY == 0))
+        mpixTcPoll(a->handle);
+}
+
 static inline int tc_match(const tc_cell *c, int src, int tag)
 {
     return (src == MPI_ANY_SOURCE || src == c->src) && (tag == MPI_ANY_TAG || tag == c->tag);
 }
 
-/* take copies message c into buf (cap bytes) and disposes of the cell; it returns the
- * bytes copied and sets *trunc when the message did not fit. */
 /* cell_recycle gives a received eager cell back to its sender's pool. */
 static void cell_recycle(tc_cell *c)
 {
@@ -367,10 +413,12 @@ static void coop_copy(tc_cell *c, void *buf, int64_t n)
         backoff(i); /* the sender's last chunk (it may have lost its core) */
 }
 
-static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
+/* take copies message c into buf (cap bytes) and disposes of the cell; it returns the
+ * bytes copied and sets *err to MPI_ERR_TRUNCATE when the message did not fit. */
+static int64_t take(tc_cell *c, void *buf, int64_t cap, int *err)
 {
     int64_t n = c->size;
-    *trunc = n > cap;
+    *err = n > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     if (n > cap)
         n = cap;
     if (c->kind == TC_EAGER_CELL) {
@@ -378,6 +426,12 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
             memcpy(buf, cell_data(c), (size_t)n);
         cell_recycle(c);
         return n;
+    }
+    if (c->kind == TC_REMOTE_CELL) { /* the engine receives it (a rendezvous waits) */
+        int64_t got = 0;
+        *err = mpixTcMrecv(c->msg, buf, cap, &got);
+        cell_put(c);
+        return got;
     }
     uint32_t pending = TC_PENDING;
     if (__atomic_compare_exchange_n(&c->state, &pending, TC_CLAIMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -398,11 +452,9 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *trunc)
 
 static void complete_recv(tc_req *r, tc_cell *c)
 {
-    int trunc;
     r->st_source = c->src;
     r->st_tag = c->tag;
-    r->st_bytes = take(c, r->buf, r->cap, &trunc);
-    r->st_error = trunc ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    r->st_bytes = take(c, r->buf, r->cap, &r->st_error);
     r->done = 1;
 }
 
@@ -440,9 +492,10 @@ static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
     if ((int32_t)(ack - o->acked) > 0)
         o->acked = ack; /* src has taken our box messages up to ack */
     o->seen = seq;
+    int rank = a->base + src;
     tc_req **pp = &t->posted_head, *prev = NULL;
     for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
-        if ((r->src == MPI_ANY_SOURCE || r->src == src) && (r->tag == MPI_ANY_TAG || r->tag == tag)) {
+        if ((r->src == MPI_ANY_SOURCE || r->src == rank) && (r->tag == MPI_ANY_TAG || r->tag == tag)) {
             *pp = r->next;
             if (t->posted_tail == r)
                 t->posted_tail = prev;
@@ -450,7 +503,7 @@ static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
             if (m > 0)
                 memcpy(r->buf, b->data, (size_t)m);
             __atomic_store_n(&a->acks[t->me * TC_BOX_MAXN + src], seq, __ATOMIC_RELEASE);
-            r->st_source = src;
+            r->st_source = rank;
             r->st_tag = tag;
             r->st_bytes = m;
             r->st_error = n > r->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
@@ -458,13 +511,7 @@ static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
             return;
         }
     }
-    tc_cell *c = cell_get(NULL, n);
-    c->src = src;
-    c->tag = b->tag;
-    c->size = n;
-    c->kind = TC_EAGER_CELL;
-    c->sync = 0;
-    c->home = NULL;
+    tc_cell *c = cell_msg(n, rank, tag, n, TC_EAGER_CELL);
     if (n > 0)
         memcpy(cell_data(c), b->data, (size_t)n);
     __atomic_store_n(&a->acks[t->me * TC_BOX_MAXN + src], seq, __ATOMIC_RELEASE);
@@ -487,7 +534,11 @@ static int drain(tc_thread *t)
             deliver(t, c);
             continue;
         }
-        int src = c->src;
+        int src = c->src - a->base;
+        if ((unsigned)src >= (unsigned)a->n) { /* from another process */
+            deliver(t, c);
+            continue;
+        }
         if ((seq = __atomic_load_n(&row[src].seq, __ATOMIC_ACQUIRE)) != orow[src].seen)
             box_take(t, &row[src], src, seq); /* older than c: see tc_box */
         deliver(t, c);
@@ -548,11 +599,13 @@ static void post(tc_thread *t, tc_req *r)
 
 /* ---- sends ---- */
 
-/* start_send queues a message from rank me to dest; a direct cell is returned for the
- * caller to wait on (NULL when the message was copied). */
+/* start_send queues a message from thread me to rank dest, a thread of this process;
+ * a direct cell is returned for the caller to wait on (NULL when the message was
+ * copied). */
 static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync)
 {
     int eager = !sync && n <= TC_EAGER;
+    dest -= a->base;
     if (a->boxes != NULL) {
         tc_own *o = &a->own[me * TC_BOX_MAXN + dest];
         if (eager && n <= TC_BOX_BYTES) {
@@ -574,7 +627,7 @@ static tc_cell *start_send(mpix_tc_act *a, int me, const void *buf, int64_t n, i
         o->queued++;
     }
     tc_cell *c = cell_get(&a->th[me], eager ? n : 0);
-    c->src = me;
+    c->src = a->base + me;
     c->tag = tag;
     c->size = n;
     c->sync = (uint32_t)sync;
@@ -714,8 +767,10 @@ static int req_poll(tc_req *r, int force)
     if (!r->done) {
         int me;
         mpix_tc_act *a = tc_self(cur_comm(), &me);
-        if (a != NULL)
+        if (a != NULL) {
+            poll_remote(a, r->src, 1);
             drain(&a->th[me]);
+        }
     }
     return r->done;
 }
@@ -774,6 +829,7 @@ static int recv_bytes(mpix_tc_act *a, int me, void *buf, int64_t cap, int src, i
     tc_thread *t = &a->th[me];
     post(t, &r);
     for (uint32_t i = 0; !r.done; i++) {
+        poll_remote(a, src, i);
         if (!drain(t))
             backoff(i);
     }
@@ -787,6 +843,8 @@ int mpix_tc_send_bytes(MPI_Comm comm, const void *buf, int64_t n, int dest, int 
     mpix_tc_act *a = tc_self(comm, &me);
     if (a == NULL)
         return MPI_ERR_COMM;
+    if (!is_local(a, dest))
+        return MPI_ERR_RANK; /* Go sends to other processes itself */
     return send_bytes(a, me, buf, n, dest, tag, sync);
 }
 
@@ -808,6 +866,7 @@ int mpix_tc_probe(MPI_Comm comm, int src, int tag, int block, MPI_Status *st)
     tc_thread *t = &a->th[me];
     tc_cell *c;
     for (uint32_t i = 0;; i++) {
+        poll_remote(a, src, 1);
         drain(t);
         if ((c = unexp_find(t, src, tag, 0)) != NULL)
             break;
@@ -825,15 +884,21 @@ int mpix_tc_probe(MPI_Comm comm, int src, int tag, int block, MPI_Status *st)
  * valid call the fast path does not take, comes back through the byte functions). */
 static inline int p2p_ok(mpix_tc_act *a, int count, MPI_Datatype dt, int peer, int tag, int wild)
 {
-    return count >= 0 && dt_bytes(dt) > 0 && peer < a->n && (peer >= 0 || (wild && peer == MPI_ANY_SOURCE)) &&
+    return count >= 0 && dt_bytes(dt) > 0 && peer < a->size && (peer >= 0 || (wild && peer == MPI_ANY_SOURCE)) &&
            (tag >= 0 || (wild && tag == MPI_ANY_TAG));
+}
+
+/* send_ok is p2p_ok for a send here: to another process, the send is Go's. */
+static inline int send_ok(mpix_tc_act *a, int count, MPI_Datatype dt, int dest, int tag)
+{
+    return p2p_ok(a, count, dt, dest, tag, 0) && is_local(a, dest);
 }
 
 int mpix_tc_fast_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int sync)
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
-    if (a == NULL || !p2p_ok(a, count, dt, dest, tag, 0))
+    if (a == NULL || !send_ok(a, count, dt, dest, tag))
         return MPIX_FAST_MISS;
     return send_bytes(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync);
 }
@@ -855,7 +920,7 @@ static int fast_isend(const void *buf, int count, MPI_Datatype dt, int dest, int
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
-    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, dest, tag, 0))
+    if (a == NULL || request == NULL || !send_ok(a, count, dt, dest, tag))
         return MPIX_FAST_MISS;
     tc_req *r = req_new();
     if (r == NULL)
@@ -939,7 +1004,7 @@ int mpix_fast_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype send
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
-    if (a == NULL || !p2p_ok(a, sendcount, sendtype, dest, sendtag, 0) ||
+    if (a == NULL || !send_ok(a, sendcount, sendtype, dest, sendtag) ||
         !p2p_ok(a, recvcount, recvtype, source, recvtag, 1))
         return MPIX_FAST_MISS;
     /* The send first, then the receive, then the send's end: a direct send to a
@@ -989,8 +1054,8 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
     for (uint32_t i = 0; !req_poll(r, 1); i++)
         backoff(i);
     if (r->cell != NULL && !r->is_send) { /* a matched message never received */
-        int trunc;
-        take(r->cell, NULL, 0, &trunc);
+        int err;
+        take(r->cell, NULL, 0, &err);
     }
     req_release(r);
     *request = MPI_REQUEST_NULL;
@@ -1110,7 +1175,7 @@ static int fast_init(const void *buf, int count, MPI_Datatype dt, int peer, int 
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
-    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, peer, tag, !is_send))
+    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, peer, tag, !is_send) || (is_send && !is_local(a, peer)))
         return MPIX_FAST_MISS;
     tc_req *r = req_new();
     if (r == NULL)
@@ -1180,17 +1245,31 @@ int mpix_fast_MPI_Start(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* Startall with at least one C request: the C ones start here, the others (a
+ * threadcomm spanning processes sends to the others through Go) through PMPI_Start. */
 int mpix_fast_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     if (count <= 0 || array_of_requests == NULL)
         return MPIX_FAST_MISS;
+    int any = 0;
     for (int i = 0; i < count; i++) {
         tc_req *r = req_lookup(array_of_requests[i]);
-        if (r == NULL || !r->persistent || r->active)
-            return MPIX_FAST_MISS;
+        if (r != NULL && (!r->persistent || r->active))
+            return MPIX_FAST_MISS; /* Go reports the error */
+        any |= r != NULL;
     }
-    for (int i = 0; i < count; i++)
-        start_req(req_lookup(array_of_requests[i]));
+    if (!any)
+        return MPIX_FAST_MISS;
+    for (int i = 0; i < count; i++) {
+        tc_req *r = req_lookup(array_of_requests[i]);
+        if (r != NULL)
+            start_req(r);
+        else {
+            int err = PMPI_Start(&array_of_requests[i]);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
+    }
     return MPI_SUCCESS;
 }
 
@@ -1203,6 +1282,7 @@ int mpix_fast_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
     if (a == NULL || flag == NULL || message == NULL || !p2p_ok(a, 0, MPI_BYTE, source, tag, 1))
         return MPIX_FAST_MISS;
     tc_thread *t = &a->th[me];
+    poll_remote(a, source, 1);
     drain(t);
     tc_cell *c = unexp_find(t, source, tag, 1);
     *flag = c != NULL;
@@ -1347,10 +1427,18 @@ static void barrier(mpix_tc_act *a)
         gen_wait(a, g);
 }
 
+/* The collectives here are a single-process activation's; Go composes those of a
+ * threadcomm that spans processes. */
+static inline mpix_tc_act *coll_self(MPI_Comm comm, int *me)
+{
+    mpix_tc_act *a = tc_self(comm, me);
+    return a != NULL && !a->spanning ? a : NULL;
+}
+
 int mpix_fast_MPI_Barrier(MPI_Comm comm)
 {
     int me;
-    mpix_tc_act *a = tc_self(comm, &me);
+    mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL)
         return MPIX_FAST_MISS;
     barrier(a);
@@ -1360,7 +1448,7 @@ int mpix_fast_MPI_Barrier(MPI_Comm comm)
 int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     int me;
-    mpix_tc_act *a = tc_self(comm, &me);
+    mpix_tc_act *a = coll_self(comm, &me);
     int64_t esz = dt_bytes(datatype);
     if (a == NULL || count < 0 || esz == 0 || root < 0 || root >= a->n)
         return MPIX_FAST_MISS;
@@ -1521,7 +1609,7 @@ int mpix_fast_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
                          MPI_Comm comm)
 {
     int me;
-    mpix_tc_act *a = tc_self(comm, &me);
+    mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || count < 0 || root < 0 || root >= a->n || !fold_ok(datatype, op) ||
         (sendbuf == MPI_IN_PLACE && me != root))
         return MPIX_FAST_MISS;
@@ -1533,7 +1621,7 @@ int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
                             MPI_Comm comm)
 {
     int me;
-    mpix_tc_act *a = tc_self(comm, &me);
+    mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || count < 0 || !fold_ok(datatype, op))
         return MPIX_FAST_MISS;
     reduce(a, me, sendbuf, recvbuf, count, datatype, op, -1);
@@ -1603,7 +1691,7 @@ static void reset_boxes(mpix_tc_act *a)
     memset(a->acks, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
 }
 
-mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
+mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
 {
     size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
     mpix_tc_act *a = aligned_alloc(64, size);
@@ -1612,6 +1700,9 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle)
     memset(a, 0, size);
     a->n = n;
     a->handle = handle;
+    a->base = base;
+    a->size = ranks;
+    a->spanning = ranks != n;
     a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
     a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
     if (n <= TC_BOX_MAXN) {
@@ -1663,7 +1754,10 @@ static void purge(mpix_tc_act *a)
             next = c->next;
             if (c->kind == TC_EAGER_CELL)
                 free(c);
-            else if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TC_ORPHAN) {
+            else if (c->kind == TC_REMOTE_CELL) {
+                mpixTcDropMessage(c->msg);
+                free(c);
+            } else if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TC_ORPHAN) {
                 free(c->copy);
                 free(c);
             }
@@ -1677,6 +1771,31 @@ static void purge(mpix_tc_act *a)
     }
     reset_boxes(a);
 }
+
+/* Messages from other processes' threads, pushed by Go's engine under its lock
+ * (capi/threadcomm.go: tcSink). */
+
+int mpix_tc_push_eager(mpix_tc_act *a, int thread, int src, int tag, const void *data, int64_t n)
+{
+    if (n > TC_EAGER)
+        return 0;
+    tc_cell *c = cell_msg(n, src, tag, n, TC_EAGER_CELL);
+    if (n > 0)
+        memcpy(cell_data(c), data, (size_t)n);
+    q_push(&a->th[thread], c);
+    return 1;
+}
+
+void mpix_tc_push_msg(mpix_tc_act *a, int thread, int src, int tag, int64_t size, int32_t msg)
+{
+    tc_cell *c = cell_msg(0, src, tag, size, TC_REMOTE_CELL);
+    c->msg = msg;
+    q_push(&a->th[thread], c);
+}
+
+/* mpix_tc_purge empties the queues of a threadcomm that spans processes before its
+ * next activation (its finish is Go's). */
+void mpix_tc_purge(mpix_tc_act *a) { purge(a); }
 
 void mpix_tc_act_free(mpix_tc_act *a)
 {
@@ -1699,7 +1818,7 @@ void mpix_tc_act_free(mpix_tc_act *a)
 static int tc_start(MPI_Comm comm)
 {
     mpix_tc_act *a = act_find(comm);
-    if (a == NULL)
+    if (a == NULL || a->spanning) /* spanning: start and finish are Go's */
         return MPIX_FAST_MISS;
     mpix_ctx *x = mpix_ctx_get();
     uint32_t state = __atomic_load_n(&a->team.state, __ATOMIC_ACQUIRE);
@@ -1765,6 +1884,8 @@ static int tc_finish(MPI_Comm comm)
     if (x == NULL || x->tc_act == NULL || x->tc_handle != comm)
         return MPIX_FAST_MISS;
     mpix_tc_act *a = (mpix_tc_act *)x->tc_act;
+    if (a->spanning)
+        return MPIX_FAST_MISS;
     /* The queues are purged only when some thread leaves something behind: purging
      * rewrites every thread's queue lines, which the next region then misses on. */
     if (leftovers(a, x->threadcomm_thread))
@@ -1799,9 +1920,10 @@ int mpix_fast_MPI_Threadcomm_finish(MPI_Comm threadcomm) { return tc_finish(thre
 int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     int me;
-    if (rank == NULL || tc_self(comm, &me) == NULL)
+    mpix_tc_act *a;
+    if (rank == NULL || (a = tc_self(comm, &me)) == NULL)
         return MPIX_FAST_MISS;
-    *rank = me;
+    *rank = a->base + me;
     return MPI_SUCCESS;
 }
 
@@ -1811,6 +1933,6 @@ int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size)
     mpix_tc_act *a;
     if (size == NULL || (a = tc_self(comm, &me)) == NULL)
         return MPIX_FAST_MISS;
-    *size = a->n;
+    *size = a->size;
     return MPI_SUCCESS;
 }

@@ -26,11 +26,18 @@ typedef struct mpix_tc_team {
 #define MPIX_TC_ACTIVE 1u
 #define MPIX_TC_PARKED 2u
 
-mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle);
+/* mpix_tc_act_new makes the state of a threadcomm with n threads here, ranks
+ * base..base+n-1 of ranks (ranks > n: it spans processes). */
+mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks);
 /* mpix_tc_act_activate marks a region that Go started with activation key. */
 void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key);
 /* mpix_tc_act_free forgets the threadcomm (MPIX_Threadcomm_free, never while active). */
 void mpix_tc_act_free(mpix_tc_act *a);
+
+/* Messages from other processes' threads (Go's engine, core.RemoteSink). */
+int mpix_tc_push_eager(mpix_tc_act *a, int thread, int src, int tag, const void *data, int64_t n);
+void mpix_tc_push_msg(mpix_tc_act *a, int thread, int src, int tag, int64_t size, int32_t msg);
+void mpix_tc_purge(mpix_tc_act *a);
 
 /* For the Go path (packed bytes) and the fast paths of MPI_Send and MPI_Recv. */
 int mpix_tc_send_bytes(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int sync);

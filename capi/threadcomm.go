@@ -81,12 +81,13 @@ func impl_MPIX_Threadcomm_start(ctx *C.mpix_ctx, threadcomm *core.Comm) error {
 	return nil
 }
 
-// attachLocal moves the thread's messages to the C queues (tcfast.c) when every rank
-// of the threadcomm is a thread of this process and the C fast paths are on
-// (MPIX_FASTPATH). With other processes in it, a wildcard receive must see their
-// messages and the local ones in one order, which the engine alone provides.
+// attachLocal moves the thread's messages to the C queues (tcfast.c) when the C fast
+// paths are on (MPIX_FASTPATH): those between threads of this process, and when the
+// threadcomm spans processes, those the others send to it too, which the engine
+// forwards (tcSink), so that each thread matches everything it receives in one place.
+// Its sends to other processes stay with the engine.
 func attachLocal(ctx *C.mpix_ctx, h *core.Comm, thread int) {
-	if !core.ThreadcommSingleProcess(h) || C.mpix_fast_table == nil || C.mpix_fast_table.enabled == 0 {
+	if C.mpix_fast_table == nil || C.mpix_fast_table.enabled == 0 {
 		return
 	}
 	v, err := core.ThreadView(h, uint64(ctx.threadcomm_key), thread)
@@ -95,15 +96,57 @@ func attachLocal(ctx *C.mpix_ctx, h *core.Comm, thread int) {
 	}
 	n := core.ThreadcommThreads(h)
 	act := core.ThreadcommExt(v, func() unsafe.Pointer {
-		return unsafe.Pointer(C.mpix_tc_act_new(C.int(n), C.MPI_Comm(h.Handle)))
+		return unsafe.Pointer(C.mpix_tc_act_new(C.int(n), C.MPI_Comm(h.Handle), C.int(core.ThreadcommBase(h)), C.int(h.Size)))
 	})
 	if act == nil {
 		return
+	}
+	if !core.ThreadcommSingleProcess(h) {
+		core.ThreadcommForward(v, tcSink{act: (*C.mpix_tc_act)(act)})
 	}
 	C.mpix_tc_act_activate((*C.mpix_tc_act)(act), ctx.threadcomm_key)
 	ctx.tc_act, ctx.tc_handle = act, C.MPI_Comm(h.Handle)
 	core.SetLocalP2P(v, tcLocal{handle: C.MPI_Comm(h.Handle)})
 }
+
+// tcSink is core.RemoteSink over the C queues: the engine pushes what other
+// processes send to this process's threads (under its lock, from any thread).
+type tcSink struct{ act *C.mpix_tc_act }
+
+func (s tcSink) Eager(thread, src, tag int, data []byte) bool {
+	var p unsafe.Pointer
+	if len(data) > 0 {
+		p = unsafe.Pointer(&data[0])
+	}
+	return C.mpix_tc_push_eager(s.act, C.int(thread), C.int(src), C.int(tag), p, C.int64_t(len(data))) != 0
+}
+
+func (s tcSink) Message(thread, src, tag int, size int64, msg int32) {
+	C.mpix_tc_push_msg(s.act, C.int(thread), C.int(src), C.int(tag), C.int64_t(size), C.int32_t(msg))
+}
+
+func (s tcSink) Purge() { C.mpix_tc_purge(s.act) }
+
+// mpixTcPoll is a round of progress on the engine of threadcomm h's thread messages
+// (a C receive waiting for another process).
+//
+//export mpixTcPoll
+func mpixTcPoll(h C.MPI_Comm) { core.ThreadcommPoll(int32(h)) }
+
+// mpixTcMrecv receives a message from another process, which C matched, into cap
+// bytes at buf; it sets *got to the bytes received and returns the error class.
+//
+//export mpixTcMrecv
+func mpixTcMrecv(msg C.int32_t, buf unsafe.Pointer, capBytes C.int64_t, got *C.int64_t) C.int {
+	st := core.ThreadcommMrecv(int32(msg), buf, int64(capBytes))
+	*got = C.int64_t(st.Bytes)
+	return C.int(st.Error)
+}
+
+// mpixTcDropMessage forgets a message from another process nobody received.
+//
+//export mpixTcDropMessage
+func mpixTcDropMessage(msg C.int32_t) { core.ThreadcommDropMessage(int32(msg)) }
 
 // tcLocal is core.LocalP2P over the C queues, for calls the C fast paths leave to Go.
 // It runs on the calling thread, whose C context tcfast.c reads.

@@ -39,6 +39,9 @@ type Engine struct {
 	outbox     []*outMsg   // sends waiting for transport resources, in order
 	scheds     []*schedule // running collectives
 	scratch    []byte      // packing space for eager sends of non-contiguous data
+	// forwards: thread contexts of threadcomms whose receives run in C, by context
+	// id (threadcomm.go: tcForward); nil when there are none.
+	forwards map[uint32]*tcForward
 	// hdr is the header being sent: a header passed through the Endpoint interface
 	// would otherwise escape to the heap on every send.
 	hdr transport.Header
@@ -365,6 +368,9 @@ func (e *Engine) deliver(h *transport.Header, payload []byte) {
 	}
 	switch h.Kind {
 	case transport.KindEager, transport.KindRTS:
+		if e.forwards != nil && e.forward(h, payload) {
+			return
+		}
 		if e.sh.Lite != nil {
 			e.absorbLite() // C's posted receives come first (fastlite.go)
 		}

@@ -38,6 +38,11 @@ import (
 // The C side keeps, per OS thread, the activation key and the thread index (capi's
 // mpix_ctx); capi resolves a threadcomm handle to the calling thread's view with them,
 // which is how calls know their thread even under MPI_THREAD_SINGLE.
+//
+// With capi's C fast paths on, a view's receives and its messages to threads of its
+// own process run in C (LocalP2P); the engine forwards what other processes send to
+// those threads into the same C queues (RemoteSink), so each thread has one matching
+// point. Only sends to other processes and the collectives' traffic use the engine.
 
 // threadcomm is the process-wide state of one thread communicator.
 type threadcomm struct {
@@ -166,6 +171,9 @@ func (tc *threadcomm) layout(counts []int64) {
 
 // ThreadcommThreads is the number of threads this process gives threadcomm c.
 func ThreadcommThreads(c *Comm) int { return c.tc.nthreads }
+
+// ThreadcommBase is the threadcomm rank of this process's first thread in c.
+func ThreadcommBase(c *Comm) int { return c.tc.base[c.tc.myProc] }
 
 // rankOf is the threadcomm rank of the sender of a message with header h.
 func (tc *threadcomm) rankOf(h *transport.Header) int {
@@ -442,6 +450,7 @@ func ThreadcommFree(c *Comm) error {
 	if _, err := Barrier(Blocking, tc.proc); err != nil {
 		return err
 	}
+	tc.stopForward()
 	tc.dropMessages(false) // what the last activation left unreceived
 	if err := tc.proc.Free(); err != nil {
 		return err
@@ -807,3 +816,146 @@ func localRecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag in
 	}
 	return st, err
 }
+
+// ---- messages from other processes to threads whose receives run in C ----
+
+// RemoteSink takes the messages that threads of other processes send to this
+// process's threads of a threadcomm that spans processes and whose local messages run
+// in C (capi/tcfast.c). Each thread then has one matching point, the C one, for
+// messages from its own process and from the others: MPI_ANY_SOURCE and probes see
+// both, and messages from one sender stay in order because the engine hands them
+// over in arrival order. The calls run under the engine's lock and must not enter it.
+type RemoteSink interface {
+	// Eager copies a message's data into thread's queue, or reports false when it
+	// would rather take it as a Message.
+	Eager(thread, src, tag int, data []byte) bool
+	// Message queues a message the receiving thread takes with ThreadcommMrecv
+	// (rendezvous, synchronous and large messages).
+	Message(thread, src, tag int, size int64, msg int32)
+	// Purge drops what the queues hold from the previous activation.
+	Purge()
+}
+
+// tcForward is an engine's forwarding of one threadcomm's thread context to a
+// RemoteSink, for the messages of one activation (epoch).
+type tcForward struct {
+	tc    *threadcomm
+	sink  RemoteSink
+	act   uint64  // tc.epoch of the activation forwarded
+	epoch uint16  // its envelope epoch
+	views []*Comm // its thread views, which the Messages' receives use
+}
+
+// forward hands a message to a threadcomm's sink if its context and activation are
+// forwarded (under e.mu); it reports whether it did.
+func (e *Engine) forward(h *transport.Header, payload []byte) bool {
+	f := e.forwards[h.Context]
+	if f == nil || envEpoch(h.RecvReq) != f.epoch {
+		return false // another activation's: the engine keeps it (ThreadcommForward)
+	}
+	dst := envDst(h.RecvReq)
+	if dst >= len(f.views) {
+		return true // no such thread: a corrupt envelope, dropped
+	}
+	src := f.tc.rankOf(h)
+	if h.Kind == transport.KindEager && h.Flags&transport.FlagSync == 0 && f.sink.Eager(dst, src, int(h.Tag), payload) {
+		return true
+	}
+	u := &unexpected{hdr: *h}
+	if h.Kind == transport.KindEager {
+		u.payload = append([]byte(nil), payload...)
+	}
+	m := &Message{msg: u, comm: f.views[dst], eng: e}
+	m.Handle = messages.Add(m)
+	f.sink.Message(dst, src, int(h.Tag), h.Size, m.Handle)
+	return true
+}
+
+// ThreadcommForward routes the messages other processes send to the threads of view
+// v's activation to sink, from now until the next activation's call: what the
+// queues kept from the previous activation goes (sink.Purge), and what the engine
+// holds for this one moves over first, in arrival order. Every thread calls it
+// before its first message; the first call of an activation does the work.
+func ThreadcommForward(v *Comm, sink RemoteSink) {
+	tc := v.tc
+	e := tc.proc.eng
+	vs := tc.published.Load()
+	if vs == nil {
+		return
+	}
+	e.lock()
+	defer e.unlock()
+	f := e.forwards[tc.ctx]
+	if f != nil && f.act == tc.epoch {
+		return
+	}
+	if f == nil {
+		f = &tcForward{tc: tc}
+		if e.forwards == nil {
+			e.forwards = map[uint32]*tcForward{}
+		}
+		e.forwards[tc.ctx] = f
+	}
+	sink.Purge()
+	f.sink, f.act, f.epoch, f.views = sink, tc.epoch, uint16(tc.epoch), *vs
+	kept := e.unexpected[:0]
+	for _, u := range e.unexpected {
+		if u.hdr.Context != tc.ctx || !e.forward(&u.hdr, u.payload) {
+			kept = append(kept, u)
+		}
+	}
+	clear(e.unexpected[len(kept):])
+	e.unexpected = kept
+}
+
+// stopForward ends the forwarding of tc's thread context (MPIX_Threadcomm_free).
+func (tc *threadcomm) stopForward() {
+	e := tc.proc.eng
+	e.lock()
+	defer e.unlock()
+	delete(e.forwards, tc.ctx)
+	if len(e.forwards) == 0 {
+		e.forwards = nil
+	}
+}
+
+// ThreadcommPoll makes a round of progress on the engine of threadcomm h's thread
+// messages, unless another thread is making one: a thread waiting in C for a message
+// from another process needs someone to move it into the queues.
+func ThreadcommPoll(h int32) {
+	if c := comms.Get(h); c != nil && c.tc != nil {
+		c.tc.proc.eng.progressShared()
+	}
+}
+
+// ThreadcommMrecv receives the message a RemoteSink was given as msg into capBytes
+// bytes at buf, waiting for it; the status reports a truncation.
+func ThreadcommMrecv(msg int32, buf unsafe.Pointer, capBytes int64) Status {
+	m := messages.Get(msg)
+	if m == nil {
+		return Status{Error: ErrRequest}
+	}
+	r, err := Imrecv(buf, capBytes, byteType(), m)
+	if err != nil {
+		return Status{Error: AsError(err).Class}
+	}
+	return Wait(r)
+}
+
+// ThreadcommDropMessage forgets a message a RemoteSink was given and nobody received
+// (an erroneous program's, dropped with its activation).
+func ThreadcommDropMessage(msg int32) { messages.Remove(msg) }
+
+// localPeer reports whether a message from view c to rank r goes through its
+// LocalP2P: r is a thread of this process (a threadcomm that spans processes sends
+// to the others through the engine).
+func (c *Comm) localPeer(r int) bool {
+	if c.local == nil || r < 0 {
+		return false
+	}
+	tc := c.tc
+	return len(tc.base) == 2 || r >= tc.base[tc.myProc] && r < tc.base[tc.myProc+1]
+}
+
+// LocalPeer is localPeer for capi.
+func (c *Comm) LocalPeer(r int) bool { return c.localPeer(r) }

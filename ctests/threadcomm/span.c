@@ -1,0 +1,194 @@
+/* A threadcomm that spans processes: each thread matches the messages of its own
+ * process's threads (the C queues) and of the other processes' (which the engine
+ * forwards into the same queues) in one place (capi/tcfast.c, core/threadcomm.go:
+ * tcForward). Checked here:
+ *   - order per sender under MPI_ANY_SOURCE and MPI_ANY_TAG, with each sender mixing
+ *     eager, rendezvous, synchronous and zero-byte messages, local and remote;
+ *   - messages that reach a process's engine before its threads start the region
+ *     (the engine keeps them, and hands them over first when the region starts);
+ *   - regions repeated, each with its own traffic;
+ *   - Mprobe/Mrecv and Iprobe of another process's large message, Sendrecv_replace
+ *     and a derived datatype across processes, and Waitall over C receives and Go
+ *     sends.
+ * Usage: tc_span THREADS */
+#include <omp.h>
+#include <stdint.h>
+#include <unistd.h>
+#include "mpix_test.h"
+#include <mpix.h>
+
+/* Message k of a sender: its size and how it is sent. 20000 bytes is past the C
+ * queues' eager limit and 100000 past the engine's, so remote ones arrive as
+ * messages the engine keeps until C matches them. */
+#define NMSG 10
+static int msg_size(int k) { static const int s[] = {8, 20000, 0, 100000, 8}; return s[k % 5]; }
+
+static unsigned char val(int src, int k, int i) { return (unsigned char)(src * 13 + k * 7 + i); }
+
+static void send_seq(MPI_Comm tc, int rank, int dest, unsigned char *buf)
+{
+    for (int k = 0; k < NMSG; k++) {
+        int n = msg_size(k);
+        for (int i = 0; i < n; i++)
+            buf[i] = val(rank, k, i);
+        if (k % 3 == 1)
+            CHECK_OK(MPI_Ssend(buf, n, MPI_BYTE, dest, k, tc));
+        else
+            CHECK_OK(MPI_Send(buf, n, MPI_BYTE, dest, k, tc));
+    }
+}
+
+/* everyone_to_one: every other rank sends its sequence to root, which takes them
+ * with MPI_ANY_SOURCE and MPI_ANY_TAG and checks each sender's order. */
+static void everyone_to_one(MPI_Comm tc, int rank, int size, int root)
+{
+    unsigned char *buf = malloc(100000);
+    if (rank != root) {
+        send_seq(tc, rank, root, buf);
+        free(buf);
+        return;
+    }
+    int *next = calloc((size_t)size, sizeof(int));
+    for (int m = 0; m < (size - 1) * NMSG; m++) {
+        MPI_Status st;
+        CHECK_OK(MPI_Recv(buf, 100000, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, tc, &st));
+        int src = st.MPI_SOURCE, k = st.MPI_TAG, n;
+        CHECK(src >= 0 && src < size && src != root, "root %d: source %d", root, src);
+        CHECK(k == next[src], "root %d: from %d got message %d, want %d", root, src, k, next[src]);
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        CHECK(n == msg_size(k), "root %d: from %d message %d has %d bytes", root, src, k, n);
+        for (int i = 0; i < n; i++)
+            CHECK(buf[i] == val(src, k, i), "root %d: from %d message %d byte %d", root, src, k, i);
+        next[src]++;
+    }
+    free(next);
+    free(buf);
+}
+
+/* early: rank 0's process sends to every thread of the last process, which starts
+ * its region 100 ms late; then a second message after the region surely began. */
+static void early_messages(MPI_Comm tc, int rank, int size, int first_of_last)
+{
+    if (rank == 0)
+        for (int d = first_of_last; d < size; d++) {
+            int v[2] = {d, 1};
+            CHECK_OK(MPI_Send(v, 2, MPI_INT, d, 5, tc));
+        }
+    CHECK_OK(MPI_Barrier(tc));
+    if (rank == 0)
+        for (int d = first_of_last; d < size; d++) {
+            int v[2] = {d, 2};
+            CHECK_OK(MPI_Send(v, 2, MPI_INT, d, 5, tc));
+        }
+    if (rank >= first_of_last)
+        for (int k = 1; k <= 2; k++) {
+            int v[2];
+            MPI_Status st;
+            CHECK_OK(MPI_Recv(v, 2, MPI_INT, MPI_ANY_SOURCE, 5, tc, &st));
+            CHECK(st.MPI_SOURCE == 0 && v[0] == rank && v[1] == k, "early message %d: from %d (%d, %d)", k,
+                  st.MPI_SOURCE, v[0], v[1]);
+        }
+}
+
+/* The remote peer of rank: the same thread index in the next process's block. */
+static void across(MPI_Comm tc, int rank, int size, int nt)
+{
+    int peer = (rank + nt) % size, from = (rank - nt + size) % size;
+    enum { BIG = 300000 };
+    unsigned char *b = malloc(BIG), *r = malloc(BIG);
+    /* Mprobe and Iprobe of a large message from another process. */
+    for (int i = 0; i < BIG; i++)
+        b[i] = val(rank, 1, i);
+    MPI_Request sreq;
+    CHECK_OK(MPI_Isend(b, BIG, MPI_BYTE, peer, 11, tc, &sreq));
+    int flag = 0;
+    MPI_Status st;
+    while (!flag)
+        CHECK_OK(MPI_Iprobe(from, 11, tc, &flag, &st));
+    int n;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    CHECK(n == BIG && st.MPI_SOURCE == from, "Iprobe: %d bytes from %d", n, st.MPI_SOURCE);
+    MPI_Message m;
+    CHECK_OK(MPI_Mprobe(MPI_ANY_SOURCE, 11, tc, &m, &st));
+    CHECK(st.MPI_SOURCE == from, "Mprobe: from %d, want %d", st.MPI_SOURCE, from);
+    CHECK_OK(MPI_Mrecv(r, BIG, MPI_BYTE, &m, &st));
+    for (int i = 0; i < BIG; i++)
+        CHECK(r[i] == val(from, 1, i), "Mrecv byte %d", i);
+    CHECK_OK(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+
+    /* Sendrecv_replace around the ring of processes. */
+    int x[3] = {rank, rank * 2, rank * 3};
+    CHECK_OK(MPI_Sendrecv_replace(x, 3, MPI_INT, peer, 12, from, 12, tc, &st));
+    CHECK(x[0] == from && x[1] == from * 2 && x[2] == from * 3 && st.MPI_SOURCE == from, "Sendrecv_replace: %d %d %d",
+          x[0], x[1], x[2]);
+
+    /* A strided type both ways (the Go path packs, C matches). */
+    MPI_Datatype every_other;
+    CHECK_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+    CHECK_OK(MPI_Type_commit(&every_other));
+    int out[8], in[8];
+    for (int i = 0; i < 8; i++)
+        out[i] = rank * 100 + i, in[i] = -1;
+    CHECK_OK(MPI_Sendrecv(out, 1, every_other, peer, 13, in, 1, every_other, from, 13, tc, &st));
+    for (int i = 0; i < 8; i++)
+        CHECK(in[i] == (i % 2 == 0 ? from * 100 + i : -1), "vector word %d: %d", i, in[i]);
+    CHECK_OK(MPI_Type_free(&every_other));
+
+    /* Waitall over C receives (local and remote sources) and Go sends (remote). */
+    int lpeer = rank % nt == nt - 1 ? rank - nt + 1 : rank + 1, lfrom = rank % nt == 0 ? rank + nt - 1 : rank - 1;
+    int got[2] = {-1, -1}, mine = rank;
+    MPI_Request q[4];
+    CHECK_OK(MPI_Irecv(&got[0], 1, MPI_INT, from, 14, tc, &q[0]));
+    CHECK_OK(MPI_Irecv(&got[1], 1, MPI_INT, lfrom, 15, tc, &q[1]));
+    CHECK_OK(MPI_Isend(&mine, 1, MPI_INT, peer, 14, tc, &q[2]));
+    CHECK_OK(MPI_Isend(&mine, 1, MPI_INT, lpeer, 15, tc, &q[3]));
+    MPI_Status sts[4];
+    CHECK_OK(MPI_Waitall(4, q, sts));
+    CHECK(got[0] == from && got[1] == lfrom && sts[0].MPI_SOURCE == from && sts[1].MPI_SOURCE == lfrom,
+          "Waitall: got %d %d", got[0], got[1]);
+    free(b);
+    free(r);
+}
+
+int main(int argc, char **argv)
+{
+    int provided, wrank, wsize;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    int nt = argc > 1 ? atoi(argv[1]) : 3;
+    int failed = 0;
+    MPI_Comm tc;
+    CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, nt, &tc));
+    for (int round = 0; round < 3; round++) {
+        if (round == 1 && wrank == wsize - 1) {
+            /* Rank 0's messages reach this process's engine before its region. */
+            double t0 = MPI_Wtime();
+            int flag;
+            while (MPI_Wtime() - t0 < 0.1)
+                MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        }
+#pragma omp parallel num_threads(nt)
+        {
+            int rank, size;
+            CHECK_OK(MPIX_Threadcomm_start(tc));
+            MPI_Comm_set_errhandler(tc, MPI_ERRORS_RETURN);
+            CHECK_OK(MPI_Comm_rank(tc, &rank));
+            CHECK_OK(MPI_Comm_size(tc, &size));
+            if (round == 1)
+                early_messages(tc, rank, size, (wsize - 1) * nt);
+            for (int root = round; root < size; root += 3) {
+                everyone_to_one(tc, rank, size, root);
+                CHECK_OK(MPI_Barrier(tc)); /* the wildcards meet no later message */
+            }
+            if (wsize > 1)
+                across(tc, rank, size, nt);
+            CHECK_OK(MPIX_Threadcomm_finish(tc));
+        }
+    }
+    CHECK_OK(MPIX_Threadcomm_free(&tc));
+    if (wrank == 0 && !failed)
+        printf("tc_span ok\n");
+    MPI_Finalize();
+    return 0;
+}
