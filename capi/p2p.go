@@ -64,6 +64,14 @@ func recv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, 
 }
 
 func irecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
+	if comm.HasLocalP2P() && source != C.int(core.ProcNull) {
+		// The thread's receives run in C (tcfast.c); the C fast path took the
+		// builtin types, this is the rest.
+		if err := core.CheckRecvArgs(count, t, int(source), int(tag), comm); err != nil {
+			return err
+		}
+		return tcIrecvPacked(buf, count, t, source, tag, comm, req)
+	}
 	r, err := core.Irecv(buf, count, t, int(source), int(tag), comm)
 	if err != nil {
 		return err

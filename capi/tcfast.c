@@ -108,6 +108,7 @@ typedef struct tc_req {
     const void *sbuf;
     int64_t sbytes;
     int32_t dest, sync;
+    uint32_t unpack; /* a receive of a derived datatype: Go's unpacking (or 0) */
     /* outcome */
     int32_t st_source, st_tag, st_error;
     int64_t st_bytes;
@@ -728,6 +729,10 @@ static tc_req *req_new(void)
 
 static void req_release(tc_req *r)
 {
+    if (r->unpack != 0) { /* freed before it completed: Go drops the packed copy */
+        mpixTcUnpack(r->unpack, -1);
+        r->unpack = 0;
+    }
     r->live = 0;
     r->next = req_free;
     req_free = r;
@@ -794,6 +799,10 @@ static int req_finish(tc_req *r, MPI_Request *h, MPI_Status *st)
     if (r->is_send || (r->persistent && !r->active))
         put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
     else {
+        if (r->unpack != 0) { /* Go unpacks into the datatype (mpix_tc_irecv_packed) */
+            mpixTcUnpack(r->unpack, r->st_bytes);
+            r->unpack = 0;
+        }
         put_status(st, r->st_source, r->st_tag, r->st_bytes, r->st_error);
         err = r->st_error;
     }
@@ -978,6 +987,32 @@ int mpix_fast_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
     return MPI_SUCCESS;
 }
 
+/* mpix_tc_irecv_packed starts a receive of up to cap packed bytes into buf, which
+ * Go unpacks when the request completes (mpixTcUnpack with unpack, nonzero). */
+int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int tag, uint32_t unpack,
+                         MPI_Request *request)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL)
+        return MPI_ERR_COMM;
+    tc_req *r = req_new();
+    if (r == NULL)
+        return MPI_ERR_NO_MEM;
+    r->is_send = 0;
+    r->live = 1;
+    r->persistent = r->active = 0;
+    r->cell = NULL;
+    r->buf = buf;
+    r->cap = cap;
+    r->src = source;
+    r->tag = tag;
+    r->unpack = unpack;
+    post(&a->th[me], r);
+    *request = (MPI_Request)r->handle;
+    return MPI_SUCCESS;
+}
+
 int mpix_fast_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int me;
@@ -1056,6 +1091,10 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
     if (r->cell != NULL && !r->is_send) { /* a matched message never received */
         int err;
         take(r->cell, NULL, 0, &err);
+    }
+    if (r->unpack != 0 && !r->is_send) {
+        mpixTcUnpack(r->unpack, r->st_bytes);
+        r->unpack = 0;
     }
     req_release(r);
     *request = MPI_REQUEST_NULL;

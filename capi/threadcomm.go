@@ -4,16 +4,19 @@ package main
 #include "capi.h"
 #include "fast.h"
 #include "tcfast.h"
+#include <stdlib.h>
 int mpix_omp_team_size(void);
 static inline mpix_ctx *tc_ctx(void) { return mpix_ctx_get(); }
 */
 import "C"
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"mpix/core"
+	"mpix/core/datatype"
 )
 
 // Thread communicators (core/threadcomm.go). The calling thread's place in its active
@@ -190,6 +193,64 @@ func (l tcLocal) Probe(source, tag int, block bool) (bool, core.Status) {
 	}
 	found := C.mpix_tc_probe(l.handle, C.int(source), C.int(tag), b, &st) == 1
 	return found, cStatus(&st)
+}
+
+// A nonblocking receive of a derived datatype on a thread whose receives run in C
+// goes into a packed copy in C memory, which mpixTcUnpack unpacks into the user's
+// buffer when C completes the request.
+type packedRecv struct {
+	buf   unsafe.Pointer
+	count int64
+	t     *datatype.Type
+	data  unsafe.Pointer // C.malloc'd
+	n     int64
+}
+
+var packedRecvs = struct {
+	sync.Mutex
+	next uint32
+	m    map[uint32]*packedRecv
+}{m: map[uint32]*packedRecv{}}
+
+func tcIrecvPacked(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
+	n := datatype.PackedSize(count, t)
+	p := &packedRecv{buf: buf, count: count, t: t, data: C.malloc(C.size_t(max(n, 1))), n: n}
+	if p.data == nil {
+		return core.Errorf(core.ErrNoMem, "no memory for a %d-byte receive", n)
+	}
+	t.Ref()
+	packedRecvs.Lock()
+	packedRecvs.next++
+	if packedRecvs.next == 0 {
+		packedRecvs.next = 1
+	}
+	id := packedRecvs.next
+	packedRecvs.m[id] = p
+	packedRecvs.Unlock()
+	if rc := C.mpix_tc_irecv_packed(C.MPI_Comm(comm.Handle), p.data, C.int64_t(n), source, tag, C.uint32_t(id), req); rc != 0 {
+		mpixTcUnpack(C.uint32_t(id), -1)
+		return core.Errorf(int(rc), "threadcomm receive failed")
+	}
+	return nil
+}
+
+// mpixTcUnpack unpacks the bytes a packed receive got (none: -1, the request was
+// dropped) and forgets it.
+//
+//export mpixTcUnpack
+func mpixTcUnpack(id C.uint32_t, bytes C.int64_t) {
+	packedRecvs.Lock()
+	p := packedRecvs.m[uint32(id)]
+	delete(packedRecvs.m, uint32(id))
+	packedRecvs.Unlock()
+	if p == nil {
+		return
+	}
+	if bytes > 0 {
+		datatype.Unpack(unsafe.Slice((*byte)(p.data), min(int64(bytes), p.n)), p.buf, p.count, p.t, 0)
+	}
+	C.free(p.data)
+	p.t.Release()
 }
 
 // cStatus reads a status tcfast.c filled in.

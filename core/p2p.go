@@ -59,6 +59,11 @@ func checkRecvArgs(count int64, t *datatype.Type, source, tag int, comm *Comm) e
 	return comm.checkSpreadWildcards(source, tag)
 }
 
+// CheckRecvArgs checks the arguments of a receive as Recv and Irecv do.
+func CheckRecvArgs(count int64, t *datatype.Type, source, tag int, comm *Comm) error {
+	return checkRecvArgs(count, t, source, tag, comm)
+}
+
 // procNullStatus is the status of a receive from MPI_PROC_NULL.
 var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
 

@@ -9,7 +9,8 @@
  *   - regions repeated, each with its own traffic;
  *   - Mprobe/Mrecv and Iprobe of another process's large message, Sendrecv_replace
  *     and a derived datatype across processes, and Waitall over C receives and Go
- *     sends.
+ *     sends;
+ *   - MPI_Irecv of a derived datatype, from this process and from another.
  * Usage: tc_span THREADS */
 #include <omp.h>
 #include <stdint.h>
@@ -150,6 +151,42 @@ static void across(MPI_Comm tc, int rank, int size, int nt)
     free(r);
 }
 
+/* MPI_Irecv of a derived datatype (C receives into a packed copy, Go unpacks at
+ * completion) from the next thread of this process and, with other processes, from
+ * the same thread of the previous process; Testall or Waitall completes them. */
+static void derived_irecv(MPI_Comm tc, int rank, int size, int nt, int nprocs)
+{
+    MPI_Datatype every_other;
+    CHECK_OK(MPI_Type_vector(3, 1, 2, MPI_DOUBLE, &every_other));
+    CHECK_OK(MPI_Type_commit(&every_other));
+    int lpeer = rank % nt == nt - 1 ? rank - nt + 1 : rank + 1, lfrom = rank % nt == 0 ? rank + nt - 1 : rank - 1;
+    int rpeer = (rank + nt) % size, rfrom = (rank - nt + size) % size;
+    double in[2][6], out[6];
+    for (int i = 0; i < 6; i++)
+        out[i] = rank + i / 10.0, in[0][i] = in[1][i] = -1;
+    MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    CHECK_OK(MPI_Irecv(in[0], 1, every_other, lfrom, 21, tc, &q[0]));
+    if (nprocs > 1)
+        CHECK_OK(MPI_Irecv(in[1], 1, every_other, rfrom, 22, tc, &q[1]));
+    CHECK_OK(MPI_Send(out, 1, every_other, lpeer, 21, tc));
+    if (nprocs > 1)
+        CHECK_OK(MPI_Send(out, 1, every_other, rpeer, 22, tc));
+    int flag = 0;
+    MPI_Status sts[2];
+    CHECK_OK(MPI_Testall(2, q, &flag, sts));
+    if (!flag)
+        CHECK_OK(MPI_Waitall(2, q, sts));
+    for (int k = 0; k < (nprocs > 1 ? 2 : 1); k++) {
+        int from = k == 0 ? lfrom : rfrom, n;
+        CHECK_OK(MPI_Get_count(&sts[k], every_other, &n));
+        CHECK(n == 1 && sts[k].MPI_SOURCE == from, "derived Irecv %d: count %d from %d", k, n, sts[k].MPI_SOURCE);
+        for (int i = 0; i < 6; i++)
+            CHECK(in[k][i] == (i % 2 == 0 ? from + i / 10.0 : -1), "derived Irecv %d word %d: %g", k, i,
+                  in[k][i]);
+    }
+    CHECK_OK(MPI_Type_free(&every_other));
+}
+
 int main(int argc, char **argv)
 {
     int provided, wrank, wsize;
@@ -183,6 +220,7 @@ int main(int argc, char **argv)
             }
             if (wsize > 1)
                 across(tc, rank, size, nt);
+            derived_irecv(tc, rank, size, nt, wsize);
             CHECK_OK(MPIX_Threadcomm_finish(tc));
         }
     }
