@@ -129,6 +129,7 @@ typedef struct tc_thread {
      * does not malloc in the sender and free in the receiver, which contend on
      * malloc's arena lock. */
     tc_cell *ret __attribute__((aligned(64)));
+    uint32_t remote_in; /* atomic: cells the engine pushed (mpix_tc_push_*) */
 } __attribute__((aligned(64))) tc_thread;
 
 /* Fastboxes: with at most TC_BOX_MAXN threads, each ordered pair of threads has a
@@ -340,13 +341,13 @@ static inline int is_local(const mpix_tc_act *a, int r) { return (unsigned)(r - 
 
 /* poll_remote lets Go move what other processes sent to this process's threads into
  * their queues (mpix_tc_push_*), when a threadcomm spans processes and a receive
- * from src may come from another process. The cgo call (~200 ns) is skipped on
- * other polls: one poll in TC_REMOTE_EVERY still moves a message meant for another
- * thread, or the engine's traffic in general. */
-#define TC_REMOTE_EVERY 64
-static inline void poll_remote(const mpix_tc_act *a, int src, uint32_t i)
+ * from src may come from another process. A receive from this process does not: the
+ * cgo callback (~200 ns, and a wait for one of Go's Ps when threads outnumber cores)
+ * would cost more than its message, and backoff's rounds of global progress move the
+ * engine's other traffic. */
+static inline void poll_remote(const mpix_tc_act *a, int src)
 {
-    if (a->spanning && ((src == MPI_ANY_SOURCE || !is_local(a, src)) || i % TC_REMOTE_EVERY == 0))
+    if (a->spanning && (src == MPI_ANY_SOURCE || !is_local(a, src)))
         mpixTcPoll(a->handle);
 }
 
@@ -773,7 +774,7 @@ static int req_poll(tc_req *r, int force)
         int me;
         mpix_tc_act *a = tc_self(cur_comm(), &me);
         if (a != NULL) {
-            poll_remote(a, r->src, 1);
+            poll_remote(a, r->src);
             drain(&a->th[me]);
         }
     }
@@ -837,8 +838,17 @@ static int recv_bytes(mpix_tc_act *a, int me, void *buf, int64_t cap, int src, i
     tc_req r = {.buf = buf, .cap = cap, .src = src, .tag = tag};
     tc_thread *t = &a->th[me];
     post(t, &r);
+    if (a->spanning && src != MPI_ANY_SOURCE && !is_local(a, src)) {
+        /* From another process: only the engine can complete it, and Go waits on
+         * the engine until it pushes something for this thread. */
+        while (!r.done) {
+            uint32_t seen = __atomic_load_n(&t->remote_in, __ATOMIC_ACQUIRE);
+            if (!drain(t))
+                mpixTcWaitRemote(a->handle, &t->remote_in, seen);
+        }
+    }
     for (uint32_t i = 0; !r.done; i++) {
-        poll_remote(a, src, i);
+        poll_remote(a, src);
         if (!drain(t))
             backoff(i);
     }
@@ -875,7 +885,7 @@ int mpix_tc_probe(MPI_Comm comm, int src, int tag, int block, MPI_Status *st)
     tc_thread *t = &a->th[me];
     tc_cell *c;
     for (uint32_t i = 0;; i++) {
-        poll_remote(a, src, 1);
+        poll_remote(a, src);
         drain(t);
         if ((c = unexp_find(t, src, tag, 0)) != NULL)
             break;
@@ -1321,7 +1331,7 @@ int mpix_fast_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
     if (a == NULL || flag == NULL || message == NULL || !p2p_ok(a, 0, MPI_BYTE, source, tag, 1))
         return MPIX_FAST_MISS;
     tc_thread *t = &a->th[me];
-    poll_remote(a, source, 1);
+    poll_remote(a, source);
     drain(t);
     tc_cell *c = unexp_find(t, source, tag, 1);
     *flag = c != NULL;
@@ -1822,6 +1832,7 @@ int mpix_tc_push_eager(mpix_tc_act *a, int thread, int src, int tag, const void 
     if (n > 0)
         memcpy(cell_data(c), data, (size_t)n);
     q_push(&a->th[thread], c);
+    __atomic_add_fetch(&a->th[thread].remote_in, 1, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -1830,6 +1841,7 @@ void mpix_tc_push_msg(mpix_tc_act *a, int thread, int src, int tag, int64_t size
     tc_cell *c = cell_msg(0, src, tag, size, TC_REMOTE_CELL);
     c->msg = msg;
     q_push(&a->th[thread], c);
+    __atomic_add_fetch(&a->th[thread].remote_in, 1, __ATOMIC_RELEASE);
 }
 
 /* mpix_tc_purge empties the queues of a threadcomm that spans processes before its

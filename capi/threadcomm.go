@@ -136,6 +136,15 @@ func (s tcSink) Purge() { C.mpix_tc_purge(s.act) }
 //export mpixTcPoll
 func mpixTcPoll(h C.MPI_Comm) { core.ThreadcommPoll(int32(h)) }
 
+// mpixTcWaitRemote makes rounds of progress on threadcomm h's engine until it pushes
+// a message into the calling thread's queue (*pushed moves past seen): a C receive
+// from another process waits here, in one cgo call rather than one per poll.
+//
+//export mpixTcWaitRemote
+func mpixTcWaitRemote(h C.MPI_Comm, pushed *C.uint32_t, seen C.uint32_t) {
+	core.ThreadcommWaitRemote(int32(h), (*uint32)(unsafe.Pointer(pushed)), uint32(seen))
+}
+
 // mpixTcMrecv receives a message from another process, which C matched, into cap
 // bytes at buf; it sets *got to the bytes received and returns the error class.
 //

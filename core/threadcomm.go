@@ -928,6 +928,15 @@ func ThreadcommPoll(h int32) {
 	}
 }
 
+// ThreadcommWaitRemote progresses threadcomm h's engine until *pushed differs from
+// seen: its RemoteSink pushed something for the waiting thread, whose receive only a
+// message from another process can complete.
+func ThreadcommWaitRemote(h int32, pushed *uint32, seen uint32) {
+	if c := comms.Get(h); c != nil && c.tc != nil {
+		c.tc.proc.eng.wait(func() bool { return atomic.LoadUint32(pushed) != seen })
+	}
+}
+
 // ThreadcommMrecv receives the message a RemoteSink was given as msg into capBytes
 // bytes at buf, waiting for it; the status reports a truncation.
 func ThreadcommMrecv(msg int32, buf unsafe.Pointer, capBytes int64) Status {
