@@ -1394,6 +1394,19 @@ int mpix_fast_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
     return MPI_SUCCESS;
 }
 
+/* mpix_tc_request_state advances C request h once without completing it: 0 when it
+ * is inactive (a persistent request not started), 1 pending, 2 complete; -1 when h is
+ * not a live C request (capi/tcwait.go). */
+int mpix_tc_request_state(MPI_Request h)
+{
+    tc_req *r = req_lookup(h);
+    if (r == NULL)
+        return -1;
+    if (r->persistent && !r->active)
+        return 0;
+    return req_poll(r, 0) ? 2 : 1;
+}
+
 /* Go's view of a C request (capi/wait.go): test it, or wait for it, and report. */
 int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *st)
 {

@@ -51,5 +51,6 @@ int mpix_tc_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag
 /* C request handles, for Go's Wait/Test family. */
 int mpix_tc_is_request(MPI_Request h);
 int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *st);
+int mpix_tc_request_state(MPI_Request h);
 
 #endif

@@ -38,8 +38,8 @@ func lookupAll(reqs []C.MPI_Request) ([]*core.Request, error) {
 	out := make([]*core.Request, len(reqs))
 	for i, h := range reqs {
 		if isThreadcommRequest(h) {
-			return nil, core.Errorf(core.ErrRequest, "request 0x%x is a threadcomm request between threads of one process: "+
-				"complete it with MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testall or MPI_Waitany (mixed with other requests only in MPI_Waitall)", uint32(h))
+			return nil, core.Errorf(core.ErrRequest, "request 0x%x is a threadcomm request of the C queues, "+
+				"which the MPI_Request_get_status family does not take", uint32(h))
 		}
 		r, err := core.LookupRequest(int32(h))
 		if err != nil {
@@ -158,6 +158,12 @@ func impl_MPI_Waitall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, statuse
 }
 
 func impl_MPI_Testall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) error {
+	if set, ok, err := mixedArgs(count, reqs); ok {
+		if err != nil {
+			return err
+		}
+		return set.testall(flag, statuses)
+	}
 	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
@@ -212,6 +218,13 @@ func takeAny(rs []*core.Request, hs []C.MPI_Request, i int, index *C.int, status
 }
 
 func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, status *C.MPI_Status) error {
+	if set, ok, err := mixedArgs(count, reqs); ok {
+		if err != nil {
+			return err
+		}
+		done, active := set.wait()
+		return set.any(done, active, index, status)
+	}
 	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
@@ -229,6 +242,18 @@ func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 }
 
 func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
+	if set, ok, err := mixedArgs(count, reqs); ok {
+		if err != nil {
+			return err
+		}
+		done, active := set.scan()
+		setFlag(flag, len(done) > 0 || !active)
+		if active && len(done) == 0 {
+			*index = C.MPI_UNDEFINED
+			return nil
+		}
+		return set.any(done, active, index, status)
+	}
 	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
@@ -297,6 +322,13 @@ func someArgs(count C.int, reqs *C.MPI_Request, indices *C.int) ([]C.MPI_Request
 }
 
 func impl_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
+	if set, ok, err := mixedSomeArgs(incount, reqs, indices); ok {
+		if err != nil {
+			return err
+		}
+		done, active := set.wait()
+		return set.some(done, active, outcount, indices, statuses)
+	}
 	hs, rs, err := someArgs(incount, reqs, indices)
 	if err != nil {
 		return err
@@ -313,6 +345,13 @@ func impl_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 }
 
 func impl_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
+	if set, ok, err := mixedSomeArgs(incount, reqs, indices); ok {
+		if err != nil {
+			return err
+		}
+		done, active := set.scan()
+		return set.some(done, active, outcount, indices, statuses)
+	}
 	hs, rs, err := someArgs(incount, reqs, indices)
 	if err != nil {
 		return err

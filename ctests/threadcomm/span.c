@@ -10,7 +10,8 @@
  *   - Mprobe/Mrecv and Iprobe of another process's large message, Sendrecv_replace
  *     and a derived datatype across processes, and Waitall over C receives and Go
  *     sends;
- *   - MPI_Irecv of a derived datatype, from this process and from another.
+ *   - MPI_Irecv of a derived datatype, from this process and from another;
+ *   - Waitsome, Testsome, Waitany and Testany over C and Go requests together.
  * Usage: tc_span THREADS */
 #include <omp.h>
 #include <stdint.h>
@@ -187,6 +188,52 @@ static void derived_irecv(MPI_Comm tc, int rank, int size, int nt, int nprocs)
     CHECK_OK(MPI_Type_free(&every_other));
 }
 
+/* Waitsome, Testsome, Waitany and Testany over C requests (receives, sends to this
+ * process) mixed with Go ones (sends to another process). */
+static void mixed_completion(MPI_Comm tc, int rank, int size, int nt, int nprocs)
+{
+    int lpeer = rank % nt == nt - 1 ? rank - nt + 1 : rank + 1, lfrom = rank % nt == 0 ? rank + nt - 1 : rank - 1;
+    int rpeer = nprocs > 1 ? (rank + nt) % size : lpeer, rfrom = nprocs > 1 ? (rank - nt + size) % size : lfrom;
+    for (int form = 0; form < 4; form++) {
+        int got[2] = {-1, -1}, mine[2] = {rank * 10 + form, rank * 10 + form + 5};
+        MPI_Request q[4];
+        CHECK_OK(MPI_Irecv(&got[0], 1, MPI_INT, lfrom, 31, tc, &q[0]));
+        CHECK_OK(MPI_Irecv(&got[1], 1, MPI_INT, rfrom, 32, tc, &q[1]));
+        CHECK_OK(MPI_Isend(&mine[1], 1, MPI_INT, rpeer, 32, tc, &q[2]));
+        CHECK_OK(MPI_Isend(&mine[0], 1, MPI_INT, lpeer, 31, tc, &q[3]));
+        int left = 4, seen[4] = {0};
+        while (left > 0) {
+            int idx[4], n = 0, flag = 1;
+            MPI_Status sts[4];
+            switch (form) {
+            case 0: CHECK_OK(MPI_Waitsome(4, q, &n, idx, sts)); break;
+            case 1: CHECK_OK(MPI_Testsome(4, q, &n, idx, sts)); break;
+            case 2: CHECK_OK(MPI_Waitany(4, q, &idx[0], &sts[0])); n = 1; break;
+            case 3:
+                CHECK_OK(MPI_Testany(4, q, &idx[0], &flag, &sts[0]));
+                n = flag ? 1 : 0;
+                break;
+            }
+            CHECK(n != MPI_UNDEFINED && !(n == 1 && idx[0] == MPI_UNDEFINED), "form %d: no request left", form);
+            for (int k = 0; k < n; k++) {
+                int i = idx[k];
+                CHECK(i >= 0 && i < 4 && !seen[i] && q[i] == MPI_REQUEST_NULL, "form %d: index %d", form, i);
+                seen[i] = 1;
+                if (i < 2)
+                    CHECK(sts[k].MPI_SOURCE == (i == 0 ? lfrom : rfrom) && sts[k].MPI_TAG == 31 + i,
+                          "form %d: request %d from %d tag %d", form, i, sts[k].MPI_SOURCE, sts[k].MPI_TAG);
+                left--;
+            }
+        }
+        CHECK(got[0] == lfrom * 10 + form && got[1] == rfrom * 10 + form + 5, "form %d: got %d %d", form, got[0],
+              got[1]);
+        int index, flag;
+        CHECK_OK(MPI_Testany(4, q, &index, &flag, MPI_STATUS_IGNORE));
+        CHECK(flag && index == MPI_UNDEFINED, "form %d: Testany of no active request: flag %d index %d", form, flag,
+              index);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided, wrank, wsize;
@@ -221,6 +268,7 @@ int main(int argc, char **argv)
             if (wsize > 1)
                 across(tc, rank, size, nt);
             derived_irecv(tc, rank, size, nt, wsize);
+            mixed_completion(tc, rank, size, nt, wsize);
             CHECK_OK(MPIX_Threadcomm_finish(tc));
         }
     }

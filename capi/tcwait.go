@@ -1,0 +1,209 @@
+package main
+
+/*
+#include "capi.h"
+#include "tcfast.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"mpix/core"
+)
+
+// The Test and Wait families over request arrays that hold requests of the threadcomm
+// C queues (tcfast.c): a thread whose receives run in C gets C requests from
+// MPI_Irecv and from its sends to threads of its process, and Go requests from its
+// sends to other processes, and may complete them together. C's own fast paths take
+// Waitall, and Testall and Waitany over C requests only; the rest comes here, where
+// each request is advanced by its own side.
+
+// mixedSet is such an array: rs[i] is the Go request of hs[i], nil for a C request
+// or MPI_REQUEST_NULL.
+type mixedSet struct {
+	hs []C.MPI_Request
+	rs []*core.Request
+}
+
+// mixedArgs resolves an array that holds at least one C request (ok false: none, the
+// caller goes on with the Go requests alone).
+func mixedArgs(count C.int, reqs *C.MPI_Request) (set mixedSet, ok bool, err error) {
+	if err := checkCount(count); err != nil {
+		return set, false, err
+	}
+	hs := requestSlice(reqs, count)
+	for _, h := range hs {
+		ok = ok || isThreadcommRequest(h)
+	}
+	if !ok {
+		return set, false, nil
+	}
+	set = mixedSet{hs: hs, rs: make([]*core.Request, len(hs))}
+	for i, h := range hs {
+		if isThreadcommRequest(h) {
+			if C.mpix_tc_request_state(h) < 0 {
+				return set, true, core.Errorf(core.ErrRequest, "array_of_requests[%d]: invalid request handle 0x%x", i, uint32(h))
+			}
+			continue
+		}
+		r, err := core.LookupRequest(int32(h))
+		if err != nil {
+			return set, true, core.Errorf(core.ErrRequest, "array_of_requests[%d]: %v", i, err)
+		}
+		set.rs[i] = r
+	}
+	return set, true, nil
+}
+
+// mixedSomeArgs is mixedArgs for Waitsome and Testsome.
+func mixedSomeArgs(count C.int, reqs *C.MPI_Request, indices *C.int) (mixedSet, bool, error) {
+	set, ok, err := mixedArgs(count, reqs)
+	if ok && err == nil && count > 0 && indices == nil {
+		err = core.Errorf(core.ErrArg, "array_of_indices must not be NULL")
+	}
+	return set, ok, err
+}
+
+// Request states, as mpix_tc_request_state reports them.
+const (
+	reqInactive = 0 // MPI_REQUEST_NULL, or a persistent request not started
+	reqPending  = 1
+	reqDone     = 2
+)
+
+// state advances request i once (a C one; Go's progress is the caller's) and reports
+// where it is.
+func (s mixedSet) state(i int) int {
+	if isThreadcommRequest(s.hs[i]) {
+		return int(C.mpix_tc_request_state(s.hs[i]))
+	}
+	r := s.rs[i]
+	switch {
+	case r == nil || !r.Active():
+		return reqInactive
+	case r.Done():
+		return reqDone
+	}
+	return reqPending
+}
+
+// complete reports request i, which is done or inactive: its status (into st, which
+// may be nil) and error class; its handle becomes MPI_REQUEST_NULL unless persistent.
+func (s mixedSet) complete(i int, st *C.MPI_Status) int {
+	if isThreadcommRequest(s.hs[i]) {
+		var flag C.int
+		var tmp C.MPI_Status
+		if st == nil {
+			st = &tmp
+		}
+		return int(C.mpix_tc_request_complete(&s.hs[i], 1, &flag, st))
+	}
+	r := s.rs[i]
+	if r == nil {
+		putStatus(st, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		return core.Success
+	}
+	_, res := core.Test(r)
+	finish(r, &s.hs[i], st, res)
+	return res.Error
+}
+
+// scan advances every request once and returns the indices of the completed active
+// ones, and whether any request is active.
+func (s mixedSet) scan() (done []int, active bool) {
+	core.ProgressFor(s.rs)
+	for i := range s.hs {
+		switch s.state(i) {
+		case reqDone:
+			done = append(done, i)
+			active = true
+		case reqPending:
+			active = true
+		}
+	}
+	return done, active
+}
+
+// wait scans until a request completes; it returns the scan's outcome.
+func (s mixedSet) wait() (done []int, active bool) {
+	for i := 0; ; i++ {
+		if done, active = s.scan(); len(done) > 0 || !active {
+			return done, active
+		}
+		if i >= 64 {
+			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) // more threads than cores
+		}
+	}
+}
+
+// report completes the requests at idx, in order, with statuses sts[k] (sts nil:
+// ignored); a failure sets every status's MPI_ERROR and gives MPI_ERR_IN_STATUS.
+func (s mixedSet) report(idx []int, sts []C.MPI_Status) error {
+	errs := make([]int, len(idx))
+	failed := false
+	for k, i := range idx {
+		var st *C.MPI_Status
+		if sts != nil {
+			st = &sts[k]
+		}
+		errs[k] = s.complete(i, st)
+		failed = failed || errs[k] != core.Success
+	}
+	if !failed {
+		return nil
+	}
+	for k := range idx {
+		if sts != nil {
+			sts[k].MPI_ERROR = C.int(errs[k])
+		}
+	}
+	return core.Errorf(core.ErrInStatus, "one or more requests failed; see the statuses' MPI_ERROR")
+}
+
+func (s mixedSet) testall(flag *C.int, statuses *C.MPI_Status) error {
+	core.ProgressFor(s.rs)
+	for i := range s.hs {
+		if s.state(i) == reqPending {
+			setFlag(flag, false)
+			return nil
+		}
+	}
+	setFlag(flag, true)
+	all := make([]int, len(s.hs))
+	for i := range all {
+		all[i] = i
+	}
+	return s.report(all, statusSlice(statuses, C.int(len(s.hs))))
+}
+
+// any reports the first of done through index and status (MPI_UNDEFINED and an
+// empty status when no request is active).
+func (s mixedSet) any(done []int, active bool, index *C.int, status *C.MPI_Status) error {
+	if !active {
+		*index = C.MPI_UNDEFINED
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		return nil
+	}
+	*index = C.int(done[0])
+	if class := s.complete(done[0], status); class != core.Success {
+		return core.Errorf(class, "request %d failed", done[0])
+	}
+	return nil
+}
+
+// some reports every request of done through outcount, indices and statuses.
+func (s mixedSet) some(done []int, active bool, outcount, indices *C.int, statuses *C.MPI_Status) error {
+	if !active {
+		*outcount = C.MPI_UNDEFINED
+		return nil
+	}
+	idx := unsafe.Slice(indices, len(s.hs))
+	for k, i := range done {
+		idx[k] = C.int(i)
+	}
+	*outcount = C.int(len(done))
+	return s.report(done, statusSlice(statuses, C.int(len(done))))
+}
