@@ -70,7 +70,7 @@ func irecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int,
 		if err := core.CheckRecvArgs(count, t, int(source), int(tag), comm); err != nil {
 			return err
 		}
-		return tcIrecvPacked(buf, count, t, source, tag, comm, req)
+		return tcIrecv(buf, count, t, source, tag, comm, 0, req)
 	}
 	r, err := core.Irecv(buf, count, t, int(source), int(tag), comm)
 	if err != nil {
@@ -131,9 +131,13 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, sta
 			return err
 		}
 		st, rerr := core.Recv(rbuf, rcount, rtype, int(source), int(rtag), comm)
-		core.Wait(r)
+		sst := core.Wait(r)
+		core.Recycle(r)
 		if rerr != nil {
 			return rerr
+		}
+		if sst.Error != core.Success {
+			return core.Errorf(sst.Error, "MPI_Sendrecv: the send failed")
 		}
 		putStatus(status, st)
 		return statusErr(st)
@@ -163,6 +167,9 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, sta
 
 func isendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, stag C.int,
 	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, req *C.MPI_Request) error {
+	if comm.HasLocalP2P() {
+		return tcIsendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, replace, req)
+	}
 	r, err := core.Isendrecv(sbuf, scount, stype, int(dest), int(stag), rbuf, rcount, rtype, int(source), int(rtag), comm, replace)
 	if err != nil {
 		return err

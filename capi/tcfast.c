@@ -109,6 +109,8 @@ typedef struct tc_req {
     int64_t sbytes;
     int32_t dest, sync;
     uint32_t unpack; /* a receive of a derived datatype: Go's unpacking (or 0) */
+    int32_t partner; /* MPI_Isendrecv: the Go send that must complete too (or 0) */
+    int32_t rdv;     /* a matched rendezvous from another process: Go's receive (or 0) */
     /* outcome */
     int32_t st_source, st_tag, st_error;
     int64_t st_bytes;
@@ -129,7 +131,6 @@ typedef struct tc_thread {
      * does not malloc in the sender and free in the receiver, which contend on
      * malloc's arena lock. */
     tc_cell *ret __attribute__((aligned(64)));
-    uint32_t remote_in; /* atomic: cells the engine pushed (mpix_tc_push_*) */
 } __attribute__((aligned(64))) tc_thread;
 
 /* Fastboxes: with at most TC_BOX_MAXN threads, each ordered pair of threads has a
@@ -416,8 +417,10 @@ static void coop_copy(tc_cell *c, void *buf, int64_t n)
 }
 
 /* take copies message c into buf (cap bytes) and disposes of the cell; it returns the
- * bytes copied and sets *err to MPI_ERR_TRUNCATE when the message did not fit. */
-static int64_t take(tc_cell *c, void *buf, int64_t cap, int *err)
+ * bytes copied and sets *err to MPI_ERR_TRUNCATE when the message did not fit. A
+ * rendezvous from another process may still be arriving when it returns: then *rdv
+ * gets Go's request for it (rdv NULL: take waits for it). */
+static int64_t take(tc_cell *c, void *buf, int64_t cap, int *err, int32_t *rdv)
 {
     int64_t n = c->size;
     *err = n > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
@@ -429,9 +432,9 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *err)
         cell_recycle(c);
         return n;
     }
-    if (c->kind == TC_REMOTE_CELL) { /* the engine receives it (a rendezvous waits) */
+    if (c->kind == TC_REMOTE_CELL) { /* the engine receives it */
         int64_t got = 0;
-        *err = mpixTcMrecv(c->msg, buf, cap, &got);
+        *err = mpixTcMrecv(c->msg, buf, cap, &got, rdv);
         cell_put(c);
         return got;
     }
@@ -456,7 +459,7 @@ static void complete_recv(tc_req *r, tc_cell *c)
 {
     r->st_source = c->src;
     r->st_tag = c->tag;
-    r->st_bytes = take(c, r->buf, r->cap, &r->st_error);
+    r->st_bytes = take(c, r->buf, r->cap, &r->st_error, &r->rdv);
     r->done = 1;
 }
 
@@ -778,6 +781,16 @@ static int req_poll(tc_req *r, int force)
             drain(&a->th[me]);
         }
     }
+    if (r->done && r->rdv != 0) {
+        if (!mpixTcPartnerDone(r->rdv, 0))
+            return 0;
+        r->rdv = 0;
+    }
+    if (r->done && r->partner != 0) {
+        if (!mpixTcPartnerDone(r->partner, 0))
+            return 0;
+        r->partner = 0;
+    }
     return r->done;
 }
 
@@ -840,11 +853,14 @@ static int recv_bytes(mpix_tc_act *a, int me, void *buf, int64_t cap, int src, i
     post(t, &r);
     if (a->spanning && src != MPI_ANY_SOURCE && !is_local(a, src)) {
         /* From another process: only the engine can complete it, and Go waits on
-         * the engine until it pushes something for this thread. */
+         * the engine until something is pushed into this thread's queue (the tail
+         * moves), or a while, after which the queue is drained again: a thread of
+         * this process may send a message that an earlier receive takes, and its
+         * sender may wait for that. */
         while (!r.done) {
-            uint32_t seen = __atomic_load_n(&t->remote_in, __ATOMIC_ACQUIRE);
+            void *tail = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
             if (!drain(t))
-                mpixTcWaitRemote(a->handle, &t->remote_in, seen);
+                mpixTcWaitRemote(a->handle, (void **)&t->tail, tail);
         }
     }
     for (uint32_t i = 0; !r.done; i++) {
@@ -852,6 +868,8 @@ static int recv_bytes(mpix_tc_act *a, int me, void *buf, int64_t cap, int src, i
         if (!drain(t))
             backoff(i);
     }
+    if (r.rdv != 0) /* a rendezvous from another process, still arriving */
+        mpixTcPartnerDone(r.rdv, 1);
     put_status(st, r.st_source, r.st_tag, r.st_bytes, r.st_error);
     return r.st_error;
 }
@@ -997,10 +1015,12 @@ int mpix_fast_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
     return MPI_SUCCESS;
 }
 
-/* mpix_tc_irecv_packed starts a receive of up to cap packed bytes into buf, which
- * Go unpacks when the request completes (mpixTcUnpack with unpack, nonzero). */
+/* mpix_tc_irecv_packed starts a receive of up to cap bytes into buf for Go: with
+ * unpack nonzero, packed bytes that Go unpacks when the request completes
+ * (mpixTcUnpack); with partner nonzero, a Go send request that must complete before
+ * this one does (MPI_Isendrecv to another process). */
 int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int tag, uint32_t unpack,
-                         MPI_Request *request)
+                         int32_t partner, MPI_Request *request)
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
@@ -1018,6 +1038,7 @@ int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int 
     r->src = source;
     r->tag = tag;
     r->unpack = unpack;
+    r->partner = partner;
     post(&a->th[me], r);
     *request = (MPI_Request)r->handle;
     return MPI_SUCCESS;
@@ -1100,7 +1121,7 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
         backoff(i);
     if (r->cell != NULL && !r->is_send) { /* a matched message never received */
         int err;
-        take(r->cell, NULL, 0, &err);
+        take(r->cell, NULL, 0, &err, NULL);
     }
     if (r->unpack != 0 && !r->is_send) {
         mpixTcUnpack(r->unpack, r->st_bytes);
@@ -1198,16 +1219,17 @@ int mpix_fast_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index
     for (int i = 0; i < count; i++) {
         if (array_of_requests[i] == MPI_REQUEST_NULL)
             continue;
-        if (req_lookup(array_of_requests[i]) == NULL)
+        tc_req *r = req_lookup(array_of_requests[i]);
+        if (r == NULL)
             return MPIX_FAST_MISS;
-        live++;
+        live += !(r->persistent && !r->active);
     }
     if (live == 0)
         return MPIX_FAST_MISS; /* Go reports MPI_UNDEFINED and the empty status */
     for (uint32_t k = 0;; k++) {
         for (int i = 0; i < count; i++) {
             tc_req *r = req_lookup(array_of_requests[i]);
-            if (r != NULL && req_poll(r, k >= TC_ORPHAN_SPINS)) {
+            if (r != NULL && !(r->persistent && !r->active) && req_poll(r, k >= TC_ORPHAN_SPINS)) {
                 *index = i;
                 int err = req_finish(r, &array_of_requests[i], status);
                 return err == MPI_SUCCESS ? MPI_SUCCESS : mpixTcRaise("MPI_Waitany", cur_comm(), err);
@@ -1378,6 +1400,10 @@ int mpix_fast_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message
     tc_req *r;
     if (message == NULL || (r = mrecv(*message, buf, count, datatype)) == NULL)
         return MPIX_FAST_MISS;
+    if (r->rdv != 0) {
+        mpixTcPartnerDone(r->rdv, 1);
+        r->rdv = 0;
+    }
     MPI_Request h;
     int err = req_finish(r, &h, status);
     *message = MPI_MESSAGE_NULL;
@@ -1394,17 +1420,18 @@ int mpix_fast_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
     return MPI_SUCCESS;
 }
 
-/* mpix_tc_request_state advances C request h once without completing it: 0 when it
- * is inactive (a persistent request not started), 1 pending, 2 complete; -1 when h is
+/* mpix_tc_request_state advances C request h once without completing it (force: a
+ * direct send that waited long enough leaves a copy, as in a Wait): 0 when it is
+ * inactive (a persistent request not started), 1 pending, 2 complete; -1 when h is
  * not a live C request (capi/tcwait.go). */
-int mpix_tc_request_state(MPI_Request h)
+int mpix_tc_request_state(MPI_Request h, int force)
 {
     tc_req *r = req_lookup(h);
     if (r == NULL)
         return -1;
     if (r->persistent && !r->active)
         return 0;
-    return req_poll(r, 0) ? 2 : 1;
+    return req_poll(r, force) ? 2 : 1;
 }
 
 /* Go's view of a C request (capi/wait.go): test it, or wait for it, and report. */
@@ -1845,7 +1872,6 @@ int mpix_tc_push_eager(mpix_tc_act *a, int thread, int src, int tag, const void 
     if (n > 0)
         memcpy(cell_data(c), data, (size_t)n);
     q_push(&a->th[thread], c);
-    __atomic_add_fetch(&a->th[thread].remote_in, 1, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -1854,7 +1880,6 @@ void mpix_tc_push_msg(mpix_tc_act *a, int thread, int src, int tag, int64_t size
     tc_cell *c = cell_msg(0, src, tag, size, TC_REMOTE_CELL);
     c->msg = msg;
     q_push(&a->th[thread], c);
-    __atomic_add_fetch(&a->th[thread].remote_in, 1, __ATOMIC_RELEASE);
 }
 
 /* mpix_tc_purge empties the queues of a threadcomm that spans processes before its

@@ -44,13 +44,13 @@ int mpix_tc_send_bytes(MPI_Comm comm, const void *buf, int64_t n, int dest, int 
 int mpix_tc_recv_bytes(MPI_Comm comm, void *buf, int64_t cap, int src, int tag, MPI_Status *st);
 int mpix_tc_probe(MPI_Comm comm, int src, int tag, int block, MPI_Status *st);
 int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int tag, uint32_t unpack,
-                         MPI_Request *request);
+                         int32_t partner, MPI_Request *request);
 int mpix_tc_fast_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int sync);
 int mpix_tc_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st);
 
 /* C request handles, for Go's Wait/Test family. */
 int mpix_tc_is_request(MPI_Request h);
 int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *st);
-int mpix_tc_request_state(MPI_Request h);
+int mpix_tc_request_state(MPI_Request h, int force);
 
 #endif

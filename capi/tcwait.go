@@ -44,7 +44,7 @@ func mixedArgs(count C.int, reqs *C.MPI_Request) (set mixedSet, ok bool, err err
 	set = mixedSet{hs: hs, rs: make([]*core.Request, len(hs))}
 	for i, h := range hs {
 		if isThreadcommRequest(h) {
-			if C.mpix_tc_request_state(h) < 0 {
+			if C.mpix_tc_request_state(h, 0) < 0 {
 				return set, true, core.Errorf(core.ErrRequest, "array_of_requests[%d]: invalid request handle 0x%x", i, uint32(h))
 			}
 			continue
@@ -75,10 +75,14 @@ const (
 )
 
 // state advances request i once (a C one; Go's progress is the caller's) and reports
-// where it is.
-func (s mixedSet) state(i int) int {
+// where it is; force lets a C send that has waited long enough leave a copy.
+func (s mixedSet) state(i int, force bool) int {
 	if isThreadcommRequest(s.hs[i]) {
-		return int(C.mpix_tc_request_state(s.hs[i]))
+		f := C.int(0)
+		if force {
+			f = 1
+		}
+		return int(C.mpix_tc_request_state(s.hs[i], f))
 	}
 	r := s.rs[i]
 	switch {
@@ -113,10 +117,10 @@ func (s mixedSet) complete(i int, st *C.MPI_Status) int {
 
 // scan advances every request once and returns the indices of the completed active
 // ones, and whether any request is active.
-func (s mixedSet) scan() (done []int, active bool) {
+func (s mixedSet) scan(force bool) (done []int, active bool) {
 	core.ProgressFor(s.rs)
 	for i := range s.hs {
-		switch s.state(i) {
+		switch s.state(i, force) {
 		case reqDone:
 			done = append(done, i)
 			active = true
@@ -130,7 +134,9 @@ func (s mixedSet) scan() (done []int, active bool) {
 // wait scans until a request completes; it returns the scan's outcome.
 func (s mixedSet) wait() (done []int, active bool) {
 	for i := 0; ; i++ {
-		if done, active = s.scan(); len(done) > 0 || !active {
+		// Past a while, a C send to a thread of this process that has not taken it
+		// leaves a copy and completes, as C's own waits do.
+		if done, active = s.scan(i >= orphanScans); len(done) > 0 || !active {
 			return done, active
 		}
 		if i >= 64 {
@@ -138,6 +144,9 @@ func (s mixedSet) wait() (done []int, active bool) {
 		}
 	}
 }
+
+// orphanScans is how many scans a wait makes before it forces C sends.
+const orphanScans = 1000
 
 // report completes the requests at idx, in order, with statuses sts[k] (sts nil:
 // ignored); a failure sets every status's MPI_ERROR and gives MPI_ERR_IN_STATUS.
@@ -166,7 +175,7 @@ func (s mixedSet) report(idx []int, sts []C.MPI_Status) error {
 func (s mixedSet) testall(flag *C.int, statuses *C.MPI_Status) error {
 	core.ProgressFor(s.rs)
 	for i := range s.hs {
-		if s.state(i) == reqPending {
+		if s.state(i, false) == reqPending {
 			setFlag(flag, false)
 			return nil
 		}

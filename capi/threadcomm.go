@@ -136,21 +136,27 @@ func (s tcSink) Purge() { C.mpix_tc_purge(s.act) }
 //export mpixTcPoll
 func mpixTcPoll(h C.MPI_Comm) { core.ThreadcommPoll(int32(h)) }
 
-// mpixTcWaitRemote makes rounds of progress on threadcomm h's engine until it pushes
-// a message into the calling thread's queue (*pushed moves past seen): a C receive
-// from another process waits here, in one cgo call rather than one per poll.
+// mpixTcWaitRemote makes rounds of progress on threadcomm h's engine until the tail
+// of the calling thread's queue moves from seen (something was pushed) or a while has
+// passed: a C receive from another process waits here, in one cgo call rather than
+// one per poll.
 //
 //export mpixTcWaitRemote
-func mpixTcWaitRemote(h C.MPI_Comm, pushed *C.uint32_t, seen C.uint32_t) {
-	core.ThreadcommWaitRemote(int32(h), (*uint32)(unsafe.Pointer(pushed)), uint32(seen))
+func mpixTcWaitRemote(h C.MPI_Comm, tail *unsafe.Pointer, seen unsafe.Pointer) {
+	core.ThreadcommWaitRemote(int32(h), tail, seen)
 }
 
 // mpixTcMrecv receives a message from another process, which C matched, into cap
-// bytes at buf; it sets *got to the bytes received and returns the error class.
+// bytes at buf; it sets *got to the bytes received and returns the error class. With
+// rdv set, a rendezvous still arriving is left running and its Go request goes to
+// *rdv (mpixTcPartnerDone completes it); otherwise it waits.
 //
 //export mpixTcMrecv
-func mpixTcMrecv(msg C.int32_t, buf unsafe.Pointer, capBytes C.int64_t, got *C.int64_t) C.int {
-	st := core.ThreadcommMrecv(int32(msg), buf, int64(capBytes))
+func mpixTcMrecv(msg C.int32_t, buf unsafe.Pointer, capBytes C.int64_t, got *C.int64_t, rdv *C.int32_t) C.int {
+	st, pending := core.ThreadcommMrecv(int32(msg), buf, int64(capBytes), rdv != nil)
+	if pending != nil {
+		*rdv = C.int32_t(pending.Handle)
+	}
 	*got = C.int64_t(st.Bytes)
 	return C.int(st.Error)
 }
@@ -204,8 +210,9 @@ func (l tcLocal) Probe(source, tag int, block bool) (bool, core.Status) {
 	return found, cStatus(&st)
 }
 
-// A nonblocking receive of a derived datatype on a thread whose receives run in C
-// goes into a packed copy in C memory, which mpixTcUnpack unpacks into the user's
+// A nonblocking receive on a thread whose receives run in C, made in Go (derived
+// datatypes, MPI_Isendrecv): a contiguous one receives into the user's buffer; any
+// other into a packed copy in C memory, which mpixTcUnpack unpacks into the user's
 // buffer when C completes the request.
 type packedRecv struct {
 	buf   unsafe.Pointer
@@ -221,8 +228,16 @@ var packedRecvs = struct {
 	m    map[uint32]*packedRecv
 }{m: map[uint32]*packedRecv{}}
 
-func tcIrecvPacked(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
+// tcIrecv starts such a receive; partner is a Go request the C one completes with
+// (0: none).
+func tcIrecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, partner int32, req *C.MPI_Request) error {
 	n := datatype.PackedSize(count, t)
+	if t.Contiguous() || n == 0 {
+		if rc := C.mpix_tc_irecv_packed(C.MPI_Comm(comm.Handle), unsafe.Add(buf, t.TrueLB()), C.int64_t(n), source, tag, 0, C.int32_t(partner), req); rc != 0 {
+			return core.Errorf(int(rc), "threadcomm receive failed")
+		}
+		return nil
+	}
 	p := &packedRecv{buf: buf, count: count, t: t, data: C.malloc(C.size_t(max(n, 1))), n: n}
 	if p.data == nil {
 		return core.Errorf(core.ErrNoMem, "no memory for a %d-byte receive", n)
@@ -236,11 +251,76 @@ func tcIrecvPacked(buf unsafe.Pointer, count int64, t *datatype.Type, source, ta
 	id := packedRecvs.next
 	packedRecvs.m[id] = p
 	packedRecvs.Unlock()
-	if rc := C.mpix_tc_irecv_packed(C.MPI_Comm(comm.Handle), p.data, C.int64_t(n), source, tag, C.uint32_t(id), req); rc != 0 {
+	if rc := C.mpix_tc_irecv_packed(C.MPI_Comm(comm.Handle), p.data, C.int64_t(n), source, tag, C.uint32_t(id), C.int32_t(partner), req); rc != 0 {
 		mpixTcUnpack(C.uint32_t(id), -1)
 		return core.Errorf(int(rc), "threadcomm receive failed")
 	}
 	return nil
+}
+
+// tcIsendrecv is MPI_Isendrecv(_replace) on such a thread: a send to a thread of this
+// process completes without its receiver, so it goes after the receive is posted; one
+// to another process is a Go request that the C receive request completes with.
+func tcIsendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, stag C.int,
+	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, req *C.MPI_Request) error {
+	if err := core.CheckRecvArgs(rcount, rtype, int(source), int(rtag), comm); err != nil {
+		return err
+	}
+	if replace { // the data leaves before the receive may overwrite it
+		data := make([]byte, datatype.PackedSize(scount, stype))
+		datatype.Pack(data, sbuf, scount, stype, 0)
+		byteT, _ := datatype.Lookup(int32(C.MPI_BYTE))
+		sbuf, scount, stype = unsafe.Pointer(unsafe.SliceData(data)), int64(len(data)), byteT
+	}
+	local := comm.LocalPeer(int(dest)) || dest == C.int(core.ProcNull)
+	var partner *core.Request
+	if !local {
+		r, err := core.Isend(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard)
+		if err != nil {
+			return err
+		}
+		partner = r
+	}
+	if source == C.int(core.ProcNull) {
+		if partner != nil {
+			core.Wait(partner)
+			core.Recycle(partner)
+		}
+		if err := core.Send(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard); local && err != nil {
+			return err
+		}
+		return irecv(rbuf, rcount, rtype, source, rtag, comm, req)
+	}
+	var ph int32
+	if partner != nil {
+		ph = partner.Handle
+	}
+	if err := tcIrecv(rbuf, rcount, rtype, source, rtag, comm, ph, req); err != nil {
+		return err
+	}
+	if local {
+		return core.Send(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard)
+	}
+	return nil
+}
+
+// mpixTcPartnerDone tests (block: waits for) a Go request that a C request completes
+// with: an MPI_Isendrecv's send to another process, or a rendezvous from one. Once
+// it is done, it is released and 1 returned.
+//
+//export mpixTcPartnerDone
+func mpixTcPartnerDone(h C.int32_t, block C.int) C.int {
+	r, err := core.LookupRequest(int32(h))
+	if err != nil || r == nil {
+		return 1
+	}
+	if block != 0 {
+		core.Wait(r)
+	} else if done, _ := core.Test(r); !done {
+		return 0
+	}
+	core.Recycle(r)
+	return 1
 }
 
 // mpixTcUnpack unpacks the bytes a packed receive got (none: -1, the request was

@@ -246,7 +246,7 @@ func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 		if err != nil {
 			return err
 		}
-		done, active := set.scan()
+		done, active := set.scan(false)
 		setFlag(flag, len(done) > 0 || !active)
 		if active && len(done) == 0 {
 			*index = C.MPI_UNDEFINED
@@ -349,7 +349,7 @@ func impl_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 		if err != nil {
 			return err
 		}
-		done, active := set.scan()
+		done, active := set.scan(false)
 		return set.some(done, active, outcount, indices, statuses)
 	}
 	hs, rs, err := someArgs(incount, reqs, indices)

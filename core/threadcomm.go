@@ -928,27 +928,46 @@ func ThreadcommPoll(h int32) {
 	}
 }
 
-// ThreadcommWaitRemote progresses threadcomm h's engine until *pushed differs from
-// seen: its RemoteSink pushed something for the waiting thread, whose receive only a
-// message from another process can complete.
-func ThreadcommWaitRemote(h int32, pushed *uint32, seen uint32) {
+// ThreadcommWaitRemote progresses threadcomm h's engine until *tail differs from seen
+// (something was pushed into the waiting thread's queue) or for a bounded number of
+// polls, after which the caller drains its queue and calls again.
+func ThreadcommWaitRemote(h int32, tail *unsafe.Pointer, seen unsafe.Pointer) {
 	if c := comms.Get(h); c != nil && c.tc != nil {
-		c.tc.proc.eng.wait(func() bool { return atomic.LoadUint32(pushed) != seen })
+		polls := 0
+		c.tc.proc.eng.wait(func() bool {
+			polls++
+			return polls > remoteWaitPolls || atomic.LoadPointer(tail) != seen
+		})
 	}
 }
 
+// remoteWaitPolls bounds a ThreadcommWaitRemote: long enough that a waiting thread
+// rarely leaves Go, short enough that a message whose arrival moves no tail (a half
+// finished push, a fastbox) is not kept waiting long.
+const remoteWaitPolls = 4096
+
 // ThreadcommMrecv receives the message a RemoteSink was given as msg into capBytes
-// bytes at buf, waiting for it; the status reports a truncation.
-func ThreadcommMrecv(msg int32, buf unsafe.Pointer, capBytes int64) Status {
+// bytes at buf; the status reports a truncation. A rendezvous that is still arriving
+// is waited for, or with async returned as a running request, whose status the one
+// returned predicts (Test or Wait it, then Recycle it).
+func ThreadcommMrecv(msg int32, buf unsafe.Pointer, capBytes int64, async bool) (Status, *Request) {
 	m := messages.Get(msg)
 	if m == nil {
-		return Status{Error: ErrRequest}
+		return Status{Error: ErrRequest}, nil
 	}
+	size := m.msg.hdr.Size
 	r, err := Imrecv(buf, capBytes, byteType(), m)
 	if err != nil {
-		return Status{Error: AsError(err).Class}
+		return Status{Error: AsError(err).Class}, nil
 	}
-	return Wait(r)
+	if async && !r.Done() {
+		st := Status{Bytes: min(size, capBytes)}
+		if size > capBytes {
+			st.Error = ErrTruncate
+		}
+		return st, r
+	}
+	return Wait(r), nil
 }
 
 // ThreadcommDropMessage forgets a message a RemoteSink was given and nobody received

@@ -11,7 +11,10 @@
  *     and a derived datatype across processes, and Waitall over C receives and Go
  *     sends;
  *   - MPI_Irecv of a derived datatype, from this process and from another;
- *   - Waitsome, Testsome, Waitany and Testany over C and Go requests together.
+ *   - Waitsome, Testsome, Waitany and Testany over C and Go requests together;
+ *   - MPI_Isendrecv(_replace), a Test loop over another process's large message, and
+ *     a receive from another process that must not keep its thread from taking a
+ *     synchronous message from its own process.
  * Usage: tc_span THREADS */
 #include <omp.h>
 #include <stdint.h>
@@ -234,6 +237,65 @@ static void mixed_completion(MPI_Comm tc, int rank, int size, int nt, int nprocs
     }
 }
 
+/* A receive from another process must not stop its thread from taking messages of
+ * its own process: rank 0 posts a receive from rank 1, then waits for rank nt (the
+ * next process), which sends only after rank 1's synchronous send to rank 0 has
+ * completed and rank 1 has sent to it. */
+static void remote_wait_takes_local(MPI_Comm tc, int rank, int nt)
+{
+    int x = -1, y = -1, one = 1, two = 2;
+    if (rank == 0) {
+        MPI_Request q;
+        CHECK_OK(MPI_Irecv(&x, 1, MPI_INT, 1, 41, tc, &q));
+        CHECK_OK(MPI_Recv(&y, 1, MPI_INT, nt, 42, tc, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CHECK(x == 1 && y == 2, "remote wait: got %d %d", x, y);
+    } else if (rank == 1) {
+        CHECK_OK(MPI_Ssend(&one, 1, MPI_INT, 0, 41, tc));
+        CHECK_OK(MPI_Send(&two, 1, MPI_INT, nt, 43, tc));
+    } else if (rank == nt) {
+        CHECK_OK(MPI_Recv(&y, 1, MPI_INT, 1, 43, tc, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Send(&y, 1, MPI_INT, 0, 42, tc));
+    }
+}
+
+/* MPI_Isendrecv and MPI_Isendrecv_replace with a thread of this process and with
+ * one of another, and a large message from another process received with Irecv and
+ * a Test loop (the rendezvous runs while Test returns). */
+static void isendrecv_and_test(MPI_Comm tc, int rank, int size, int nt, int nprocs)
+{
+    int lpeer = rank % nt == nt - 1 ? rank - nt + 1 : rank + 1, lfrom = rank % nt == 0 ? rank + nt - 1 : rank - 1;
+    int rpeer = nprocs > 1 ? (rank + nt) % size : lpeer, rfrom = nprocs > 1 ? (rank - nt + size) % size : lfrom;
+    int peers[2][2] = {{lpeer, lfrom}, {rpeer, rfrom}};
+    for (int k = 0; k < 2; k++) {
+        int out = rank * 3 + k, in = -1, inout[2] = {rank, -rank};
+        MPI_Request q;
+        MPI_Status st;
+        CHECK_OK(MPI_Isendrecv(&out, 1, MPI_INT, peers[k][0], 51, &in, 1, MPI_INT, peers[k][1], 51, tc, &q));
+        CHECK_OK(MPI_Wait(&q, &st));
+        CHECK(in == peers[k][1] * 3 + k && st.MPI_SOURCE == peers[k][1], "Isendrecv %d: got %d from %d", k, in,
+              st.MPI_SOURCE);
+        CHECK_OK(MPI_Isendrecv_replace(inout, 2, MPI_INT, peers[k][0], 52, peers[k][1], 52, tc, &q));
+        CHECK_OK(MPI_Wait(&q, &st));
+        CHECK(inout[0] == peers[k][1] && inout[1] == -peers[k][1], "Isendrecv_replace %d: got %d %d", k, inout[0],
+              inout[1]);
+    }
+    enum { BIG = 1 << 20 };
+    unsigned char *b = malloc(BIG), *r = malloc(BIG);
+    for (int i = 0; i < BIG; i++)
+        b[i] = val(rank, 2, i);
+    MPI_Request q[2];
+    CHECK_OK(MPI_Irecv(r, BIG, MPI_BYTE, rfrom, 53, tc, &q[0]));
+    CHECK_OK(MPI_Isend(b, BIG, MPI_BYTE, rpeer, 53, tc, &q[1]));
+    for (int flag = 0; !flag;)
+        CHECK_OK(MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
+    for (int i = 0; i < BIG; i++)
+        CHECK(r[i] == val(rfrom, 2, i), "Irecv+Test of 1 MiB: byte %d", i);
+    free(b);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     int provided, wrank, wsize;
@@ -269,6 +331,9 @@ int main(int argc, char **argv)
                 across(tc, rank, size, nt);
             derived_irecv(tc, rank, size, nt, wsize);
             mixed_completion(tc, rank, size, nt, wsize);
+            isendrecv_and_test(tc, rank, size, nt, wsize);
+            if (wsize > 1 && nt > 1)
+                remote_wait_takes_local(tc, rank, nt);
             CHECK_OK(MPIX_Threadcomm_finish(tc));
         }
     }
