@@ -2,6 +2,7 @@ package main
 
 /*
 #include "capi.h"
+#include "tcfast.h"
 */
 import "C"
 
@@ -312,6 +313,17 @@ func imrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Me
 }
 
 func mrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Message, status *C.MPI_Status) error {
+	if isThreadcommRequest(C.MPI_Request(*message)) {
+		var h C.MPI_Request
+		if err := tcImrecv(buf, count, t, message, &h); err != nil {
+			return err
+		}
+		var flag C.int
+		if rc := C.mpix_tc_request_complete(&h, 1, &flag, status); rc != 0 {
+			return core.Errorf(int(rc), "message truncated: the receive buffer is smaller than the message")
+		}
+		return nil
+	}
 	r, err := imrecv(buf, count, t, message)
 	if err != nil {
 		return err
@@ -325,6 +337,9 @@ func impl_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt
 	return mrecv(buf, int64(count), dt, message, status)
 }
 func impl_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, message *C.MPI_Message, request *C.MPI_Request) error {
+	if isThreadcommRequest(C.MPI_Request(*message)) { // taken by the C queues' MPI_Mprobe
+		return tcImrecv(buf, int64(count), dt, message, request)
+	}
 	r, err := imrecv(buf, int64(count), dt, message)
 	if err == nil {
 		*request = C.MPI_Request(r.Handle)

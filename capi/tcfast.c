@@ -1395,6 +1395,25 @@ static tc_req *mrecv(MPI_Message m, void *buf, int count, MPI_Datatype dt)
     return r;
 }
 
+/* mpix_tc_mrecv_packed is MPI_Imrecv of C message *m into cap bytes at buf for Go,
+ * which unpacks them at completion (unpack nonzero, as mpix_tc_irecv_packed); it
+ * returns nonzero when *m is no C message. */
+int mpix_tc_mrecv_packed(MPI_Message *m, void *buf, int64_t cap, uint32_t unpack, MPI_Request *request)
+{
+    tc_req *r = req_lookup((MPI_Request)*m);
+    if (r == NULL || r->is_send || r->cell == NULL)
+        return 1;
+    r->buf = buf;
+    r->cap = cap;
+    r->unpack = unpack;
+    tc_cell *c = r->cell;
+    r->cell = NULL;
+    complete_recv(r, c);
+    *request = (MPI_Request)r->handle;
+    *m = MPI_MESSAGE_NULL;
+    return 0;
+}
+
 int mpix_fast_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     tc_req *r;

@@ -228,19 +228,16 @@ var packedRecvs = struct {
 	m    map[uint32]*packedRecv
 }{m: map[uint32]*packedRecv{}}
 
-// tcIrecv starts such a receive; partner is a Go request the C one completes with
-// (0: none).
-func tcIrecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, partner int32, req *C.MPI_Request) error {
-	n := datatype.PackedSize(count, t)
+// recvTarget is where C receives count elements of t at buf: the buffer itself when
+// t is contiguous (unpack 0), else a packed copy registered for mpixTcUnpack.
+func recvTarget(buf unsafe.Pointer, count int64, t *datatype.Type) (dst unsafe.Pointer, n int64, unpack uint32, err error) {
+	n = datatype.PackedSize(count, t)
 	if t.Contiguous() || n == 0 {
-		if rc := C.mpix_tc_irecv_packed(C.MPI_Comm(comm.Handle), unsafe.Add(buf, t.TrueLB()), C.int64_t(n), source, tag, 0, C.int32_t(partner), req); rc != 0 {
-			return core.Errorf(int(rc), "threadcomm receive failed")
-		}
-		return nil
+		return unsafe.Add(buf, t.TrueLB()), n, 0, nil
 	}
 	p := &packedRecv{buf: buf, count: count, t: t, data: C.malloc(C.size_t(max(n, 1))), n: n}
 	if p.data == nil {
-		return core.Errorf(core.ErrNoMem, "no memory for a %d-byte receive", n)
+		return nil, 0, 0, core.Errorf(core.ErrNoMem, "no memory for a %d-byte receive", n)
 	}
 	t.Ref()
 	packedRecvs.Lock()
@@ -248,12 +245,39 @@ func tcIrecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.in
 	if packedRecvs.next == 0 {
 		packedRecvs.next = 1
 	}
-	id := packedRecvs.next
-	packedRecvs.m[id] = p
+	unpack = packedRecvs.next
+	packedRecvs.m[unpack] = p
 	packedRecvs.Unlock()
-	if rc := C.mpix_tc_irecv_packed(C.MPI_Comm(comm.Handle), p.data, C.int64_t(n), source, tag, C.uint32_t(id), C.int32_t(partner), req); rc != 0 {
-		mpixTcUnpack(C.uint32_t(id), -1)
+	return p.data, n, unpack, nil
+}
+
+// tcIrecv starts such a receive; partner is a Go request the C one completes with
+// (0: none).
+func tcIrecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, partner int32, req *C.MPI_Request) error {
+	dst, n, unpack, err := recvTarget(buf, count, t)
+	if err != nil {
+		return err
+	}
+	if rc := C.mpix_tc_irecv_packed(C.MPI_Comm(comm.Handle), dst, C.int64_t(n), source, tag, C.uint32_t(unpack), C.int32_t(partner), req); rc != 0 {
+		mpixTcUnpack(C.uint32_t(unpack), -1)
 		return core.Errorf(int(rc), "threadcomm receive failed")
+	}
+	return nil
+}
+
+// tcImrecv is MPI_Imrecv of a message the C queues' MPI_Mprobe took, for the
+// datatypes C leaves to Go; the message handle becomes the request.
+func tcImrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Message, req *C.MPI_Request) error {
+	if err := core.CheckBuffer(count, t); err != nil {
+		return err
+	}
+	dst, n, unpack, err := recvTarget(buf, count, t)
+	if err != nil {
+		return err
+	}
+	if C.mpix_tc_mrecv_packed(message, dst, C.int64_t(n), C.uint32_t(unpack), req) != 0 {
+		mpixTcUnpack(C.uint32_t(unpack), -1)
+		return core.Errorf(core.ErrRequest, "invalid message handle 0x%x", uint32(*message))
 	}
 	return nil
 }

@@ -59,6 +59,9 @@ func checkRecvArgs(count int64, t *datatype.Type, source, tag int, comm *Comm) e
 	return comm.checkSpreadWildcards(source, tag)
 }
 
+// CheckBuffer checks a (count, datatype) buffer argument.
+func CheckBuffer(count int64, t *datatype.Type) error { return checkBuffer(count, t) }
+
 // CheckRecvArgs checks the arguments of a receive as Recv and Irecv do.
 func CheckRecvArgs(count int64, t *datatype.Type, source, tag int, comm *Comm) error {
 	return checkRecvArgs(count, t, source, tag, comm)

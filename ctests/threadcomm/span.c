@@ -10,7 +10,8 @@
  *   - Mprobe/Mrecv and Iprobe of another process's large message, Sendrecv_replace
  *     and a derived datatype across processes, and Waitall over C receives and Go
  *     sends;
- *   - MPI_Irecv of a derived datatype, from this process and from another;
+ *   - MPI_Irecv and MPI_Mrecv/MPI_Imrecv of a derived datatype, from this process and
+ *     from another;
  *   - Waitsome, Testsome, Waitany and Testany over C and Go requests together;
  *   - MPI_Isendrecv(_replace), a Test loop over another process's large message, and
  *     a receive from another process that must not keep its thread from taking a
@@ -187,6 +188,31 @@ static void derived_irecv(MPI_Comm tc, int rank, int size, int nt, int nprocs)
         for (int i = 0; i < 6; i++)
             CHECK(in[k][i] == (i % 2 == 0 ? from + i / 10.0 : -1), "derived Irecv %d word %d: %g", k, i,
                   in[k][i]);
+    }
+    /* The same through MPI_Mprobe + MPI_Mrecv (from this process) and MPI_Improbe +
+     * MPI_Imrecv (from another, or from itself when alone). */
+    CHECK_OK(MPI_Send(out, 1, every_other, lpeer, 23, tc));
+    CHECK_OK(MPI_Send(out, 1, every_other, rpeer, 24, tc));
+    for (int k = 0; k < 2; k++) {
+        int from = k == 0 ? lfrom : rfrom; /* rfrom: itself in one process */
+        double got[6] = {-1, -1, -1, -1, -1, -1};
+        MPI_Message m;
+        MPI_Status st;
+        if (k == 0) {
+            CHECK_OK(MPI_Mprobe(from, 23, tc, &m, &st));
+            CHECK_OK(MPI_Mrecv(got, 1, every_other, &m, &st));
+        } else {
+            int flag = 0;
+            while (!flag)
+                CHECK_OK(MPI_Improbe(from, 24, tc, &flag, &m, &st));
+            MPI_Request q;
+            CHECK_OK(MPI_Imrecv(got, 1, every_other, &m, &q));
+            CHECK(m == MPI_MESSAGE_NULL, "Imrecv left the message handle");
+            CHECK_OK(MPI_Wait(&q, &st));
+        }
+        CHECK(st.MPI_SOURCE == from, "derived Mrecv %d: from %d", k, st.MPI_SOURCE);
+        for (int i = 0; i < 6; i++)
+            CHECK(got[i] == (i % 2 == 0 ? from + i / 10.0 : -1), "derived Mrecv %d word %d: %g", k, i, got[i]);
     }
     CHECK_OK(MPI_Type_free(&every_other));
 }
