@@ -700,6 +700,8 @@ static tc_req *req_new(void)
     tc_req *r = req_free;
     if (r != NULL) {
         req_free = r->next;
+        r->unpack = 0;
+        r->partner = r->rdv = 0;
         return r;
     }
     /* A block of 64 fresh indices for this thread. */
@@ -763,6 +765,19 @@ static inline MPI_Comm cur_comm(void)
     return x != NULL && x->tc_act != NULL ? x->tc_handle : MPI_COMM_WORLD;
 }
 
+/* partner_done tests (block: waits for) the Go request *h that receive r completes
+ * with, and once it is done clears *h and keeps its error in r's outcome. */
+static int partner_done(tc_req *r, int32_t *h, int block)
+{
+    int rc = mpixTcPartnerDone(*h, block);
+    if (rc < 0)
+        return 0;
+    *h = 0;
+    if (rc != MPI_SUCCESS && r->st_error == MPI_SUCCESS)
+        r->st_error = rc;
+    return 1;
+}
+
 /* req_poll advances r once; the receive side's progress is its owner's queue. */
 static int req_poll(tc_req *r, int force)
 {
@@ -781,16 +796,10 @@ static int req_poll(tc_req *r, int force)
             drain(&a->th[me]);
         }
     }
-    if (r->done && r->rdv != 0) {
-        if (!mpixTcPartnerDone(r->rdv, 0))
-            return 0;
-        r->rdv = 0;
-    }
-    if (r->done && r->partner != 0) {
-        if (!mpixTcPartnerDone(r->partner, 0))
-            return 0;
-        r->partner = 0;
-    }
+    if (r->done && r->rdv != 0 && !partner_done(r, &r->rdv, 0))
+        return 0;
+    if (r->done && r->partner != 0 && !partner_done(r, &r->partner, 0))
+        return 0;
     return r->done;
 }
 
@@ -869,7 +878,7 @@ static int recv_bytes(mpix_tc_act *a, int me, void *buf, int64_t cap, int src, i
             backoff(i);
     }
     if (r.rdv != 0) /* a rendezvous from another process, still arriving */
-        mpixTcPartnerDone(r.rdv, 1);
+        partner_done(&r, &r.rdv, 1);
     put_status(st, r.st_source, r.st_tag, r.st_bytes, r.st_error);
     return r.st_error;
 }
@@ -1039,7 +1048,15 @@ int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int 
     r->tag = tag;
     r->unpack = unpack;
     r->partner = partner;
-    post(&a->th[me], r);
+    r->rdv = 0;
+    if (source == MPI_PROC_NULL) { /* complete at once, or with its partner send */
+        r->st_source = MPI_PROC_NULL;
+        r->st_tag = MPI_ANY_TAG;
+        r->st_bytes = 0;
+        r->st_error = MPI_SUCCESS;
+        r->done = 1;
+    } else
+        post(&a->th[me], r);
     *request = (MPI_Request)r->handle;
     return MPI_SUCCESS;
 }
@@ -1419,10 +1436,8 @@ int mpix_fast_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message
     tc_req *r;
     if (message == NULL || (r = mrecv(*message, buf, count, datatype)) == NULL)
         return MPIX_FAST_MISS;
-    if (r->rdv != 0) {
-        mpixTcPartnerDone(r->rdv, 1);
-        r->rdv = 0;
-    }
+    if (r->rdv != 0)
+        partner_done(r, &r->rdv, 1);
     MPI_Request h;
     int err = req_finish(r, &h, status);
     *message = MPI_MESSAGE_NULL;

@@ -290,6 +290,9 @@ func tcIsendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, 
 	if err := core.CheckRecvArgs(rcount, rtype, int(source), int(rtag), comm); err != nil {
 		return err
 	}
+	if err := core.CheckSendArgs(scount, stype, int(dest), int(stag), comm); err != nil {
+		return err
+	}
 	if replace { // the data leaves before the receive may overwrite it
 		data := make([]byte, datatype.PackedSize(scount, stype))
 		datatype.Pack(data, sbuf, scount, stype, 0)
@@ -305,21 +308,14 @@ func tcIsendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, 
 		}
 		partner = r
 	}
-	if source == C.int(core.ProcNull) {
-		if partner != nil {
-			core.Wait(partner)
-			core.Recycle(partner)
-		}
-		if err := core.Send(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard); local && err != nil {
-			return err
-		}
-		return irecv(rbuf, rcount, rtype, source, rtag, comm, req)
-	}
 	var ph int32
 	if partner != nil {
 		ph = partner.Handle
 	}
 	if err := tcIrecv(rbuf, rcount, rtype, source, rtag, comm, ph, req); err != nil {
+		if partner != nil {
+			partner.Free()
+		}
 		return err
 	}
 	if local {
@@ -329,22 +325,27 @@ func tcIsendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, 
 }
 
 // mpixTcPartnerDone tests (block: waits for) a Go request that a C request completes
-// with: an MPI_Isendrecv's send to another process, or a rendezvous from one. Once
-// it is done, it is released and 1 returned.
+// with: an MPI_Isendrecv's send to another process, or a rendezvous from one. It
+// returns -1 while it runs; once done, the request is released and its error class
+// returned.
 //
 //export mpixTcPartnerDone
 func mpixTcPartnerDone(h C.int32_t, block C.int) C.int {
 	r, err := core.LookupRequest(int32(h))
 	if err != nil || r == nil {
-		return 1
-	}
-	if block != 0 {
-		core.Wait(r)
-	} else if done, _ := core.Test(r); !done {
 		return 0
 	}
+	var st core.Status
+	if block != 0 {
+		st = core.Wait(r)
+	} else {
+		var done bool
+		if done, st = core.Test(r); !done {
+			return -1
+		}
+	}
 	core.Recycle(r)
-	return 1
+	return C.int(st.Error)
 }
 
 // mpixTcUnpack unpacks the bytes a packed receive got (none: -1, the request was

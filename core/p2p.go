@@ -59,6 +59,11 @@ func checkRecvArgs(count int64, t *datatype.Type, source, tag int, comm *Comm) e
 	return comm.checkSpreadWildcards(source, tag)
 }
 
+// CheckSendArgs checks the arguments of a send as Send and Isend do.
+func CheckSendArgs(count int64, t *datatype.Type, dest, tag int, comm *Comm) error {
+	return checkSendArgs(count, t, dest, tag, comm)
+}
+
 // CheckBuffer checks a (count, datatype) buffer argument.
 func CheckBuffer(count int64, t *datatype.Type) error { return checkBuffer(count, t) }
 

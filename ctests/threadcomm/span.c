@@ -306,6 +306,21 @@ static void isendrecv_and_test(MPI_Comm tc, int rank, int size, int nt, int npro
         CHECK(inout[0] == peers[k][1] && inout[1] == -peers[k][1], "Isendrecv_replace %d: got %d %d", k, inout[0],
               inout[1]);
     }
+    /* MPI_PROC_NULL as the source (the send goes to another process) and as the
+     * destination. */
+    int v = rank, w = -5;
+    MPI_Request q1;
+    MPI_Status st1;
+    CHECK_OK(MPI_Isendrecv(&v, 1, MPI_INT, rpeer, 54, &w, 1, MPI_INT, MPI_PROC_NULL, 54, tc, &q1));
+    CHECK_OK(MPI_Wait(&q1, &st1));
+    CHECK(st1.MPI_SOURCE == MPI_PROC_NULL && w == -5, "Isendrecv from MPI_PROC_NULL: source %d, %d", st1.MPI_SOURCE, w);
+    CHECK_OK(MPI_Recv(&w, 1, MPI_INT, rfrom, 54, tc, MPI_STATUS_IGNORE));
+    CHECK(w == rfrom, "Isendrecv from MPI_PROC_NULL: sent %d", w);
+    CHECK_OK(MPI_Isendrecv(&v, 1, MPI_INT, MPI_PROC_NULL, 55, &w, 1, MPI_INT, lfrom, 55, tc, &q1));
+    CHECK_OK(MPI_Send(&v, 1, MPI_INT, lpeer, 55, tc));
+    CHECK_OK(MPI_Wait(&q1, &st1));
+    CHECK(st1.MPI_SOURCE == lfrom && w == lfrom, "Isendrecv to MPI_PROC_NULL: got %d from %d", w, st1.MPI_SOURCE);
+
     enum { BIG = 1 << 20 };
     unsigned char *b = malloc(BIG), *r = malloc(BIG);
     for (int i = 0; i < BIG; i++)
