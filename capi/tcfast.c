@@ -98,6 +98,7 @@ typedef struct tc_req {
     uint32_t handle;
     uint8_t is_send, live;
     uint8_t persistent, active; /* MPI_*_init requests; active between Start and its report */
+    uint8_t cancelled;          /* a receive MPI_Cancel took off the posted list */
     uint32_t done;       /* atomic for sends (the cell's state is polled) */
     /* receive */
     void *buf;
@@ -587,6 +588,7 @@ static tc_cell *unexp_find(tc_thread *t, int src, int tag, int take_it)
  * receives posted before r. */
 static void post(tc_thread *t, tc_req *r)
 {
+    r->cancelled = 0;
     drain(t);
     tc_cell *c = unexp_find(t, r->src, r->tag, 1);
     if (c != NULL) {
@@ -702,6 +704,7 @@ static tc_req *req_new(void)
         req_free = r->next;
         r->unpack = 0;
         r->partner = r->rdv = 0;
+        r->cancelled = 0;
         return r;
     }
     /* A block of 64 fresh indices for this thread. */
@@ -803,15 +806,16 @@ static int req_poll(tc_req *r, int force)
     return r->done;
 }
 
-static void put_status(MPI_Status *st, int src, int tag, int64_t bytes, int err)
+/* put_status fills st in MPICH's layout (capi/status_count.go): the count's low 32
+ * bits, then bits 32-62 above the cancelled flag in bit 0. */
+static void put_status(MPI_Status *st, int src, int tag, int64_t bytes, int cancelled)
 {
     if (st == NULL || st == MPI_STATUS_IGNORE)
         return;
     st->MPI_SOURCE = src;
     st->MPI_TAG = tag;
     st->count_lo = (int)bytes;
-    st->count_hi_and_cancelled = (int)(bytes >> 32) & 0x7fffffff;
-    (void)err;
+    st->count_hi_and_cancelled = (int)((uint32_t)(bytes >> 32) << 1 | (cancelled != 0));
 }
 
 /* req_finish reports a completed request: its status, its handle back to the pool;
@@ -826,7 +830,7 @@ static int req_finish(tc_req *r, MPI_Request *h, MPI_Status *st)
             mpixTcUnpack(r->unpack, r->st_bytes);
             r->unpack = 0;
         }
-        put_status(st, r->st_source, r->st_tag, r->st_bytes, r->st_error);
+        put_status(st, r->st_source, r->st_tag, r->st_bytes, r->cancelled);
         err = r->st_error;
     }
     if (r->persistent) {
@@ -879,7 +883,7 @@ static int recv_bytes(mpix_tc_act *a, int me, void *buf, int64_t cap, int src, i
     }
     if (r.rdv != 0) /* a rendezvous from another process, still arriving */
         partner_done(&r, &r.rdv, 1);
-    put_status(st, r.st_source, r.st_tag, r.st_bytes, r.st_error);
+    put_status(st, r.st_source, r.st_tag, r.st_bytes, 0);
     return r.st_error;
 }
 
@@ -1452,6 +1456,37 @@ int mpix_fast_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
     *request = (MPI_Request)r->handle; /* the message's handle lives on as the request */
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
+}
+
+/* mpix_tc_cancel is MPI_Cancel of C request h: a receive of the calling thread that
+ * has not matched leaves its posted list and completes as cancelled; anything else
+ * is left to complete (a send cannot be cancelled here, as in Go: MPI lets a cancel
+ * fail). It returns nonzero when h is no C request. */
+int mpix_tc_cancel(MPI_Request h)
+{
+    tc_req *r = req_lookup(h);
+    if (r == NULL)
+        return 1;
+    int me;
+    mpix_tc_act *a = tc_self(cur_comm(), &me);
+    if (r->is_send || r->done || a == NULL || (r->persistent && !r->active))
+        return 0;
+    tc_thread *t = &a->th[me];
+    for (tc_req **pp = &t->posted_head, *prev = NULL; *pp != NULL; prev = *pp, pp = &(*pp)->next) {
+        if (*pp != r)
+            continue;
+        *pp = r->next;
+        if (t->posted_tail == r)
+            t->posted_tail = prev;
+        r->st_source = MPI_ANY_SOURCE;
+        r->st_tag = MPI_ANY_TAG;
+        r->st_bytes = 0;
+        r->st_error = MPI_SUCCESS;
+        r->cancelled = 1;
+        r->done = 1;
+        break;
+    }
+    return 0;
 }
 
 /* mpix_tc_request_state advances C request h once without completing it (force: a

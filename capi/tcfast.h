@@ -52,6 +52,7 @@ int mpix_tc_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag
 int mpix_tc_is_request(MPI_Request h);
 int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *st);
 int mpix_tc_request_state(MPI_Request h, int force);
+int mpix_tc_cancel(MPI_Request h);
 int mpix_tc_mrecv_packed(MPI_Message *m, void *buf, int64_t cap, uint32_t unpack, MPI_Request *request);
 
 #endif

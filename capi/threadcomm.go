@@ -369,8 +369,7 @@ func mpixTcUnpack(id C.uint32_t, bytes C.int64_t) {
 
 // cStatus reads a status tcfast.c filled in.
 func cStatus(st *C.MPI_Status) core.Status {
-	return core.Status{Source: int(st.MPI_SOURCE), Tag: int(st.MPI_TAG),
-		Bytes: int64(uint32(st.count_lo)) | int64(st.count_hi_and_cancelled&0x7fffffff)<<32}
+	return core.Status{Source: int(st.MPI_SOURCE), Tag: int(st.MPI_TAG), Bytes: statusCount(st), Cancelled: statusCancelled(st)}
 }
 
 // mpixTcRaise reports an error class found in C (a truncated message) through the

@@ -378,6 +378,12 @@ func impl_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 }
 
 func impl_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) error {
+	if isThreadcommRequest(*request) {
+		if C.mpix_tc_cancel(*request) != 0 {
+			return core.Errorf(core.ErrRequest, "invalid request handle 0x%x", uint32(*request))
+		}
+		return nil
+	}
 	r, err := core.LookupRequest(int32(*request))
 	if err != nil {
 		return err

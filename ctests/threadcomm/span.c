@@ -13,6 +13,7 @@
  *   - MPI_Irecv and MPI_Mrecv/MPI_Imrecv of a derived datatype, from this process and
  *     from another;
  *   - Waitsome, Testsome, Waitany and Testany over C and Go requests together;
+ *   - MPI_Cancel of a receive, matched and not;
  *   - MPI_Isendrecv(_replace), a Test loop over another process's large message, and
  *     a receive from another process that must not keep its thread from taking a
  *     synchronous message from its own process.
@@ -320,6 +321,23 @@ static void isendrecv_and_test(MPI_Comm tc, int rank, int size, int nt, int npro
     CHECK_OK(MPI_Send(&v, 1, MPI_INT, lpeer, 55, tc));
     CHECK_OK(MPI_Wait(&q1, &st1));
     CHECK(st1.MPI_SOURCE == lfrom && w == lfrom, "Isendrecv to MPI_PROC_NULL: got %d from %d", w, st1.MPI_SOURCE);
+
+    /* MPI_Cancel: a receive nothing matches is cancelled; one that may have matched
+     * delivers its message either way. */
+    int flagc = 0;
+    CHECK_OK(MPI_Irecv(&w, 1, MPI_INT, rfrom, 61, tc, &q1));
+    CHECK_OK(MPI_Cancel(&q1));
+    CHECK_OK(MPI_Wait(&q1, &st1));
+    CHECK_OK(MPI_Test_cancelled(&st1, &flagc));
+    CHECK(flagc, "a receive nothing matched was not cancelled");
+    CHECK_OK(MPI_Send(&v, 1, MPI_INT, rank, 62, tc));
+    CHECK_OK(MPI_Irecv(&w, 1, MPI_INT, rank, 62, tc, &q1));
+    CHECK_OK(MPI_Cancel(&q1));
+    CHECK_OK(MPI_Wait(&q1, &st1));
+    CHECK_OK(MPI_Test_cancelled(&st1, &flagc));
+    if (flagc) /* the engine (MPIX_FASTPATH=0) may not have matched it yet: legal */
+        CHECK_OK(MPI_Recv(&w, 1, MPI_INT, rank, 62, tc, &st1));
+    CHECK(w == rank && st1.MPI_SOURCE == rank, "a message to itself: got %d from %d", w, st1.MPI_SOURCE);
 
     enum { BIG = 1 << 20 };
     unsigned char *b = malloc(BIG), *r = malloc(BIG);
