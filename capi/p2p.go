@@ -217,6 +217,9 @@ func impl_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Coun
 }
 
 func recvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
+	if comm.HasLocalP2P() && source != C.int(core.ProcNull) { // the types C's fast path left
+		return tcRecvInit(buf, count, t, source, tag, comm, req)
+	}
 	r, err := core.RecvInit(buf, count, t, int(source), int(tag), comm)
 	if err != nil {
 		return err

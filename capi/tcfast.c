@@ -738,7 +738,7 @@ static tc_req *req_new(void)
 
 static void req_release(tc_req *r)
 {
-    if (r->unpack != 0) { /* freed before it completed: Go drops the packed copy */
+    if (r->unpack != 0) { /* Go drops the packed copy (if not done already) */
         mpixTcUnpack(r->unpack, -1);
         r->unpack = 0;
     }
@@ -828,7 +828,8 @@ static int req_finish(tc_req *r, MPI_Request *h, MPI_Status *st)
     else {
         if (r->unpack != 0) { /* Go unpacks into the datatype (mpix_tc_irecv_packed) */
             mpixTcUnpack(r->unpack, r->st_bytes);
-            r->unpack = 0;
+            if (!r->persistent) /* a persistent one keeps its packed copy until freed */
+                r->unpack = 0;
         }
         put_status(st, r->st_source, r->st_tag, r->st_bytes, r->cancelled);
         err = r->st_error;
@@ -1144,11 +1145,9 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
         int err;
         take(r->cell, NULL, 0, &err, NULL);
     }
-    if (r->unpack != 0 && !r->is_send) {
-        mpixTcUnpack(r->unpack, r->st_bytes);
-        r->unpack = 0;
-    }
-    req_release(r);
+    if (r->unpack != 0 && !r->is_send && !(r->persistent && !r->active))
+        mpixTcUnpack(r->unpack, r->st_bytes); /* the message is received: deliver it */
+    req_release(r);                           /* (and its packed copy goes) */
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -1262,16 +1261,13 @@ int mpix_fast_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index
 
 /* Persistent requests. */
 
-static int fast_init(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
-                     MPI_Request *request, int is_send, int sync)
+/* persistent_new makes an inactive persistent request for bytes at buf (NULL when
+ * no handle is left). */
+static tc_req *persistent_new(const void *buf, int64_t bytes, int peer, int tag, int is_send, int sync)
 {
-    int me;
-    mpix_tc_act *a = tc_self(comm, &me);
-    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, peer, tag, !is_send) || (is_send && !is_local(a, peer)))
-        return MPIX_FAST_MISS;
     tc_req *r = req_new();
     if (r == NULL)
-        return MPIX_FAST_MISS;
+        return NULL;
     r->is_send = (uint8_t)is_send;
     r->live = r->persistent = 1;
     r->active = 0;
@@ -1280,15 +1276,44 @@ static int fast_init(const void *buf, int count, MPI_Datatype dt, int peer, int 
     r->sync = sync;
     if (is_send) {
         r->sbuf = buf;
-        r->sbytes = (int64_t)count * dt_bytes(dt);
+        r->sbytes = bytes;
         r->dest = peer;
         r->tag = tag;
     } else {
         r->buf = (void *)buf;
-        r->cap = (int64_t)count * dt_bytes(dt);
+        r->cap = bytes;
         r->src = peer;
         r->tag = tag;
     }
+    return r;
+}
+
+static int fast_init(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                     MPI_Request *request, int is_send, int sync)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, peer, tag, !is_send) || (is_send && !is_local(a, peer)))
+        return MPIX_FAST_MISS;
+    tc_req *r = persistent_new(buf, (int64_t)count * dt_bytes(dt), peer, tag, is_send, sync);
+    if (r == NULL)
+        return MPIX_FAST_MISS;
+    *request = (MPI_Request)r->handle;
+    return MPI_SUCCESS;
+}
+
+/* mpix_tc_recv_init_packed is MPI_Recv_init for Go: cap packed bytes at buf, which
+ * Go unpacks at each completion (unpack, as mpix_tc_irecv_packed). */
+int mpix_tc_recv_init_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int tag, uint32_t unpack,
+                             MPI_Request *request)
+{
+    int me;
+    if (tc_self(comm, &me) == NULL)
+        return MPI_ERR_COMM;
+    tc_req *r = persistent_new(buf, cap, source, tag, 0, 0);
+    if (r == NULL)
+        return MPI_ERR_NO_MEM;
+    r->unpack = unpack;
     *request = (MPI_Request)r->handle;
     return MPI_SUCCESS;
 }

@@ -220,6 +220,7 @@ type packedRecv struct {
 	t     *datatype.Type
 	data  unsafe.Pointer // C.malloc'd
 	n     int64
+	keep  bool // a persistent receive's: kept until its request is freed
 }
 
 var packedRecvs = struct {
@@ -230,12 +231,12 @@ var packedRecvs = struct {
 
 // recvTarget is where C receives count elements of t at buf: the buffer itself when
 // t is contiguous (unpack 0), else a packed copy registered for mpixTcUnpack.
-func recvTarget(buf unsafe.Pointer, count int64, t *datatype.Type) (dst unsafe.Pointer, n int64, unpack uint32, err error) {
+func recvTarget(buf unsafe.Pointer, count int64, t *datatype.Type, keep bool) (dst unsafe.Pointer, n int64, unpack uint32, err error) {
 	n = datatype.PackedSize(count, t)
 	if t.Contiguous() || n == 0 {
 		return unsafe.Add(buf, t.TrueLB()), n, 0, nil
 	}
-	p := &packedRecv{buf: buf, count: count, t: t, data: C.malloc(C.size_t(max(n, 1))), n: n}
+	p := &packedRecv{buf: buf, count: count, t: t, data: C.malloc(C.size_t(max(n, 1))), n: n, keep: keep}
 	if p.data == nil {
 		return nil, 0, 0, core.Errorf(core.ErrNoMem, "no memory for a %d-byte receive", n)
 	}
@@ -254,7 +255,7 @@ func recvTarget(buf unsafe.Pointer, count int64, t *datatype.Type) (dst unsafe.P
 // tcIrecv starts such a receive; partner is a Go request the C one completes with
 // (0: none).
 func tcIrecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, partner int32, req *C.MPI_Request) error {
-	dst, n, unpack, err := recvTarget(buf, count, t)
+	dst, n, unpack, err := recvTarget(buf, count, t, false)
 	if err != nil {
 		return err
 	}
@@ -271,7 +272,7 @@ func tcImrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_
 	if err := core.CheckBuffer(count, t); err != nil {
 		return err
 	}
-	dst, n, unpack, err := recvTarget(buf, count, t)
+	dst, n, unpack, err := recvTarget(buf, count, t, false)
 	if err != nil {
 		return err
 	}
@@ -348,20 +349,42 @@ func mpixTcPartnerDone(h C.int32_t, block C.int) C.int {
 	return C.int(st.Error)
 }
 
-// mpixTcUnpack unpacks the bytes a packed receive got (none: -1, the request was
-// dropped) and forgets it.
+// tcRecvInit is MPI_Recv_init on such a thread, for the datatypes C leaves to Go.
+func tcRecvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
+	if err := core.CheckRecvArgs(count, t, int(source), int(tag), comm); err != nil {
+		return err
+	}
+	dst, n, unpack, err := recvTarget(buf, count, t, true)
+	if err != nil {
+		return err
+	}
+	if rc := C.mpix_tc_recv_init_packed(C.MPI_Comm(comm.Handle), dst, C.int64_t(n), source, tag, C.uint32_t(unpack), req); rc != 0 {
+		mpixTcUnpack(C.uint32_t(unpack), -1)
+		return core.Errorf(int(rc), "threadcomm persistent receive failed")
+	}
+	return nil
+}
+
+// mpixTcUnpack unpacks the bytes a packed receive got; a nonpersistent receive's
+// copy then goes, a persistent one's stays for its next start. With bytes -1 (the
+// request was freed) the copy goes without unpacking.
 //
 //export mpixTcUnpack
 func mpixTcUnpack(id C.uint32_t, bytes C.int64_t) {
 	packedRecvs.Lock()
 	p := packedRecvs.m[uint32(id)]
-	delete(packedRecvs.m, uint32(id))
+	if p != nil && (bytes < 0 || !p.keep) {
+		delete(packedRecvs.m, uint32(id))
+	}
 	packedRecvs.Unlock()
 	if p == nil {
 		return
 	}
 	if bytes > 0 {
 		datatype.Unpack(unsafe.Slice((*byte)(p.data), min(int64(bytes), p.n)), p.buf, p.count, p.t, 0)
+	}
+	if bytes >= 0 && p.keep {
+		return
 	}
 	C.free(p.data)
 	p.t.Release()

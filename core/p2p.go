@@ -226,7 +226,7 @@ func RecvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int
 	if err := checkRecvArgs(count, t, source, tag, comm); err != nil {
 		return nil, err
 	}
-	if comm.local != nil {
+	if comm.local != nil && source != ProcNull {
 		return nil, errLocal("a persistent request")
 	}
 	r := newRecv(buf, count, t, source, tag, comm)

@@ -10,8 +10,8 @@
  *   - Mprobe/Mrecv and Iprobe of another process's large message, Sendrecv_replace
  *     and a derived datatype across processes, and Waitall over C receives and Go
  *     sends;
- *   - MPI_Irecv and MPI_Mrecv/MPI_Imrecv of a derived datatype, from this process and
- *     from another;
+ *   - MPI_Irecv, MPI_Recv_init and MPI_Mrecv/MPI_Imrecv of a derived datatype, from
+ *     this process and from another;
  *   - Waitsome, Testsome, Waitany and Testany over C and Go requests together;
  *   - MPI_Cancel of a receive, matched and not;
  *   - MPI_Isendrecv(_replace), a Test loop over another process's large message, and
@@ -215,6 +215,23 @@ static void derived_irecv(MPI_Comm tc, int rank, int size, int nt, int nprocs)
         for (int i = 0; i < 6; i++)
             CHECK(got[i] == (i % 2 == 0 ? from + i / 10.0 : -1), "derived Mrecv %d word %d: %g", k, i, got[i]);
     }
+    /* A persistent receive of the type, started three times, then freed. */
+    MPI_Request pr;
+    CHECK_OK(MPI_Recv_init(in[0], 1, every_other, lfrom, 25, tc, &pr));
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 6; i++)
+            in[0][i] = -1, out[i] = rank + i / 10.0 + round;
+        CHECK_OK(MPI_Start(&pr));
+        CHECK_OK(MPI_Send(out, 1, every_other, lpeer, 25, tc));
+        MPI_Status st;
+        CHECK_OK(MPI_Wait(&pr, &st));
+        CHECK(pr != MPI_REQUEST_NULL && st.MPI_SOURCE == lfrom, "persistent derived receive %d: from %d", round,
+              st.MPI_SOURCE);
+        for (int i = 0; i < 6; i++)
+            CHECK(in[0][i] == (i % 2 == 0 ? lfrom + i / 10.0 + round : -1), "persistent derived receive %d word %d: %g",
+                  round, i, in[0][i]);
+    }
+    CHECK_OK(MPI_Request_free(&pr));
     CHECK_OK(MPI_Type_free(&every_other));
 }
 
