@@ -118,44 +118,12 @@ func impl_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt
 
 func sendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, stag C.int,
 	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, status *C.MPI_Status) error {
-	if comm.HasLocalP2P() && !comm.LocalPeer(int(dest)) && dest != C.int(core.ProcNull) {
-		// A threadcomm spanning processes, to another process: the engine sends
-		// (packed first with replace) while C receives.
-		if replace {
-			data := make([]byte, datatype.PackedSize(scount, stype))
-			datatype.Pack(data, sbuf, scount, stype, 0)
-			byteT, _ := datatype.Lookup(int32(C.MPI_BYTE))
-			sbuf, scount, stype = unsafe.Pointer(unsafe.SliceData(data)), int64(len(data)), byteT
-		}
-		r, err := core.Isend(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard)
-		if err != nil {
+	if comm.HasLocalP2P() { // the thread's receives run in C (tcfast.c)
+		var h C.MPI_Request
+		if err := tcIsendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, replace, &h); err != nil {
 			return err
 		}
-		st, rerr := core.Recv(rbuf, rcount, rtype, int(source), int(rtag), comm)
-		sst := core.Wait(r)
-		core.Recycle(r)
-		if rerr != nil {
-			return rerr
-		}
-		if sst.Error != core.Success {
-			return core.Errorf(sst.Error, "MPI_Sendrecv: the send failed")
-		}
-		putStatus(status, st)
-		return statusErr(st)
-	}
-	if comm.HasLocalP2P() {
-		// Threads of one process (tcfast.c): a send there completes without its
-		// receiver, so the send then the receive cannot deadlock, and with replace
-		// the data is out before the receive overwrites it.
-		if err := core.Send(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard); err != nil {
-			return err
-		}
-		st, err := core.Recv(rbuf, rcount, rtype, int(source), int(rtag), comm)
-		if err != nil {
-			return err
-		}
-		putStatus(status, st)
-		return statusErr(st)
+		return tcWait(&h, status)
 	}
 	r, err := core.Isendrecv(sbuf, scount, stype, int(dest), int(stag), rbuf, rcount, rtype, int(source), int(rtag), comm, replace)
 	if err != nil {
@@ -316,16 +284,12 @@ func imrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Me
 }
 
 func mrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Message, status *C.MPI_Status) error {
-	if isThreadcommRequest(C.MPI_Request(*message)) {
+	if isThreadcommRequest(C.MPI_Request(*message)) { // taken by the C queues' MPI_Mprobe
 		var h C.MPI_Request
 		if err := tcImrecv(buf, count, t, message, &h); err != nil {
 			return err
 		}
-		var flag C.int
-		if rc := C.mpix_tc_request_complete(&h, 1, &flag, status); rc != 0 {
-			return core.Errorf(int(rc), "message truncated: the receive buffer is smaller than the message")
-		}
-		return nil
+		return tcWait(&h, status)
 	}
 	r, err := imrecv(buf, count, t, message)
 	if err != nil {

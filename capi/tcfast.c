@@ -11,10 +11,13 @@
  * eager data as a copy, anything else as a message Go receives once C matched it),
  * and a receive that may match one polls the engine; sends to other processes and
  * the collectives stay Go's. So a thread matches what it receives in one place, and
- * MPI_ANY_SOURCE and probes see both kinds of messages. The C fast paths (fast.h) cover the common calls; the Go path of the other
- * calls (derived datatypes, MPI_Bsend, MPI_Rsend, Sendrecv of derived types...) packs
- * and calls mpix_tc_send_bytes / mpix_tc_recv_bytes / mpix_tc_probe below, so Go's
- * engine never sees these messages and nothing can overtake anything.
+ * MPI_ANY_SOURCE and probes see both kinds of messages.
+ *
+ * The C fast paths (fast.h) cover the common calls; the Go path of the other calls
+ * (derived datatypes, MPI_Bsend, MPI_Rsend...) packs and calls mpix_tc_send_bytes /
+ * mpix_tc_recv_bytes / mpix_tc_probe, or posts packed receives that Go unpacks at
+ * completion (mpix_tc_irecv_packed), so Go's engine never sees these messages and
+ * nothing can overtake anything.
  *
  * Each receiving thread has a lock-free multi-producer single-consumer queue (Vyukov's
  * intrusive queue) of cells. A message up to TC_EAGER bytes is copied into a cell
@@ -697,14 +700,12 @@ static tc_req *reqs[TC_REQ_MAX / 1024]; /* blocks of 1024, made on demand */
 static uint32_t req_next;               /* atomic: next unused index */
 static MPIX_TLS tc_req *req_free;
 
-static tc_req *req_new(void)
+/* req_take takes a request handle from the calling thread's free list. */
+static tc_req *req_take(void)
 {
     tc_req *r = req_free;
     if (r != NULL) {
         req_free = r->next;
-        r->unpack = 0;
-        r->partner = r->rdv = 0;
-        r->cancelled = 0;
         return r;
     }
     /* A block of 64 fresh indices for this thread. */
@@ -733,6 +734,24 @@ static tc_req *req_new(void)
     }
     r = &b[base % 1024];
     r->handle = TC_REQ_TAG | base;
+    return r;
+}
+
+/* req_new is a live request, inactive, with no cell and nothing for Go to finish
+ * (NULL when no handle is left). */
+static tc_req *req_new(int is_send, int persistent)
+{
+    tc_req *r = req_take();
+    if (r == NULL)
+        return NULL;
+    r->is_send = (uint8_t)is_send;
+    r->live = 1;
+    r->persistent = (uint8_t)persistent;
+    r->active = 0;
+    r->cancelled = 0;
+    r->cell = NULL;
+    r->unpack = 0;
+    r->partner = r->rdv = 0;
     return r;
 }
 
@@ -973,12 +992,9 @@ static int fast_isend(const void *buf, int count, MPI_Datatype dt, int dest, int
     mpix_tc_act *a = tc_self(comm, &me);
     if (a == NULL || request == NULL || !send_ok(a, count, dt, dest, tag))
         return MPIX_FAST_MISS;
-    tc_req *r = req_new();
+    tc_req *r = req_new(1, 0);
     if (r == NULL)
         return MPIX_FAST_MISS;
-    r->is_send = 1;
-    r->live = 1;
-    r->persistent = r->active = 0;
     r->done = 0;
     r->cell = start_send(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync);
     if (r->cell == NULL)
@@ -1004,6 +1020,23 @@ int mpix_fast_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int d
     return mpix_tc_fast_send(buf, count, datatype, dest, tag, comm, 1);
 }
 
+/* irecv_new starts a nonblocking receive of up to cap bytes into buf on thread me
+ * (NULL when no handle is left); the request is posted unless the caller sets more
+ * first (post_it 0). */
+static tc_req *irecv_new(mpix_tc_act *a, int me, void *buf, int64_t cap, int source, int tag, int post_it)
+{
+    tc_req *r = req_new(0, 0);
+    if (r == NULL)
+        return NULL;
+    r->buf = buf;
+    r->cap = cap;
+    r->src = source;
+    r->tag = tag;
+    if (post_it)
+        post(&a->th[me], r);
+    return r;
+}
+
 int mpix_fast_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                         MPI_Request *request)
 {
@@ -1013,18 +1046,9 @@ int mpix_fast_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
         return mpix_lite_Irecv(buf, count, datatype, source, tag, comm, request);
     if (request == NULL || !p2p_ok(a, count, datatype, source, tag, 1))
         return MPIX_FAST_MISS;
-    tc_req *r = req_new();
+    tc_req *r = irecv_new(a, me, buf, (int64_t)count * dt_bytes(datatype), source, tag, 1);
     if (r == NULL)
         return MPIX_FAST_MISS;
-    r->is_send = 0;
-    r->live = 1;
-    r->persistent = r->active = 0;
-    r->cell = NULL;
-    r->buf = buf;
-    r->cap = (int64_t)count * dt_bytes(datatype);
-    r->src = source;
-    r->tag = tag;
-    post(&a->th[me], r);
     *request = (MPI_Request)r->handle;
     return MPI_SUCCESS;
 }
@@ -1040,20 +1064,11 @@ int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int 
     mpix_tc_act *a = tc_self(comm, &me);
     if (a == NULL)
         return MPI_ERR_COMM;
-    tc_req *r = req_new();
+    tc_req *r = irecv_new(a, me, buf, cap, source, tag, 0);
     if (r == NULL)
         return MPI_ERR_NO_MEM;
-    r->is_send = 0;
-    r->live = 1;
-    r->persistent = r->active = 0;
-    r->cell = NULL;
-    r->buf = buf;
-    r->cap = cap;
-    r->src = source;
-    r->tag = tag;
     r->unpack = unpack;
     r->partner = partner;
-    r->rdv = 0;
     if (source == MPI_PROC_NULL) { /* complete at once, or with its partner send */
         r->st_source = MPI_PROC_NULL;
         r->st_tag = MPI_ANY_TAG;
@@ -1265,14 +1280,10 @@ int mpix_fast_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index
  * no handle is left). */
 static tc_req *persistent_new(const void *buf, int64_t bytes, int peer, int tag, int is_send, int sync)
 {
-    tc_req *r = req_new();
+    tc_req *r = req_new(is_send, 1);
     if (r == NULL)
         return NULL;
-    r->is_send = (uint8_t)is_send;
-    r->live = r->persistent = 1;
-    r->active = 0;
     r->done = 1;
-    r->cell = NULL;
     r->sync = sync;
     if (is_send) {
         r->sbuf = buf;
@@ -1293,7 +1304,7 @@ static int fast_init(const void *buf, int count, MPI_Datatype dt, int peer, int 
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
-    if (a == NULL || request == NULL || !p2p_ok(a, count, dt, peer, tag, !is_send) || (is_send && !is_local(a, peer)))
+    if (a == NULL || request == NULL || !(is_send ? send_ok(a, count, dt, peer, tag) : p2p_ok(a, count, dt, peer, tag, 1)))
         return MPIX_FAST_MISS;
     tc_req *r = persistent_new(buf, (int64_t)count * dt_bytes(dt), peer, tag, is_send, sync);
     if (r == NULL)
@@ -1405,12 +1416,9 @@ int mpix_fast_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
     *flag = c != NULL;
     if (c == NULL)
         return MPI_SUCCESS;
-    tc_req *r = req_new();
+    tc_req *r = req_new(0, 0);
     if (r == NULL)
         abort();
-    r->is_send = 0;
-    r->live = 1;
-    r->persistent = 0;
     r->done = 1;
     r->cell = c;
     put_status(status, c->src, c->tag, c->size, 0);
@@ -1428,17 +1436,27 @@ int mpix_fast_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *messag
 }
 
 /* mrecv receives the message of handle m into r's outcome. */
-static tc_req *mrecv(MPI_Message m, void *buf, int count, MPI_Datatype dt)
+/* mrecv_bytes receives the message of handle m into cap bytes at buf, in r's
+ * outcome; NULL when m is no C message. */
+static tc_req *mrecv_bytes(MPI_Message m, void *buf, int64_t cap)
 {
     tc_req *r = req_lookup((MPI_Request)m);
-    if (r == NULL || r->is_send || r->cell == NULL || count < 0 || dt_bytes(dt) == 0)
+    if (r == NULL || r->is_send || r->cell == NULL)
         return NULL;
     r->buf = buf;
-    r->cap = (int64_t)count * dt_bytes(dt);
+    r->cap = cap;
     tc_cell *c = r->cell;
     r->cell = NULL;
     complete_recv(r, c);
     return r;
+}
+
+/* mrecv is mrecv_bytes for a builtin datatype (NULL for any other). */
+static tc_req *mrecv(MPI_Message m, void *buf, int count, MPI_Datatype dt)
+{
+    if (count < 0 || dt_bytes(dt) == 0)
+        return NULL;
+    return mrecv_bytes(m, buf, (int64_t)count * dt_bytes(dt));
 }
 
 /* mpix_tc_mrecv_packed is MPI_Imrecv of C message *m into cap bytes at buf for Go,
@@ -1446,15 +1464,10 @@ static tc_req *mrecv(MPI_Message m, void *buf, int count, MPI_Datatype dt)
  * returns nonzero when *m is no C message. */
 int mpix_tc_mrecv_packed(MPI_Message *m, void *buf, int64_t cap, uint32_t unpack, MPI_Request *request)
 {
-    tc_req *r = req_lookup((MPI_Request)*m);
-    if (r == NULL || r->is_send || r->cell == NULL)
+    tc_req *r = mrecv_bytes(*m, buf, cap);
+    if (r == NULL)
         return 1;
-    r->buf = buf;
-    r->cap = cap;
-    r->unpack = unpack;
-    tc_cell *c = r->cell;
-    r->cell = NULL;
-    complete_recv(r, c);
+    r->unpack = unpack; /* read when the request completes */
     *request = (MPI_Request)r->handle;
     *m = MPI_MESSAGE_NULL;
     return 0;

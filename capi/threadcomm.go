@@ -283,9 +283,10 @@ func tcImrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_
 	return nil
 }
 
-// tcIsendrecv is MPI_Isendrecv(_replace) on such a thread: a send to a thread of this
-// process completes without its receiver, so it goes after the receive is posted; one
-// to another process is a Go request that the C receive request completes with.
+// tcIsendrecv is MPI_Isendrecv(_replace) on such a thread, and with tcWait
+// MPI_Sendrecv(_replace): a send to a thread of this process completes without its
+// receiver, so it goes after the receive is posted; one to another process is a Go
+// request that the C receive request completes with.
 func tcIsendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, stag C.int,
 	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, req *C.MPI_Request) error {
 	if err := core.CheckRecvArgs(rcount, rtype, int(source), int(rtag), comm); err != nil {
@@ -302,16 +303,13 @@ func tcIsendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, 
 	}
 	local := comm.LocalPeer(int(dest)) || dest == C.int(core.ProcNull)
 	var partner *core.Request
+	var ph int32
 	if !local {
 		r, err := core.Isend(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard)
 		if err != nil {
 			return err
 		}
-		partner = r
-	}
-	var ph int32
-	if partner != nil {
-		ph = partner.Handle
+		partner, ph = r, r.Handle
 	}
 	if err := tcIrecv(rbuf, rcount, rtype, source, rtag, comm, ph, req); err != nil {
 		if partner != nil {
@@ -323,6 +321,23 @@ func tcIsendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, 
 		return core.Send(sbuf, scount, stype, int(dest), int(stag), comm, core.ModeStandard)
 	}
 	return nil
+}
+
+// tcWait completes C request h and reports it as a blocking receive does: the status
+// (its MPI_ERROR left alone) and the error.
+func tcWait(h *C.MPI_Request, status *C.MPI_Status) error {
+	var tmp C.MPI_Status
+	st := status
+	if ignoreStatus(st) {
+		st = &tmp
+	}
+	keep := st.MPI_ERROR
+	var flag C.int
+	rc := C.mpix_tc_request_complete(h, 1, &flag, st)
+	st.MPI_ERROR = keep
+	s := cStatus(st)
+	s.Error = int(rc)
+	return statusErr(s)
 }
 
 // mpixTcPartnerDone tests (block: waits for) a Go request that a C request completes

@@ -347,6 +347,19 @@ func matches(r *Request, h *transport.Header) bool {
 	return r.peer == AnySource || int32(r.comm.peers[r.peer]) == h.Src && r.comm.sameEndpoint(r.peer, h)
 }
 
+// keepUnexpected keeps the unmatched messages for which keep reports true, in order,
+// and drops the others (under e.mu).
+func (e *Engine) keepUnexpected(keep func(*unexpected) bool) {
+	kept := e.unexpected[:0]
+	for _, u := range e.unexpected {
+		if keep(u) {
+			kept = append(kept, u)
+		}
+	}
+	clear(e.unexpected[len(kept):])
+	e.unexpected = kept
+}
+
 // startRecv posts r or matches it with a message that already arrived (under e.mu).
 func (e *Engine) startRecv(r *Request) {
 	for i, u := range e.unexpected {

@@ -127,7 +127,7 @@ func Send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, comm
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return err
 	}
-	if comm.localPeer(dest) {
+	if comm.LocalPeer(dest) {
 		return localSend(buf, count, t, dest, tag, comm, mode)
 	}
 	r := getBlocking(reqSend)
@@ -173,7 +173,7 @@ func Isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, com
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
 	}
-	if comm.localPeer(dest) {
+	if comm.LocalPeer(dest) {
 		// A local send always completes without the receiver (tcfast.c orphans a
 		// direct one that waits too long): send now, return a completed request.
 		if mode == ModeSync {
@@ -212,7 +212,7 @@ func SendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, 
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
 	}
-	if comm.localPeer(dest) {
+	if comm.LocalPeer(dest) {
 		return nil, errLocal("a persistent request")
 	}
 	r := newSend(buf, count, t, dest, tag, comm, mode)

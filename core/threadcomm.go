@@ -333,14 +333,10 @@ func (tc *threadcomm) dropMessages(keepCurrent bool) {
 	epoch := uint16(tc.epoch)
 	e.lock()
 	defer e.unlock()
-	kept := e.unexpected[:0]
-	for _, u := range e.unexpected {
-		if c := u.hdr.Context - tc.ctx; c > ctxInternal || keepCurrent && envEpoch(u.hdr.RecvReq) == epoch {
-			kept = append(kept, u)
-		}
-	}
-	clear(e.unexpected[len(kept):])
-	e.unexpected = kept
+	e.keepUnexpected(func(u *unexpected) bool {
+		c := u.hdr.Context - tc.ctx
+		return c > ctxInternal || keepCurrent && envEpoch(u.hdr.RecvReq) == epoch
+	})
 }
 
 // ThreadcommDups lists the calling thread's views of the duplicates made in the
@@ -841,8 +837,7 @@ type RemoteSink interface {
 type tcForward struct {
 	tc    *threadcomm
 	sink  RemoteSink
-	act   uint64  // tc.epoch of the activation forwarded
-	epoch uint16  // its envelope epoch
+	epoch uint64  // tc.epoch of the activation forwarded (its envelopes carry 16 bits)
 	views []*Comm // its thread views, which the Messages' receives use
 }
 
@@ -850,7 +845,7 @@ type tcForward struct {
 // forwarded (under e.mu); it reports whether it did.
 func (e *Engine) forward(h *transport.Header, payload []byte) bool {
 	f := e.forwards[h.Context]
-	if f == nil || envEpoch(h.RecvReq) != f.epoch {
+	if f == nil || envEpoch(h.RecvReq) != uint16(f.epoch) {
 		return false // another activation's: the engine keeps it (ThreadcommForward)
 	}
 	dst := envDst(h.RecvReq)
@@ -886,7 +881,7 @@ func ThreadcommForward(v *Comm, sink RemoteSink) {
 	e.lock()
 	defer e.unlock()
 	f := e.forwards[tc.ctx]
-	if f != nil && f.act == tc.epoch {
+	if f != nil && f.epoch == tc.epoch {
 		return
 	}
 	if f == nil {
@@ -897,15 +892,8 @@ func ThreadcommForward(v *Comm, sink RemoteSink) {
 		e.forwards[tc.ctx] = f
 	}
 	sink.Purge()
-	f.sink, f.act, f.epoch, f.views = sink, tc.epoch, uint16(tc.epoch), *vs
-	kept := e.unexpected[:0]
-	for _, u := range e.unexpected {
-		if u.hdr.Context != tc.ctx || !e.forward(&u.hdr, u.payload) {
-			kept = append(kept, u)
-		}
-	}
-	clear(e.unexpected[len(kept):])
-	e.unexpected = kept
+	f.sink, f.epoch, f.views = sink, tc.epoch, *vs
+	e.keepUnexpected(func(u *unexpected) bool { return u.hdr.Context != tc.ctx || !e.forward(&u.hdr, u.payload) })
 }
 
 // stopForward ends the forwarding of tc's thread context (MPIX_Threadcomm_free).
@@ -949,7 +937,8 @@ const remoteWaitPolls = 4096
 // ThreadcommMrecv receives the message a RemoteSink was given as msg into capBytes
 // bytes at buf; the status reports a truncation. A rendezvous that is still arriving
 // is waited for, or with async returned as a running request, whose status the one
-// returned predicts (Test or Wait it, then Recycle it).
+// returned predicts from the message's size (r.status is the engine's to write until
+// r is done); Test or Wait it, then Recycle it.
 func ThreadcommMrecv(msg int32, buf unsafe.Pointer, capBytes int64, async bool) (Status, *Request) {
 	m := messages.Get(msg)
 	if m == nil {
@@ -974,16 +963,13 @@ func ThreadcommMrecv(msg int32, buf unsafe.Pointer, capBytes int64, async bool) 
 // (an erroneous program's, dropped with its activation).
 func ThreadcommDropMessage(msg int32) { messages.Remove(msg) }
 
-// localPeer reports whether a message from view c to rank r goes through its
+// LocalPeer reports whether a message from view c to rank r goes through its
 // LocalP2P: r is a thread of this process (a threadcomm that spans processes sends
 // to the others through the engine).
-func (c *Comm) localPeer(r int) bool {
+func (c *Comm) LocalPeer(r int) bool {
 	if c.local == nil || r < 0 {
 		return false
 	}
 	tc := c.tc
 	return len(tc.base) == 2 || r >= tc.base[tc.myProc] && r < tc.base[tc.myProc+1]
 }
-
-// LocalPeer is localPeer for capi.
-func (c *Comm) LocalPeer(r int) bool { return c.localPeer(r) }
