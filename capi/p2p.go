@@ -47,6 +47,9 @@ func send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, co
 }
 
 func isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode, req *C.MPI_Request) error {
+	if comm.LocalPeer(int(dest)) { // to a thread whose receives run in C (tcfast.c)
+		return tcIsend(buf, count, t, dest, tag, comm, mode, false, req)
+	}
 	r, err := core.Isend(buf, count, t, int(dest), int(tag), comm, mode)
 	if err != nil {
 		return err
@@ -163,6 +166,9 @@ func impl_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.M
 // ---- persistent requests ----
 
 func sendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode, req *C.MPI_Request) error {
+	if comm.LocalPeer(int(dest)) {
+		return tcIsend(buf, count, t, dest, tag, comm, mode, true, req)
+	}
 	r, err := core.SendInit(buf, count, t, int(dest), int(tag), comm, mode)
 	if err != nil {
 		return err

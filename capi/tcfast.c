@@ -102,6 +102,7 @@ typedef struct tc_req {
     uint8_t is_send, live;
     uint8_t persistent, active; /* MPI_*_init requests; active between Start and its report */
     uint8_t cancelled;          /* a receive MPI_Cancel took off the posted list */
+    uint8_t delivered;          /* its packed copy was unpacked (MPI_Request_get_status) */
     uint32_t done;       /* atomic for sends (the cell's state is polled) */
     /* receive */
     void *buf;
@@ -112,7 +113,9 @@ typedef struct tc_req {
     const void *sbuf;
     int64_t sbytes;
     int32_t dest, sync;
-    uint32_t unpack; /* a receive of a derived datatype: Go's unpacking (or 0) */
+    uint32_t packed; /* a derived datatype's packed copy, Go's (or 0): a receive's is
+                      * unpacked at completion, a persistent send's packed again at
+                      * each start; it goes when the request is released */
     int32_t partner; /* MPI_Isendrecv: the Go send that must complete too (or 0) */
     int32_t rdv;     /* a matched rendezvous from another process: Go's receive (or 0) */
     /* outcome */
@@ -750,16 +753,17 @@ static tc_req *req_new(int is_send, int persistent)
     r->active = 0;
     r->cancelled = 0;
     r->cell = NULL;
-    r->unpack = 0;
+    r->packed = 0;
+    r->delivered = 0;
     r->partner = r->rdv = 0;
     return r;
 }
 
 static void req_release(tc_req *r)
 {
-    if (r->unpack != 0) { /* Go drops the packed copy (if not done already) */
-        mpixTcUnpack(r->unpack, -1);
-        r->unpack = 0;
+    if (r->packed != 0) { /* Go drops the packed copy (if not done already) */
+        mpixTcUnpack(r->packed, -1);
+        r->packed = 0;
     }
     r->live = 0;
     r->next = req_free;
@@ -837,6 +841,18 @@ static void put_status(MPI_Status *st, int src, int tag, int64_t bytes, int canc
     st->count_hi_and_cancelled = (int)((uint32_t)(bytes >> 32) << 1 | (cancelled != 0));
 }
 
+/* unpack_once hands the bytes a completed receive got in a packed copy to Go, which
+ * unpacks them into the user's datatype, once per completion. */
+static void unpack_once(tc_req *r)
+{
+    if (r->packed == 0 || r->delivered)
+        return;
+    mpixTcUnpack(r->packed, r->st_bytes);
+    r->delivered = 1;
+    if (!r->persistent) /* Go dropped the copy; a persistent one keeps it until freed */
+        r->packed = 0;
+}
+
 /* req_finish reports a completed request: its status, its handle back to the pool;
  * it returns the request's error class. */
 static int req_finish(tc_req *r, MPI_Request *h, MPI_Status *st)
@@ -845,11 +861,7 @@ static int req_finish(tc_req *r, MPI_Request *h, MPI_Status *st)
     if (r->is_send || (r->persistent && !r->active))
         put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
     else {
-        if (r->unpack != 0) { /* Go unpacks into the datatype (mpix_tc_irecv_packed) */
-            mpixTcUnpack(r->unpack, r->st_bytes);
-            if (!r->persistent) /* a persistent one keeps its packed copy until freed */
-                r->unpack = 0;
-        }
+        unpack_once(r);
         put_status(st, r->st_source, r->st_tag, r->st_bytes, r->cancelled);
         err = r->st_error;
     }
@@ -985,6 +997,20 @@ int mpix_tc_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag
     return MPI_SUCCESS;
 }
 
+/* isend_new starts a nonblocking send of n bytes at buf from thread me to dest, a
+ * thread of this process (NULL when no handle is left). */
+static tc_req *isend_new(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync)
+{
+    tc_req *r = req_new(1, 0);
+    if (r == NULL)
+        return NULL;
+    r->done = 0;
+    r->cell = start_send(a, me, buf, n, dest, tag, sync);
+    if (r->cell == NULL)
+        r->done = 1;
+    return r;
+}
+
 static int fast_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                       MPI_Request *request, int sync)
 {
@@ -992,13 +1018,9 @@ static int fast_isend(const void *buf, int count, MPI_Datatype dt, int dest, int
     mpix_tc_act *a = tc_self(comm, &me);
     if (a == NULL || request == NULL || !send_ok(a, count, dt, dest, tag))
         return MPIX_FAST_MISS;
-    tc_req *r = req_new(1, 0);
+    tc_req *r = isend_new(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync);
     if (r == NULL)
         return MPIX_FAST_MISS;
-    r->done = 0;
-    r->cell = start_send(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync);
-    if (r->cell == NULL)
-        r->done = 1;
     *request = (MPI_Request)r->handle;
     return MPI_SUCCESS;
 }
@@ -1067,7 +1089,7 @@ int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int 
     tc_req *r = irecv_new(a, me, buf, cap, source, tag, 0);
     if (r == NULL)
         return MPI_ERR_NO_MEM;
-    r->unpack = unpack;
+    r->packed = unpack;
     r->partner = partner;
     if (source == MPI_PROC_NULL) { /* complete at once, or with its partner send */
         r->st_source = MPI_PROC_NULL;
@@ -1160,9 +1182,9 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
         int err;
         take(r->cell, NULL, 0, &err, NULL);
     }
-    if (r->unpack != 0 && !r->is_send && !(r->persistent && !r->active))
-        mpixTcUnpack(r->unpack, r->st_bytes); /* the message is received: deliver it */
-    req_release(r);                           /* (and its packed copy goes) */
+    if (!r->is_send && !(r->persistent && !r->active))
+        unpack_once(r); /* the message is received: deliver it */
+    req_release(r);     /* (and a packed copy goes) */
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -1324,7 +1346,27 @@ int mpix_tc_recv_init_packed(MPI_Comm comm, void *buf, int64_t cap, int source, 
     tc_req *r = persistent_new(buf, cap, source, tag, 0, 0);
     if (r == NULL)
         return MPI_ERR_NO_MEM;
-    r->unpack = unpack;
+    r->packed = unpack;
+    *request = (MPI_Request)r->handle;
+    return MPI_SUCCESS;
+}
+
+/* mpix_tc_isend_packed is a nonblocking send of n bytes at buf to dest, a thread of
+ * this process, for the sends C's fast paths leave to Go (derived datatypes, MPI_Count
+ * forms, buffered and ready modes); persistent: an MPI_*_init request. With packed
+ * nonzero, buf is Go's packed copy of the data: a persistent request has Go pack it
+ * again at each start (mpixTcPack), and the request drops it when released. */
+int mpix_tc_isend_packed(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int sync, uint32_t packed,
+                         int persistent, MPI_Request *request)
+{
+    int me;
+    mpix_tc_act *a = tc_self(comm, &me);
+    if (a == NULL || !is_local(a, dest))
+        return MPI_ERR_COMM;
+    tc_req *r = persistent ? persistent_new(buf, n, dest, tag, 1, sync) : isend_new(a, me, buf, n, dest, tag, sync);
+    if (r == NULL)
+        return MPI_ERR_NO_MEM;
+    r->packed = packed;
     *request = (MPI_Request)r->handle;
     return MPI_SUCCESS;
 }
@@ -1356,7 +1398,10 @@ static int start_req(tc_req *r)
         return 0;
     r->active = 1;
     r->done = 0;
+    r->delivered = 0;
     if (r->is_send) {
+        if (r->packed != 0)
+            mpixTcPack(r->packed); /* the user's data as it is now */
         r->cell = start_send(a, me, r->sbuf, r->sbytes, r->dest, r->tag, r->sync);
         if (r->cell == NULL)
             r->done = 1;
@@ -1467,7 +1512,7 @@ int mpix_tc_mrecv_packed(MPI_Message *m, void *buf, int64_t cap, uint32_t unpack
     tc_req *r = mrecv_bytes(*m, buf, cap);
     if (r == NULL)
         return 1;
-    r->unpack = unpack; /* read when the request completes */
+    r->packed = unpack; /* read when the request completes */
     *request = (MPI_Request)r->handle;
     *m = MPI_MESSAGE_NULL;
     return 0;
@@ -1539,6 +1584,23 @@ int mpix_tc_request_state(MPI_Request h, int force)
     if (r->persistent && !r->active)
         return 0;
     return req_poll(r, force) ? 2 : 1;
+}
+
+/* mpix_tc_request_peek reports C request h, which mpix_tc_request_state found complete,
+ * as MPI_Request_get_status does: its status (a receive's data unpacked) without
+ * completing it; it returns the request's error class. */
+int mpix_tc_request_peek(MPI_Request h, MPI_Status *st)
+{
+    tc_req *r = req_lookup(h);
+    if (r == NULL)
+        return MPI_ERR_REQUEST;
+    if (r->is_send || (r->persistent && !r->active)) {
+        put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+        return MPI_SUCCESS;
+    }
+    unpack_once(r);
+    put_status(st, r->st_source, r->st_tag, r->st_bytes, r->cancelled);
+    return r->st_error;
 }
 
 /* Go's view of a C request (capi/wait.go): test it, or wait for it, and report. */

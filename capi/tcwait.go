@@ -216,3 +216,76 @@ func (s mixedSet) some(done []int, active bool, outcount, indices *C.int, status
 	*outcount = C.int(len(done))
 	return s.report(done, statusSlice(statuses, C.int(len(done))))
 }
+
+// The MPI_Request_get_status family over such arrays: the requests are advanced and
+// reported, never completed.
+
+// peek reports request i, which is done or inactive, without completing it.
+func (s mixedSet) peek(i int, st *C.MPI_Status) {
+	if isThreadcommRequest(s.hs[i]) {
+		var tmp C.MPI_Status
+		if st == nil {
+			st = &tmp
+		}
+		keep := st.MPI_ERROR
+		C.mpix_tc_request_peek(s.hs[i], st)
+		st.MPI_ERROR = keep
+		return
+	}
+	sts := core.Status{Source: core.AnySource, Tag: core.AnyTag}
+	if r := s.rs[i]; r != nil && r.Active() {
+		_, sts = core.PeekStatus(r)
+	}
+	putStatus(st, sts)
+}
+
+func (s mixedSet) getStatusAll(flag *C.int, statuses *C.MPI_Status) {
+	core.ProgressFor(s.rs)
+	for i := range s.hs {
+		if s.state(i, false) == reqPending {
+			setFlag(flag, false)
+			return
+		}
+	}
+	setFlag(flag, true)
+	sts := statusSlice(statuses, C.int(len(s.hs)))
+	for i := range s.hs {
+		if sts != nil {
+			s.peek(i, &sts[i])
+		}
+	}
+}
+
+func (s mixedSet) getStatusAny(index, flag *C.int, status *C.MPI_Status) {
+	done, active := s.scan(false)
+	switch {
+	case !active:
+		setFlag(flag, true)
+		*index = C.MPI_UNDEFINED
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+	case len(done) == 0:
+		setFlag(flag, false)
+		*index = C.MPI_UNDEFINED
+	default:
+		setFlag(flag, true)
+		*index = C.int(done[0])
+		s.peek(done[0], status)
+	}
+}
+
+func (s mixedSet) getStatusSome(outcount, indices *C.int, statuses *C.MPI_Status) {
+	done, active := s.scan(false)
+	if !active {
+		*outcount = C.MPI_UNDEFINED
+		return
+	}
+	idx := unsafe.Slice(indices, len(s.hs))
+	sts := statusSlice(statuses, C.int(len(done)))
+	for k, i := range done {
+		idx[k] = C.int(i)
+		if sts != nil {
+			s.peek(i, &sts[k])
+		}
+	}
+	*outcount = C.int(len(done))
+}

@@ -210,52 +210,96 @@ func (l tcLocal) Probe(source, tag int, block bool) (bool, core.Status) {
 	return found, cStatus(&st)
 }
 
-// A nonblocking receive on a thread whose receives run in C, made in Go (derived
-// datatypes, MPI_Isendrecv): a contiguous one receives into the user's buffer; any
-// other into a packed copy in C memory, which mpixTcUnpack unpacks into the user's
-// buffer when C completes the request.
-type packedRecv struct {
+// Requests made in Go on a thread whose receives run in C (derived datatypes,
+// MPI_Isendrecv, MPI_Count forms, buffered and ready sends) are C requests over
+// bytes: a contiguous datatype's are the user's buffer; any other's are a packed copy
+// in C memory, registered here under the id the C request keeps. A receive's copy is
+// unpacked into the user's buffer when C completes the request (mpixTcUnpack); a send's
+// holds the data packed when it started (a persistent send packs again at each start,
+// mpixTcPack). The copy goes when the request is released.
+type packedBuf struct {
 	buf   unsafe.Pointer
 	count int64
 	t     *datatype.Type
 	data  unsafe.Pointer // C.malloc'd
 	n     int64
-	keep  bool // a persistent receive's: kept until its request is freed
+	keep  bool // a persistent request's: kept until its request is freed
 }
 
-var packedRecvs = struct {
+var packedBufs = struct {
 	sync.Mutex
 	next uint32
-	m    map[uint32]*packedRecv
-}{m: map[uint32]*packedRecv{}}
+	m    map[uint32]*packedBuf
+}{m: map[uint32]*packedBuf{}}
 
-// recvTarget is where C receives count elements of t at buf: the buffer itself when
-// t is contiguous (unpack 0), else a packed copy registered for mpixTcUnpack.
-func recvTarget(buf unsafe.Pointer, count int64, t *datatype.Type, keep bool) (dst unsafe.Pointer, n int64, unpack uint32, err error) {
+// packedTarget is the bytes C sends or receives for count elements of t at buf: the
+// buffer itself when t is contiguous (id 0), else a packed copy registered under id.
+func packedTarget(buf unsafe.Pointer, count int64, t *datatype.Type, keep bool) (dst unsafe.Pointer, n int64, id uint32, err error) {
 	n = datatype.PackedSize(count, t)
 	if t.Contiguous() || n == 0 {
 		return unsafe.Add(buf, t.TrueLB()), n, 0, nil
 	}
-	p := &packedRecv{buf: buf, count: count, t: t, data: C.malloc(C.size_t(max(n, 1))), n: n, keep: keep}
+	p := &packedBuf{buf: buf, count: count, t: t, data: C.malloc(C.size_t(max(n, 1))), n: n, keep: keep}
 	if p.data == nil {
-		return nil, 0, 0, core.Errorf(core.ErrNoMem, "no memory for a %d-byte receive", n)
+		return nil, 0, 0, core.Errorf(core.ErrNoMem, "no memory for a %d-byte packed copy", n)
 	}
 	t.Ref()
-	packedRecvs.Lock()
-	packedRecvs.next++
-	if packedRecvs.next == 0 {
-		packedRecvs.next = 1
+	packedBufs.Lock()
+	packedBufs.next++
+	if packedBufs.next == 0 {
+		packedBufs.next = 1
 	}
-	unpack = packedRecvs.next
-	packedRecvs.m[unpack] = p
-	packedRecvs.Unlock()
-	return p.data, n, unpack, nil
+	id = packedBufs.next
+	packedBufs.m[id] = p
+	packedBufs.Unlock()
+	return p.data, n, id, nil
+}
+
+// tcIsend is a send to a thread of this process that C's fast paths left to Go;
+// persistent makes it MPI_*_init's inactive request. A packed copy is filled now, and
+// again at each start of a persistent request (mpixTcPack).
+func tcIsend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode, persistent bool, req *C.MPI_Request) error {
+	if err := core.CheckSendArgs(count, t, int(dest), int(tag), comm); err != nil {
+		return err
+	}
+	src, n, id, err := packedTarget(buf, count, t, persistent)
+	if err != nil {
+		return err
+	}
+	if id != 0 && !persistent {
+		mpixTcPack(C.uint32_t(id))
+	}
+	sync, p := C.int(0), C.int(0)
+	if mode == core.ModeSync {
+		sync = 1
+	}
+	if persistent {
+		p = 1
+	}
+	if rc := C.mpix_tc_isend_packed(C.MPI_Comm(comm.Handle), src, C.int64_t(n), dest, tag, sync, C.uint32_t(id), p, req); rc != 0 {
+		mpixTcUnpack(C.uint32_t(id), -1)
+		return core.Errorf(int(rc), "threadcomm send between threads failed")
+	}
+	return nil
+}
+
+// mpixTcPack packs the user's data into the copy registered under id (a send's, as it
+// starts).
+//
+//export mpixTcPack
+func mpixTcPack(id C.uint32_t) {
+	packedBufs.Lock()
+	p := packedBufs.m[uint32(id)]
+	packedBufs.Unlock()
+	if p != nil {
+		datatype.Pack(unsafe.Slice((*byte)(p.data), p.n), p.buf, p.count, p.t, 0)
+	}
 }
 
 // tcIrecv starts such a receive; partner is a Go request the C one completes with
 // (0: none).
 func tcIrecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, partner int32, req *C.MPI_Request) error {
-	dst, n, unpack, err := recvTarget(buf, count, t, false)
+	dst, n, unpack, err := packedTarget(buf, count, t, false)
 	if err != nil {
 		return err
 	}
@@ -272,7 +316,7 @@ func tcImrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_
 	if err := core.CheckBuffer(count, t); err != nil {
 		return err
 	}
-	dst, n, unpack, err := recvTarget(buf, count, t, false)
+	dst, n, unpack, err := packedTarget(buf, count, t, false)
 	if err != nil {
 		return err
 	}
@@ -369,7 +413,7 @@ func tcRecvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C
 	if err := core.CheckRecvArgs(count, t, int(source), int(tag), comm); err != nil {
 		return err
 	}
-	dst, n, unpack, err := recvTarget(buf, count, t, true)
+	dst, n, unpack, err := packedTarget(buf, count, t, true)
 	if err != nil {
 		return err
 	}
@@ -382,16 +426,16 @@ func tcRecvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C
 
 // mpixTcUnpack unpacks the bytes a packed receive got; a nonpersistent receive's
 // copy then goes, a persistent one's stays for its next start. With bytes -1 (the
-// request was freed) the copy goes without unpacking.
+// request was released; a send's always is) the copy goes without unpacking.
 //
 //export mpixTcUnpack
 func mpixTcUnpack(id C.uint32_t, bytes C.int64_t) {
-	packedRecvs.Lock()
-	p := packedRecvs.m[uint32(id)]
+	packedBufs.Lock()
+	p := packedBufs.m[uint32(id)]
 	if p != nil && (bytes < 0 || !p.keep) {
-		delete(packedRecvs.m, uint32(id))
+		delete(packedBufs.m, uint32(id))
 	}
-	packedRecvs.Unlock()
+	packedBufs.Unlock()
 	if p == nil {
 		return
 	}

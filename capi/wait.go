@@ -37,9 +37,8 @@ func isThreadcommRequest(h C.MPI_Request) bool { return uint32(h)&0xfc000000 == 
 func lookupAll(reqs []C.MPI_Request) ([]*core.Request, error) {
 	out := make([]*core.Request, len(reqs))
 	for i, h := range reqs {
-		if isThreadcommRequest(h) {
-			return nil, core.Errorf(core.ErrRequest, "request 0x%x is a threadcomm request of the C queues, "+
-				"which the MPI_Request_get_status family does not take", uint32(h))
+		if isThreadcommRequest(h) { // callers with C requests take mixedArgs first
+			return nil, core.Errorf(core.ErrRequest, "array_of_requests[%d]: request 0x%x of the threadcomm C queues is not taken here", i, uint32(h))
 		}
 		r, err := core.LookupRequest(int32(h))
 		if err != nil {
@@ -396,6 +395,14 @@ func impl_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 }
 
 func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C.int, status *C.MPI_Status) error {
+	if isThreadcommRequest(request) {
+		set, _, err := mixedArgs(1, &request)
+		if err != nil {
+			return err
+		}
+		set.getStatusAll(flag, status)
+		return nil
+	}
 	if core.LitePending(int32(request)) {
 		setFlag(flag, false)
 		return nil
@@ -420,6 +427,12 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 // MPI-4.1: the any/all/some forms of MPI_Request_get_status leave the requests alone.
 
 func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) error {
+	if set, ok, err := mixedArgs(count, reqs); ok {
+		if err == nil {
+			set.getStatusAll(flag, statuses)
+		}
+		return err
+	}
 	_, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
@@ -445,6 +458,12 @@ func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 }
 
 func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
+	if set, ok, err := mixedArgs(count, reqs); ok {
+		if err == nil {
+			set.getStatusAny(index, flag, status)
+		}
+		return err
+	}
 	_, rs, err := requestArgs(count, reqs)
 	if err != nil {
 		return err
@@ -469,6 +488,12 @@ func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 }
 
 func impl_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
+	if set, ok, err := mixedSomeArgs(incount, reqs, indices); ok {
+		if err == nil {
+			set.getStatusSome(outcount, indices, statuses)
+		}
+		return err
+	}
 	hs, rs, err := someArgs(incount, reqs, indices)
 	if err != nil {
 		return err

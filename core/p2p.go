@@ -173,18 +173,8 @@ func Isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, com
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
 	}
-	if comm.LocalPeer(dest) {
-		// A local send always completes without the receiver (tcfast.c orphans a
-		// direct one that waits too long): send now, return a completed request.
-		if mode == ModeSync {
-			return nil, errLocal("MPI_Issend of this datatype or count")
-		}
-		if err := localSend(buf, count, t, dest, tag, comm, mode); err != nil {
-			return nil, err
-		}
-		r := newSend(buf, count, t, ProcNull, tag, comm, mode)
-		r.complete(emptyStatus)
-		return r, nil
+	if comm.LocalPeer(dest) { // capi makes these C requests (tcfast.c)
+		return nil, errLocal("a Go request to a thread of this process")
 	}
 	r := newSend(buf, count, t, dest, tag, comm, mode)
 	if err := r.start(); err != nil {
@@ -212,8 +202,8 @@ func SendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, 
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
 	}
-	if comm.LocalPeer(dest) {
-		return nil, errLocal("a persistent request")
+	if comm.LocalPeer(dest) { // capi makes these C requests (tcfast.c)
+		return nil, errLocal("a Go request to a thread of this process")
 	}
 	r := newSend(buf, count, t, dest, tag, comm, mode)
 	r.persistent = true

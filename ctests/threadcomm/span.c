@@ -16,7 +16,10 @@
  *   - MPI_Cancel of a receive, matched and not;
  *   - MPI_Isendrecv(_replace), a Test loop over another process's large message, and
  *     a receive from another process that must not keep its thread from taking a
- *     synchronous message from its own process.
+ *     synchronous message from its own process;
+ *   - the sends to this process's threads that C leaves to Go (derived datatypes,
+ *     MPI_Count forms, persistent ones in every mode), and the
+ *     MPI_Request_get_status family over C requests.
  * Usage: tc_span THREADS */
 #include <omp.h>
 #include <stdint.h>
@@ -372,6 +375,128 @@ static void isendrecv_and_test(MPI_Comm tc, int rank, int size, int nt, int npro
     free(r);
 }
 
+/* The sends C's fast paths leave to Go, to a thread of this process: MPI_Issend of a
+ * derived datatype, MPI_Issend_c, persistent sends of a derived datatype (packed at
+ * each start: the data changes between starts) and MPI_Bsend_init/MPI_Rsend_init/
+ * MPI_Send_init_c; then the MPI_Request_get_status family over C requests, alone and
+ * mixed with Go ones, which reports without completing (a derived receive's data is
+ * in place once it says complete). */
+static void go_sends_and_status(MPI_Comm tc, int rank, int size, int nt, int nprocs)
+{
+    int lpeer = rank % nt == nt - 1 ? rank - nt + 1 : rank + 1, lfrom = rank % nt == 0 ? rank + nt - 1 : rank - 1;
+    int rpeer = nprocs > 1 ? (rank + nt) % size : lpeer, rfrom = nprocs > 1 ? (rank - nt + size) % size : lfrom;
+    MPI_Datatype every_other;
+    CHECK_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+    CHECK_OK(MPI_Type_commit(&every_other));
+    int out[8], in[8];
+    MPI_Request q[2];
+    MPI_Status st;
+    for (int i = 0; i < 8; i++)
+        out[i] = rank * 100 + i, in[i] = -1;
+    CHECK_OK(MPI_Irecv(in, 1, every_other, lfrom, 71, tc, &q[0]));
+    CHECK_OK(MPI_Issend(out, 1, every_other, lpeer, 71, tc, &q[1]));
+    CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 8; i++)
+        CHECK(in[i] == (i % 2 == 0 ? lfrom * 100 + i : -1), "derived Issend word %d: %d", i, in[i]);
+    int one = rank, got = -1;
+    CHECK_OK(MPI_Irecv(&got, 1, MPI_INT, lfrom, 72, tc, &q[0]));
+    CHECK_OK(MPI_Issend_c(&one, 1, MPI_INT, lpeer, 72, tc, &q[1]));
+    CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+    CHECK(got == lfrom, "Issend_c: got %d", got);
+
+    /* Persistent: a derived type standard and synchronous, and the other modes. */
+    for (int form = 0; form < 5; form++) {
+        MPI_Request ps;
+        switch (form) {
+        case 0: CHECK_OK(MPI_Send_init(out, 1, every_other, lpeer, 73, tc, &ps)); break;
+        case 1: CHECK_OK(MPI_Ssend_init(out, 1, every_other, lpeer, 73, tc, &ps)); break;
+        case 2: CHECK_OK(MPI_Bsend_init(out, 8, MPI_INT, lpeer, 73, tc, &ps)); break;
+        case 3: CHECK_OK(MPI_Rsend_init(out, 8, MPI_INT, lpeer, 73, tc, &ps)); break;
+        default: CHECK_OK(MPI_Send_init_c(out, 8, MPI_INT, lpeer, 73, tc, &ps)); break;
+        }
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 8; i++)
+                out[i] = rank * 100 + i + round * 10 + form * 1000, in[i] = -1;
+            if (form < 2)
+                CHECK_OK(MPI_Irecv(in, 1, every_other, lfrom, 73, tc, &q[0]));
+            else
+                CHECK_OK(MPI_Irecv(in, 8, MPI_INT, lfrom, 73, tc, &q[0]));
+            CHECK_OK(MPI_Barrier(tc)); /* every receive is posted (MPI_Rsend_init) */
+            q[1] = ps;
+            CHECK_OK(MPI_Start(&q[1]));
+            CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+            CHECK(q[1] == ps, "persistent send form %d: its handle went", form);
+            for (int i = 0; i < 8; i++) {
+                int want = lfrom * 100 + i + round * 10 + form * 1000;
+                CHECK(in[i] == (form >= 2 || i % 2 == 0 ? want : -1), "persistent send form %d round %d word %d: %d",
+                      form, round, i, in[i]);
+            }
+        }
+        CHECK_OK(MPI_Request_free(&ps));
+    }
+
+    /* MPI_Request_get_status on a C receive of a derived type: the data is there once
+     * it says complete, and the request stays for MPI_Wait. */
+    for (int i = 0; i < 8; i++)
+        out[i] = rank * 100 + i, in[i] = -1;
+    CHECK_OK(MPI_Irecv(in, 1, every_other, lfrom, 74, tc, &q[0]));
+    int flag = 0;
+    CHECK_OK(MPI_Request_get_status(q[0], &flag, &st));
+    CHECK_OK(MPI_Send(out, 1, every_other, lpeer, 74, tc));
+    while (!flag)
+        CHECK_OK(MPI_Request_get_status(q[0], &flag, &st));
+    CHECK(q[0] != MPI_REQUEST_NULL && st.MPI_SOURCE == lfrom && st.MPI_TAG == 74, "get_status: from %d tag %d",
+          st.MPI_SOURCE, st.MPI_TAG);
+    for (int i = 0; i < 8; i++)
+        CHECK(in[i] == (i % 2 == 0 ? lfrom * 100 + i : -1), "get_status: word %d: %d", i, in[i]);
+    in[0] = -7; /* a Wait after it must not unpack again */
+    CHECK_OK(MPI_Wait(&q[0], &st));
+    CHECK(q[0] == MPI_REQUEST_NULL && st.MPI_SOURCE == lfrom && in[0] == -7, "Wait after get_status: from %d, %d",
+          st.MPI_SOURCE, in[0]);
+
+    /* The any/all/some forms over a C receive and a send to another process (a Go
+     * request there). */
+    for (int form = 0; form < 3; form++) {
+        int x = -1, mine = rank * 7 + form;
+        MPI_Status sts[2];
+        CHECK_OK(MPI_Irecv(&x, 1, MPI_INT, rfrom, 75, tc, &q[0]));
+        CHECK_OK(MPI_Isend(&mine, 1, MPI_INT, rpeer, 75, tc, &q[1]));
+        int seen[2] = {0, 0};
+        while (!seen[0] || !seen[1]) {
+            int idx[2], n = 0, f = 0;
+            switch (form) {
+            case 0:
+                CHECK_OK(MPI_Request_get_status_all(2, q, &f, sts));
+                if (f)
+                    seen[0] = seen[1] = 1, idx[0] = 0, n = 1;
+                break;
+            case 1:
+                CHECK_OK(MPI_Request_get_status_any(2, q, &idx[0], &f, &sts[0]));
+                CHECK(!f || idx[0] != MPI_UNDEFINED, "get_status_any: no active request");
+                n = f ? 1 : 0;
+                break;
+            default:
+                CHECK_OK(MPI_Request_get_status_some(2, q, &n, idx, sts));
+                CHECK(n != MPI_UNDEFINED, "get_status_some: no active request");
+                break;
+            }
+            for (int k = 0; k < n && form > 0; k++) { /* reported again until completed */
+                int done;
+                seen[idx[k]] = 1;
+                CHECK_OK(MPI_Test(&q[idx[k]], &done, MPI_STATUS_IGNORE));
+                CHECK(done && q[idx[k]] == MPI_REQUEST_NULL, "get_status form %d: request %d not complete", form, idx[k]);
+            }
+            for (int k = 0; k < n; k++)
+                if (idx[k] == 0)
+                    CHECK(sts[k].MPI_SOURCE == rfrom && sts[k].MPI_TAG == 75, "get_status form %d: from %d tag %d",
+                          form, sts[k].MPI_SOURCE, sts[k].MPI_TAG);
+        }
+        CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        CHECK(x == rfrom * 7 + form, "get_status form %d: got %d", form, x);
+    }
+    CHECK_OK(MPI_Type_free(&every_other));
+}
+
 int main(int argc, char **argv)
 {
     int provided, wrank, wsize;
@@ -382,6 +507,8 @@ int main(int argc, char **argv)
     int failed = 0;
     MPI_Comm tc;
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, nt, &tc));
+    static char bsend_space[1 << 16]; /* MPI_Bsend_init's (a thread of this process needs none) */
+    CHECK_OK(MPI_Buffer_attach(bsend_space, sizeof bsend_space));
     for (int round = 0; round < 3; round++) {
         if (round == 1 && wrank == wsize - 1) {
             /* Rank 0's messages reach this process's engine before its region. */
@@ -408,12 +535,16 @@ int main(int argc, char **argv)
             derived_irecv(tc, rank, size, nt, wsize);
             mixed_completion(tc, rank, size, nt, wsize);
             isendrecv_and_test(tc, rank, size, nt, wsize);
+            go_sends_and_status(tc, rank, size, nt, wsize);
             if (wsize > 1 && nt > 1)
                 remote_wait_takes_local(tc, rank, nt);
             CHECK_OK(MPIX_Threadcomm_finish(tc));
         }
     }
     CHECK_OK(MPIX_Threadcomm_free(&tc));
+    void *bbuf;
+    int bsize;
+    CHECK_OK(MPI_Buffer_detach(&bbuf, &bsize));
     if (wrank == 0 && !failed)
         printf("tc_span ok\n");
     MPI_Finalize();
