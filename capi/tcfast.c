@@ -103,6 +103,7 @@ typedef struct tc_req {
     uint8_t persistent, active; /* MPI_*_init requests; active between Start and its report */
     uint8_t cancelled;          /* a receive MPI_Cancel took off the posted list */
     uint8_t delivered;          /* its packed copy was unpacked (MPI_Request_get_status) */
+    uint8_t buffered;           /* a buffered send: completes at its start (a copy if need be) */
     uint32_t done;       /* atomic for sends (the cell's state is polled) */
     /* receive */
     void *buf;
@@ -755,6 +756,7 @@ static tc_req *req_new(int is_send, int persistent)
     r->cell = NULL;
     r->packed = 0;
     r->delivered = 0;
+    r->buffered = 0;
     r->partner = r->rdv = 0;
     return r;
 }
@@ -997,17 +999,25 @@ int mpix_tc_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag
     return MPI_SUCCESS;
 }
 
+/* send_started sets up send r after start_send gave it cell c: a copied message is
+ * done; a buffered send's direct one leaves a copy at once, unless its receiver is
+ * already copying it (MPI completes a buffered send locally). */
+static void send_started(tc_req *r, tc_cell *c)
+{
+    r->cell = c;
+    r->done = c == NULL || (r->buffered && send_test(c, 1));
+}
+
 /* isend_new starts a nonblocking send of n bytes at buf from thread me to dest, a
  * thread of this process (NULL when no handle is left). */
-static tc_req *isend_new(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync)
+static tc_req *isend_new(mpix_tc_act *a, int me, const void *buf, int64_t n, int dest, int tag, int sync,
+                         int buffered)
 {
     tc_req *r = req_new(1, 0);
     if (r == NULL)
         return NULL;
-    r->done = 0;
-    r->cell = start_send(a, me, buf, n, dest, tag, sync);
-    if (r->cell == NULL)
-        r->done = 1;
+    r->buffered = (uint8_t)buffered;
+    send_started(r, start_send(a, me, buf, n, dest, tag, sync));
     return r;
 }
 
@@ -1018,7 +1028,7 @@ static int fast_isend(const void *buf, int count, MPI_Datatype dt, int dest, int
     mpix_tc_act *a = tc_self(comm, &me);
     if (a == NULL || request == NULL || !send_ok(a, count, dt, dest, tag))
         return MPIX_FAST_MISS;
-    tc_req *r = isend_new(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync);
+    tc_req *r = isend_new(a, me, buf, (int64_t)count * dt_bytes(dt), dest, tag, sync, 0);
     if (r == NULL)
         return MPIX_FAST_MISS;
     *request = (MPI_Request)r->handle;
@@ -1353,17 +1363,24 @@ int mpix_tc_recv_init_packed(MPI_Comm comm, void *buf, int64_t cap, int source, 
 
 /* mpix_tc_isend_packed is a nonblocking send of n bytes at buf to dest, a thread of
  * this process, for the sends C's fast paths leave to Go (derived datatypes, MPI_Count
- * forms, buffered and ready modes); persistent: an MPI_*_init request. With packed
- * nonzero, buf is Go's packed copy of the data: a persistent request has Go pack it
- * again at each start (mpixTcPack), and the request drops it when released. */
-int mpix_tc_isend_packed(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int sync, uint32_t packed,
+ * forms, buffered and ready modes): mode 0 standard or ready, 1 synchronous, 2
+ * buffered; persistent: an MPI_*_init request. With packed nonzero, buf is Go's packed
+ * copy of the data: a persistent request has Go pack it again at each start
+ * (mpixTcPack), and the request drops it when released. */
+int mpix_tc_isend_packed(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int mode, uint32_t packed,
                          int persistent, MPI_Request *request)
 {
     int me;
     mpix_tc_act *a = tc_self(comm, &me);
     if (a == NULL || !is_local(a, dest))
         return MPI_ERR_COMM;
-    tc_req *r = persistent ? persistent_new(buf, n, dest, tag, 1, sync) : isend_new(a, me, buf, n, dest, tag, sync);
+    int sync = mode == 1, buffered = mode == 2;
+    tc_req *r;
+    if (persistent) {
+        if ((r = persistent_new(buf, n, dest, tag, 1, sync)) != NULL)
+            r->buffered = (uint8_t)buffered;
+    } else
+        r = isend_new(a, me, buf, n, dest, tag, sync, buffered);
     if (r == NULL)
         return MPI_ERR_NO_MEM;
     r->packed = packed;
@@ -1402,9 +1419,7 @@ static int start_req(tc_req *r)
     if (r->is_send) {
         if (r->packed != 0)
             mpixTcPack(r->packed); /* the user's data as it is now */
-        r->cell = start_send(a, me, r->sbuf, r->sbytes, r->dest, r->tag, r->sync);
-        if (r->cell == NULL)
-            r->done = 1;
+        send_started(r, start_send(a, me, r->sbuf, r->sbytes, r->dest, r->tag, r->sync));
     } else
         post(&a->th[me], r);
     return 1;

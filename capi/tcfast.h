@@ -55,7 +55,7 @@ int mpix_tc_request_state(MPI_Request h, int force);
 int mpix_tc_cancel(MPI_Request h);
 int mpix_tc_recv_init_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int tag, uint32_t unpack,
                              MPI_Request *request);
-int mpix_tc_isend_packed(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int sync, uint32_t packed,
+int mpix_tc_isend_packed(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int mode, uint32_t packed,
                          int persistent, MPI_Request *request);
 int mpix_tc_request_peek(MPI_Request h, MPI_Status *st);
 int mpix_tc_mrecv_packed(MPI_Message *m, void *buf, int64_t cap, uint32_t unpack, MPI_Request *request);

@@ -220,11 +220,12 @@ func (s mixedSet) some(done []int, active bool, outcount, indices *C.int, status
 // The MPI_Request_get_status family over such arrays: the requests are advanced and
 // reported, never completed.
 
-// peek reports request i, which is done or inactive, without completing it.
+// peek reports request i, which is done or inactive, without completing it; st may
+// be nil or MPI_STATUS_IGNORE. A C receive's data is in place afterwards.
 func (s mixedSet) peek(i int, st *C.MPI_Status) {
 	if isThreadcommRequest(s.hs[i]) {
 		var tmp C.MPI_Status
-		if st == nil {
+		if ignoreStatus(st) {
 			st = &tmp
 		}
 		keep := st.MPI_ERROR
@@ -250,9 +251,11 @@ func (s mixedSet) getStatusAll(flag *C.int, statuses *C.MPI_Status) {
 	setFlag(flag, true)
 	sts := statusSlice(statuses, C.int(len(s.hs)))
 	for i := range s.hs {
+		var st *C.MPI_Status
 		if sts != nil {
-			s.peek(i, &sts[i])
+			st = &sts[i]
 		}
+		s.peek(i, st)
 	}
 }
 
@@ -283,9 +286,11 @@ func (s mixedSet) getStatusSome(outcount, indices *C.int, statuses *C.MPI_Status
 	sts := statusSlice(statuses, C.int(len(done)))
 	for k, i := range done {
 		idx[k] = C.int(i)
+		var st *C.MPI_Status
 		if sts != nil {
-			s.peek(i, &sts[k])
+			st = &sts[k]
 		}
+		s.peek(i, st)
 	}
 	*outcount = C.int(len(done))
 }

@@ -269,14 +269,17 @@ func tcIsend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int,
 	if id != 0 && !persistent {
 		mpixTcPack(C.uint32_t(id))
 	}
-	sync, p := C.int(0), C.int(0)
-	if mode == core.ModeSync {
-		sync = 1
+	m, p := C.int(0), C.int(0) // mpix_tc_isend_packed's modes: standard and ready alike
+	switch mode {
+	case core.ModeSync:
+		m = 1
+	case core.ModeBuffered:
+		m = 2
 	}
 	if persistent {
 		p = 1
 	}
-	if rc := C.mpix_tc_isend_packed(C.MPI_Comm(comm.Handle), src, C.int64_t(n), dest, tag, sync, C.uint32_t(id), p, req); rc != 0 {
+	if rc := C.mpix_tc_isend_packed(C.MPI_Comm(comm.Handle), src, C.int64_t(n), dest, tag, m, C.uint32_t(id), p, req); rc != 0 {
 		mpixTcUnpack(C.uint32_t(id), -1)
 		return core.Errorf(int(rc), "threadcomm send between threads failed")
 	}

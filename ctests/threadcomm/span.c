@@ -435,20 +435,56 @@ static void go_sends_and_status(MPI_Comm tc, int rank, int size, int nt, int npr
         CHECK_OK(MPI_Request_free(&ps));
     }
 
+    /* A buffered send completes without its receiver, who takes a later message
+     * first: a large MPI_Ibsend, and a large persistent buffered send of a derived
+     * datatype (packed, then copied at its start). */
+    enum { NB = 12000 }; /* ints: past the C queues' 16 KiB eager limit */
+    int *bo = malloc(2 * NB * sizeof(int)), *bi = malloc(2 * NB * sizeof(int));
+    MPI_Datatype big;
+    CHECK_OK(MPI_Type_vector(NB, 1, 2, MPI_INT, &big));
+    CHECK_OK(MPI_Type_commit(&big));
+    for (int form = 0; form < 2; form++) {
+        for (int i = 0; i < 2 * NB; i++)
+            bo[i] = rank * 3 + i + form, bi[i] = -1;
+        MPI_Request b;
+        if (form == 0)
+            CHECK_OK(MPI_Ibsend(bo, NB, MPI_INT, lpeer, 76, tc, &b));
+        else {
+            CHECK_OK(MPI_Bsend_init(bo, 1, big, lpeer, 76, tc, &b));
+            CHECK_OK(MPI_Start(&b));
+        }
+        for (int flag = 0; !flag;)
+            CHECK_OK(MPI_Test(&b, &flag, MPI_STATUS_IGNORE));
+        if (form == 1)
+            CHECK_OK(MPI_Request_free(&b));
+        for (int i = 0; i < 2 * NB; i++)
+            bo[i] = -2; /* the buffer is the sender's again */
+        int token = rank, got = -1;
+        CHECK_OK(MPI_Send(&token, 1, MPI_INT, lpeer, 77, tc));
+        CHECK_OK(MPI_Recv(&got, 1, MPI_INT, lfrom, 77, tc, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Recv(bi, form == 0 ? NB : 1, form == 0 ? MPI_INT : big, lfrom, 76, tc, MPI_STATUS_IGNORE));
+        for (int i = 0; i < (form == 0 ? NB : 2 * NB - 1); i++)
+            CHECK(bi[i] == (form == 0 || i % 2 == 0 ? lfrom * 3 + i + form : -1), "buffered send form %d word %d: %d",
+                  form, i, bi[i]);
+    }
+    CHECK_OK(MPI_Type_free(&big));
+    free(bo);
+    free(bi);
+
     /* MPI_Request_get_status on a C receive of a derived type: the data is there once
      * it says complete, and the request stays for MPI_Wait. */
     for (int i = 0; i < 8; i++)
         out[i] = rank * 100 + i, in[i] = -1;
     CHECK_OK(MPI_Irecv(in, 1, every_other, lfrom, 74, tc, &q[0]));
     int flag = 0;
-    CHECK_OK(MPI_Request_get_status(q[0], &flag, &st));
     CHECK_OK(MPI_Send(out, 1, every_other, lpeer, 74, tc));
     while (!flag)
-        CHECK_OK(MPI_Request_get_status(q[0], &flag, &st));
-    CHECK(q[0] != MPI_REQUEST_NULL && st.MPI_SOURCE == lfrom && st.MPI_TAG == 74, "get_status: from %d tag %d",
-          st.MPI_SOURCE, st.MPI_TAG);
+        CHECK_OK(MPI_Request_get_status(q[0], &flag, MPI_STATUS_IGNORE));
     for (int i = 0; i < 8; i++)
         CHECK(in[i] == (i % 2 == 0 ? lfrom * 100 + i : -1), "get_status: word %d: %d", i, in[i]);
+    CHECK_OK(MPI_Request_get_status(q[0], &flag, &st));
+    CHECK(flag && q[0] != MPI_REQUEST_NULL && st.MPI_SOURCE == lfrom && st.MPI_TAG == 74, "get_status: from %d tag %d",
+          st.MPI_SOURCE, st.MPI_TAG);
     in[0] = -7; /* a Wait after it must not unpack again */
     CHECK_OK(MPI_Wait(&q[0], &st));
     CHECK(q[0] == MPI_REQUEST_NULL && st.MPI_SOURCE == lfrom && in[0] == -7, "Wait after get_status: from %d, %d",
@@ -456,43 +492,52 @@ static void go_sends_and_status(MPI_Comm tc, int rank, int size, int nt, int npr
 
     /* The any/all/some forms over a C receive and a send to another process (a Go
      * request there). */
-    for (int form = 0; form < 3; form++) {
-        int x = -1, mine = rank * 7 + form;
+    for (int form = 0; form < 4; form++) {
+        int x[8], mine[8];
+        for (int i = 0; i < 8; i++)
+            x[i] = -1, mine[i] = rank * 7 + form + i;
         MPI_Status sts[2];
-        CHECK_OK(MPI_Irecv(&x, 1, MPI_INT, rfrom, 75, tc, &q[0]));
-        CHECK_OK(MPI_Isend(&mine, 1, MPI_INT, rpeer, 75, tc, &q[1]));
+        CHECK_OK(MPI_Irecv(x, 1, every_other, rfrom, 75, tc, &q[0]));
+        CHECK_OK(MPI_Isend(mine, 1, every_other, rpeer, 75, tc, &q[1]));
         int seen[2] = {0, 0};
         while (!seen[0] || !seen[1]) {
             int idx[2], n = 0, f = 0;
             switch (form) {
             case 0:
                 CHECK_OK(MPI_Request_get_status_all(2, q, &f, sts));
-                if (f)
+                if (f) {
+                    CHECK(q[0] != MPI_REQUEST_NULL && q[1] != MPI_REQUEST_NULL, "get_status_all completed a request");
                     seen[0] = seen[1] = 1, idx[0] = 0, n = 1;
+                }
                 break;
             case 1:
                 CHECK_OK(MPI_Request_get_status_any(2, q, &idx[0], &f, &sts[0]));
                 CHECK(!f || idx[0] != MPI_UNDEFINED, "get_status_any: no active request");
                 n = f ? 1 : 0;
                 break;
-            default:
-                CHECK_OK(MPI_Request_get_status_some(2, q, &n, idx, sts));
+            default: /* form 3: statuses ignored */
+                CHECK_OK(MPI_Request_get_status_some(2, q, &n, idx, form == 3 ? MPI_STATUSES_IGNORE : sts));
                 CHECK(n != MPI_UNDEFINED, "get_status_some: no active request");
                 break;
             }
-            for (int k = 0; k < n && form > 0; k++) { /* reported again until completed */
-                int done;
-                seen[idx[k]] = 1;
-                CHECK_OK(MPI_Test(&q[idx[k]], &done, MPI_STATUS_IGNORE));
-                CHECK(done && q[idx[k]] == MPI_REQUEST_NULL, "get_status form %d: request %d not complete", form, idx[k]);
+            for (int k = 0; k < n; k++) {
+                int i = idx[k], done;
+                CHECK(q[i] != MPI_REQUEST_NULL, "get_status form %d: request %d was completed", form, i);
+                if (i == 0) {
+                    CHECK(x[0] == rfrom * 7 + form && x[1] == -1 && x[6] == rfrom * 7 + form + 6,
+                          "get_status form %d: data not in place: %d %d %d", form, x[0], x[1], x[6]);
+                    CHECK(form == 3 || (sts[k].MPI_SOURCE == rfrom && sts[k].MPI_TAG == 75),
+                          "get_status form %d: from %d tag %d", form, sts[k].MPI_SOURCE, sts[k].MPI_TAG);
+                }
+                if (form > 0) { /* reported again until completed */
+                    seen[i] = 1;
+                    CHECK_OK(MPI_Test(&q[i], &done, MPI_STATUS_IGNORE));
+                    CHECK(done && q[i] == MPI_REQUEST_NULL, "get_status form %d: request %d not complete", form, i);
+                }
             }
-            for (int k = 0; k < n; k++)
-                if (idx[k] == 0)
-                    CHECK(sts[k].MPI_SOURCE == rfrom && sts[k].MPI_TAG == 75, "get_status form %d: from %d tag %d",
-                          form, sts[k].MPI_SOURCE, sts[k].MPI_TAG);
         }
         CHECK_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
-        CHECK(x == rfrom * 7 + form, "get_status form %d: got %d", form, x);
+        CHECK(x[2] == rfrom * 7 + form + 2 && x[3] == -1, "get_status form %d: got %d %d", form, x[2], x[3]);
     }
     CHECK_OK(MPI_Type_free(&every_other));
 }
@@ -507,8 +552,9 @@ int main(int argc, char **argv)
     int failed = 0;
     MPI_Comm tc;
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, nt, &tc));
-    static char bsend_space[1 << 16]; /* MPI_Bsend_init's (a thread of this process needs none) */
-    CHECK_OK(MPI_Buffer_attach(bsend_space, sizeof bsend_space));
+    /* For the buffered sends (a thread of this process needs none of it). */
+    int bsend_size = 8 * (48000 + MPI_BSEND_OVERHEAD) * nt;
+    CHECK_OK(MPI_Buffer_attach(malloc(bsend_size), bsend_size));
     for (int round = 0; round < 3; round++) {
         if (round == 1 && wrank == wsize - 1) {
             /* Rank 0's messages reach this process's engine before its region. */
@@ -545,6 +591,7 @@ int main(int argc, char **argv)
     void *bbuf;
     int bsize;
     CHECK_OK(MPI_Buffer_detach(&bbuf, &bsize));
+    free(bbuf);
     if (wrank == 0 && !failed)
         printf("tc_span ok\n");
     MPI_Finalize();
