@@ -1178,14 +1178,47 @@ int mpix_tc_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return err == MPI_SUCCESS ? MPI_SUCCESS : mpixTcRaise("MPI_Test", cur_comm(), err);
 }
 
+/* Synchronous sends whose requests MPI_Request_free released before their receivers
+ * took the data: the calling thread's, linked through next. The handles are gone;
+ * the requests go back to the pool once their cells are done (reap_abandoned). */
+static MPIX_TLS tc_req *abandoned;
+
+/* reap_abandoned releases the abandoned sends that have completed; it reports
+ * whether any is left. */
+static int reap_abandoned(void)
+{
+    for (tc_req **pp = &abandoned; *pp != NULL;) {
+        tc_req *r = *pp;
+        if (!send_test(r->cell, 0)) {
+            pp = &r->next;
+            continue;
+        }
+        *pp = r->next;
+        r->cell = NULL;
+        r->live = 1; /* as req_release expects */
+        req_release(r);
+    }
+    return abandoned != NULL;
+}
+
 int mpix_fast_MPI_Request_free(MPI_Request *request)
 {
     tc_req *r;
     if (request == NULL || (r = req_lookup(*request)) == NULL)
         return MPIX_FAST_MISS;
-    /* A send still pending leaves a copy behind; a receive stays posted would need
-     * its request later: wait for it (the message is local and already on its way or
-     * the program is erroneous). */
+    reap_abandoned();
+    /* A standard send still pending leaves a copy behind and completes; a synchronous
+     * one completes when its receiver takes it, which may be after this thread's next
+     * calls: it is abandoned, and reaped later (MPI lets it complete after the free). */
+    if (r->is_send && !req_poll(r, 1)) {
+        r->live = 0; /* the handle is gone */
+        r->next = abandoned;
+        abandoned = r;
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    /* A receive still posted would need its request later: wait for it (the message
+     * is local and already on its way, or the program is erroneous). */
     for (uint32_t i = 0; !req_poll(r, 1); i++)
         backoff(i);
     if (r->cell != NULL && !r->is_send) { /* a matched message never received */
@@ -2156,6 +2189,10 @@ static int tc_finish(MPI_Comm comm)
     mpix_ctx *x = mpix_tls_ctx;
     if (x == NULL || x->tc_act == NULL || x->tc_handle != comm)
         return MPIX_FAST_MISS;
+    /* Freed synchronous sends complete before the region ends (their receivers take
+     * them before they finish, or the program is erroneous). */
+    for (uint32_t i = 0; reap_abandoned(); i++)
+        backoff(i);
     mpix_tc_act *a = (mpix_tc_act *)x->tc_act;
     if (a->spanning)
         return MPIX_FAST_MISS;

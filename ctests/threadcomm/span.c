@@ -18,8 +18,9 @@
  *     a receive from another process that must not keep its thread from taking a
  *     synchronous message from its own process;
  *   - the sends to this process's threads that C leaves to Go (derived datatypes,
- *     MPI_Count forms, persistent ones in every mode), and the
- *     MPI_Request_get_status family over C requests.
+ *     MPI_Count forms, persistent ones in every mode), buffered sends completing
+ *     without their receivers, MPI_Request_free of a synchronous send that is not
+ *     received yet, and the MPI_Request_get_status family over C requests.
  * Usage: tc_span THREADS */
 #include <omp.h>
 #include <stdint.h>
@@ -470,6 +471,28 @@ static void go_sends_and_status(MPI_Comm tc, int rank, int size, int nt, int npr
     CHECK_OK(MPI_Type_free(&big));
     free(bo);
     free(bi);
+
+    /* MPI_Request_free of a synchronous send its receiver has not taken returns at
+     * once (the receiver takes a later message first); the send completes later. */
+    for (int form = 0; form < 2; form++) {
+        int v[8], w[8], token = rank, got = -1;
+        for (int i = 0; i < 8; i++)
+            v[i] = rank + i + form, w[i] = -1;
+        MPI_Request f;
+        if (form == 0)
+            CHECK_OK(MPI_Issend(v, 1, every_other, lpeer, 78, tc, &f));
+        else {
+            CHECK_OK(MPI_Ssend_init(v, 1, every_other, lpeer, 78, tc, &f));
+            CHECK_OK(MPI_Start(&f));
+        }
+        CHECK_OK(MPI_Request_free(&f));
+        CHECK(f == MPI_REQUEST_NULL, "Request_free left the handle");
+        CHECK_OK(MPI_Send(&token, 1, MPI_INT, lpeer, 79, tc));
+        CHECK_OK(MPI_Recv(&got, 1, MPI_INT, lfrom, 79, tc, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Recv(w, 1, every_other, lfrom, 78, tc, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 8; i++)
+            CHECK(w[i] == (i % 2 == 0 ? lfrom + i + form : -1), "freed Issend form %d word %d: %d", form, i, w[i]);
+    }
 
     /* MPI_Request_get_status on a C receive of a derived type: the data is there once
      * it says complete, and the request stays for MPI_Wait. */
