@@ -14,10 +14,11 @@
  * MPI_ANY_SOURCE and probes see both kinds of messages.
  *
  * The C fast paths (fast.h) cover the common calls; the Go path of the other calls
- * (derived datatypes, MPI_Bsend, MPI_Rsend...) packs and calls mpix_tc_send_bytes /
- * mpix_tc_recv_bytes / mpix_tc_probe, or posts packed receives that Go unpacks at
- * completion (mpix_tc_irecv_packed), so Go's engine never sees these messages and
- * nothing can overtake anything.
+ * (derived datatypes, MPI_Bsend, MPI_Rsend, MPI_Count forms...) packs and calls
+ * mpix_tc_send_bytes / mpix_tc_recv_bytes / mpix_tc_probe, or makes C requests over
+ * packed copies (mpix_tc_isend_packed, mpix_tc_irecv_packed: Go packs a send's at its
+ * start and unpacks a receive's at completion), so Go's engine never sees these
+ * messages and nothing can overtake anything.
  *
  * Each receiving thread has a lock-free multi-producer single-consumer queue (Vyukov's
  * intrusive queue) of cells. A message up to TC_EAGER bytes is copied into a cell
@@ -1194,8 +1195,7 @@ static int reap_abandoned(void)
             continue;
         }
         *pp = r->next;
-        r->cell = NULL;
-        r->live = 1; /* as req_release expects */
+        r->cell = NULL; /* send_test gave it back */
         req_release(r);
     }
     return abandoned != NULL;
