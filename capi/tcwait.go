@@ -154,11 +154,7 @@ func (s mixedSet) report(idx []int, sts []C.MPI_Status) error {
 	errs := make([]int, len(idx))
 	failed := false
 	for k, i := range idx {
-		var st *C.MPI_Status
-		if sts != nil {
-			st = &sts[k]
-		}
-		errs[k] = s.complete(i, st)
+		errs[k] = s.complete(i, statusAt(sts, k))
 		failed = failed || errs[k] != core.Success
 	}
 	if !failed {
@@ -172,7 +168,20 @@ func (s mixedSet) report(idx []int, sts []C.MPI_Status) error {
 	return core.Errorf(core.ErrInStatus, "one or more requests failed; see the statuses' MPI_ERROR")
 }
 
-func (s mixedSet) testall(flag *C.int, statuses *C.MPI_Status) error {
+// statusAt is sts[k], or nil when the statuses are ignored.
+func statusAt(sts []C.MPI_Status, k int) *C.MPI_Status {
+	if sts == nil {
+		return nil
+	}
+	return &sts[k]
+}
+
+// The Test family and the MPI_Request_get_status family share what follows: take
+// completes the requests it reports (Test*); without it they are only peeked and stay
+// as they are (get_status*).
+
+// testall reports every request once none is pending.
+func (s mixedSet) testall(flag *C.int, statuses *C.MPI_Status, take bool) error {
 	core.ProgressFor(s.rs)
 	for i := range s.hs {
 		if s.state(i, false) == reqPending {
@@ -185,18 +194,33 @@ func (s mixedSet) testall(flag *C.int, statuses *C.MPI_Status) error {
 	for i := range all {
 		all[i] = i
 	}
-	return s.report(all, statusSlice(statuses, C.int(len(s.hs))))
+	return s.reportAll(all, statusSlice(statuses, C.int(len(s.hs))), take)
+}
+
+// testany reports one completed request, if any.
+func (s mixedSet) testany(index, flag *C.int, status *C.MPI_Status, take bool) error {
+	done, active := s.scan(false)
+	setFlag(flag, len(done) > 0 || !active)
+	if active && len(done) == 0 {
+		*index = C.MPI_UNDEFINED
+		return nil
+	}
+	return s.any(done, active, index, status, take)
 }
 
 // any reports the first of done through index and status (MPI_UNDEFINED and an
 // empty status when no request is active).
-func (s mixedSet) any(done []int, active bool, index *C.int, status *C.MPI_Status) error {
+func (s mixedSet) any(done []int, active bool, index *C.int, status *C.MPI_Status, take bool) error {
 	if !active {
 		*index = C.MPI_UNDEFINED
 		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 		return nil
 	}
 	*index = C.int(done[0])
+	if !take {
+		s.peek(done[0], status)
+		return nil
+	}
 	if class := s.complete(done[0], status); class != core.Success {
 		return core.Errorf(class, "request %d failed", done[0])
 	}
@@ -204,7 +228,7 @@ func (s mixedSet) any(done []int, active bool, index *C.int, status *C.MPI_Statu
 }
 
 // some reports every request of done through outcount, indices and statuses.
-func (s mixedSet) some(done []int, active bool, outcount, indices *C.int, statuses *C.MPI_Status) error {
+func (s mixedSet) some(done []int, active bool, outcount, indices *C.int, statuses *C.MPI_Status, take bool) error {
 	if !active {
 		*outcount = C.MPI_UNDEFINED
 		return nil
@@ -214,11 +238,19 @@ func (s mixedSet) some(done []int, active bool, outcount, indices *C.int, status
 		idx[k] = C.int(i)
 	}
 	*outcount = C.int(len(done))
-	return s.report(done, statusSlice(statuses, C.int(len(done))))
+	return s.reportAll(done, statusSlice(statuses, C.int(len(done))), take)
 }
 
-// The MPI_Request_get_status family over such arrays: the requests are advanced and
-// reported, never completed.
+// reportAll is report with take, and peeks at the requests without it.
+func (s mixedSet) reportAll(idx []int, sts []C.MPI_Status, take bool) error {
+	if take {
+		return s.report(idx, sts)
+	}
+	for k, i := range idx {
+		s.peek(i, statusAt(sts, k))
+	}
+	return nil
+}
 
 // peek reports request i, which is done or inactive, without completing it; st may
 // be nil or MPI_STATUS_IGNORE. A C receive's data is in place afterwards.
@@ -238,59 +270,4 @@ func (s mixedSet) peek(i int, st *C.MPI_Status) {
 		_, sts = core.PeekStatus(r)
 	}
 	putStatus(st, sts)
-}
-
-func (s mixedSet) getStatusAll(flag *C.int, statuses *C.MPI_Status) {
-	core.ProgressFor(s.rs)
-	for i := range s.hs {
-		if s.state(i, false) == reqPending {
-			setFlag(flag, false)
-			return
-		}
-	}
-	setFlag(flag, true)
-	sts := statusSlice(statuses, C.int(len(s.hs)))
-	for i := range s.hs {
-		var st *C.MPI_Status
-		if sts != nil {
-			st = &sts[i]
-		}
-		s.peek(i, st)
-	}
-}
-
-func (s mixedSet) getStatusAny(index, flag *C.int, status *C.MPI_Status) {
-	done, active := s.scan(false)
-	switch {
-	case !active:
-		setFlag(flag, true)
-		*index = C.MPI_UNDEFINED
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
-	case len(done) == 0:
-		setFlag(flag, false)
-		*index = C.MPI_UNDEFINED
-	default:
-		setFlag(flag, true)
-		*index = C.int(done[0])
-		s.peek(done[0], status)
-	}
-}
-
-func (s mixedSet) getStatusSome(outcount, indices *C.int, statuses *C.MPI_Status) {
-	done, active := s.scan(false)
-	if !active {
-		*outcount = C.MPI_UNDEFINED
-		return
-	}
-	idx := unsafe.Slice(indices, len(s.hs))
-	sts := statusSlice(statuses, C.int(len(done)))
-	for k, i := range done {
-		idx[k] = C.int(i)
-		var st *C.MPI_Status
-		if sts != nil {
-			st = &sts[k]
-		}
-		s.peek(i, st)
-	}
-	*outcount = C.int(len(done))
 }

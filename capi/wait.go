@@ -161,7 +161,7 @@ func impl_MPI_Testall(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C
 		if err != nil {
 			return err
 		}
-		return set.testall(flag, statuses)
+		return set.testall(flag, statuses, true)
 	}
 	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
@@ -222,7 +222,7 @@ func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 			return err
 		}
 		done, active := set.wait()
-		return set.any(done, active, index, status)
+		return set.any(done, active, index, status, true)
 	}
 	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
@@ -245,13 +245,7 @@ func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 		if err != nil {
 			return err
 		}
-		done, active := set.scan(false)
-		setFlag(flag, len(done) > 0 || !active)
-		if active && len(done) == 0 {
-			*index = C.MPI_UNDEFINED
-			return nil
-		}
-		return set.any(done, active, index, status)
+		return set.testany(index, flag, status, true)
 	}
 	hs, rs, err := requestArgs(count, reqs)
 	if err != nil {
@@ -326,7 +320,7 @@ func impl_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 			return err
 		}
 		done, active := set.wait()
-		return set.some(done, active, outcount, indices, statuses)
+		return set.some(done, active, outcount, indices, statuses, true)
 	}
 	hs, rs, err := someArgs(incount, reqs, indices)
 	if err != nil {
@@ -349,7 +343,7 @@ func impl_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outc
 			return err
 		}
 		done, active := set.scan(false)
-		return set.some(done, active, outcount, indices, statuses)
+		return set.some(done, active, outcount, indices, statuses, true)
 	}
 	hs, rs, err := someArgs(incount, reqs, indices)
 	if err != nil {
@@ -400,8 +394,7 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 		if err != nil {
 			return err
 		}
-		set.getStatusAll(flag, status)
-		return nil
+		return set.testall(flag, status, false)
 	}
 	if core.LitePending(int32(request)) {
 		setFlag(flag, false)
@@ -428,10 +421,10 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 
 func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, flag *C.int, statuses *C.MPI_Status) error {
 	if set, ok, err := mixedArgs(count, reqs); ok {
-		if err == nil {
-			set.getStatusAll(flag, statuses)
+		if err != nil {
+			return err
 		}
-		return err
+		return set.testall(flag, statuses, false)
 	}
 	_, rs, err := requestArgs(count, reqs)
 	if err != nil {
@@ -459,10 +452,10 @@ func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 
 func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
 	if set, ok, err := mixedArgs(count, reqs); ok {
-		if err == nil {
-			set.getStatusAny(index, flag, status)
+		if err != nil {
+			return err
 		}
-		return err
+		return set.testany(index, flag, status, false)
 	}
 	_, rs, err := requestArgs(count, reqs)
 	if err != nil {
@@ -489,10 +482,11 @@ func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 
 func impl_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, reqs *C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status) error {
 	if set, ok, err := mixedSomeArgs(incount, reqs, indices); ok {
-		if err == nil {
-			set.getStatusSome(outcount, indices, statuses)
+		if err != nil {
+			return err
 		}
-		return err
+		done, active := set.scan(false)
+		return set.some(done, active, outcount, indices, statuses, false)
 	}
 	hs, rs, err := someArgs(incount, reqs, indices)
 	if err != nil {
