@@ -178,7 +178,6 @@ struct mpix_tc_act {
     mpix_tc_team team; /* first: Go reads it */
     int32_t n;         /* this process's threads */
     MPI_Comm handle;
-    uint32_t go_finish; /* the last finish's decision (1: Go ends the activation) */
     uint32_t stale;     /* atomic: a thread left something behind at finish */
     /* A threadcomm that spans processes: its ranks are size, this process's threads
      * are ranks base..base+n-1, and messages from the other processes arrive as cells
@@ -187,15 +186,17 @@ struct mpix_tc_act {
      * are indexed by thread (rank - base). */
     int32_t base, size;
     uint32_t spanning;
-    char pad0[20];
-    /* Barrier: arrivals, and the generation (a futex word) with its sleepers, on
-     * their own lines. */
-    uint32_t count;
-    uint32_t arrived; /* threads that started the region in C (n: Go started it) */
-    char pad1[56];
-    uint32_t gen;
+    char pad0[24];
+    /* Barrier, on a line of its own: one word of arrivals (low half) and generation
+     * (high half, the futex word), so that an arrival learns its generation and the
+     * last one releases with one atomic on one line. What a barrier's waiters read
+     * after it (the finish's decision) and the start's arrivals share the line: a
+     * region's synchronisation moves this one line between cores, nothing else. */
+    uint64_t bar;
     uint32_t sleepers;
-    char pad2[56];
+    uint32_t arrived;   /* threads that started the region in C (n: Go started it) */
+    uint32_t go_finish; /* the last finish's decision (1: Go ends the activation) */
+    char pad1[44];
     /* Collectives: each thread's buffers, read after a barrier. */
     const void **sbuf;
     void **rbuf;
@@ -208,6 +209,8 @@ struct mpix_tc_act {
     uint32_t *drained, *acks;
     tc_thread th[];
 };
+_Static_assert(offsetof(struct mpix_tc_act, bar) == 64 && offsetof(struct mpix_tc_act, sbuf) == 128,
+               "the barrier has a line of its own");
 
 /* Waits poll; past TC_SPIN_YIELD polls they give the core away (two cores, many
  * threads) and now and then let Go progress the other communicators. */
@@ -1673,6 +1676,17 @@ int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *s
 
 /* ---- collectives of a single-process activation ---- */
 
+#define TC_BAR_GEN ((uint64_t)1 << 32)
+
+static inline uint32_t bar_gen(const mpix_tc_act *a)
+{
+    return (uint32_t)(__atomic_load_n(&a->bar, __ATOMIC_ACQUIRE) >> 32);
+}
+
+/* The generation half of bar, for the futex (x86-64 and the other little-endian
+ * targets: the high half is the second word). */
+static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar + 1; }
+
 /* gen_wait waits until the barrier's generation moves past g: it spins briefly (the
  * threads of a region usually arrive together), yields a little (more threads than
  * cores), then sleeps on the futex (hundreds of threads: the ones with work left get
@@ -1680,55 +1694,52 @@ int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *s
 static void gen_wait(mpix_tc_act *a, uint32_t g)
 {
     for (uint32_t i = 0; i < TC_BAR_SPIN; i++) {
-        if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
+        if (bar_gen(a) != g)
             return;
         if (i >= TC_SPIN_FAST)
             cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing gen move */
     }
     for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
-        if (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) != g)
+        if (bar_gen(a) != g)
             return;
         sched_yield();
     }
-    while (__atomic_load_n(&a->gen, __ATOMIC_ACQUIRE) == g) {
+    while (bar_gen(a) == g) {
         __atomic_add_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
-        syscall(SYS_futex, &a->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+        syscall(SYS_futex, bar_futex(a), FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
         __atomic_sub_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
     }
 }
 
-/* gen_release ends barrier generation g. A sleeper counts itself before the kernel
- * checks gen, and both sides use sequentially consistent order, so either the
- * sleeper sees the new gen or the releaser sees the sleeper. */
-static void gen_release(mpix_tc_act *a, uint32_t g)
+/* gen_release ends the barrier generation that all n threads have arrived in: one
+ * addition empties the arrivals (n) and moves the generation on. A sleeper counts
+ * itself before the kernel checks the generation, and both sides use sequentially
+ * consistent order, so either the sleeper sees the new generation or the releaser
+ * sees the sleeper. */
+static void gen_release(mpix_tc_act *a)
 {
-    __atomic_store_n(&a->gen, g + 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&a->bar, TC_BAR_GEN - (uint64_t)a->n, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&a->sleepers, __ATOMIC_SEQ_CST) != 0)
-        syscall(SYS_futex, &a->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        syscall(SYS_futex, bar_futex(a), FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* barrier_last is the arrival half of a barrier: it returns 1 to the last of the n
- * threads to arrive, which must then call gen_release(a, *g) (after any work that the
- * others must see), and 0 to the others, which call gen_wait(a, *g). *idx gets the
- * arrival order. */
-static inline int barrier_arrive(mpix_tc_act *a, uint32_t *g, uint32_t *idx)
+/* barrier_arrive is the arrival half of a barrier: it returns 1 to the last of the n
+ * threads to arrive, which must then call gen_release(a) (after any work that the
+ * others must see), and 0 to the others, which call gen_wait(a, *g). No thread
+ * arrives again before the release, so the generation read with the arrival is the
+ * one being counted. */
+static inline int barrier_arrive(mpix_tc_act *a, uint32_t *g)
 {
-    *g = __atomic_load_n(&a->gen, __ATOMIC_ACQUIRE);
-    uint32_t i = __atomic_fetch_add(&a->count, 1, __ATOMIC_ACQ_REL);
-    if (idx != NULL)
-        *idx = i;
-    if (i + 1 == (uint32_t)a->n) {
-        __atomic_store_n(&a->count, 0, __ATOMIC_RELAXED);
-        return 1;
-    }
-    return 0;
+    uint64_t w = __atomic_fetch_add(&a->bar, 1, __ATOMIC_ACQ_REL);
+    *g = (uint32_t)(w >> 32);
+    return (uint32_t)w + 1 == (uint32_t)a->n;
 }
 
 static void barrier(mpix_tc_act *a)
 {
     uint32_t g;
-    if (barrier_arrive(a, &g, NULL))
-        gen_release(a, g);
+    if (barrier_arrive(a, &g))
+        gen_release(a);
     else
         gen_wait(a, g);
 }
@@ -1763,11 +1774,11 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
     if (bytes * (size_t)(a->n - 1) <= TC_ONE_SHOT) {
         /* Small: the last to arrive copies for everyone; one barrier. */
         uint32_t g;
-        if (barrier_arrive(a, &g, NULL)) {
+        if (barrier_arrive(a, &g)) {
             for (int i = 0; i < a->n && bytes > 0; i++)
                 if (i != root)
                     memcpy(a->rbuf[i], a->rbuf[root], bytes);
-            gen_release(a, g);
+            gen_release(a);
         } else
             gen_wait(a, g);
         return MPI_SUCCESS;
@@ -1881,12 +1892,12 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
         /* Small: the last to arrive folds everything while the others wait; one
          * barrier instead of two around the sliced fold. */
         uint32_t g;
-        if (barrier_arrive(a, &g, NULL)) {
+        if (barrier_arrive(a, &g)) {
             if (root >= 0)
                 fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, 0, count);
             else
                 fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, 0, count);
-            gen_release(a, g);
+            gen_release(a);
         } else
             gen_wait(a, g);
         return;
@@ -2039,6 +2050,8 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
     return a;
 }
 
+int mpix_tc_act_running(mpix_tc_act *a) { return __atomic_load_n(&a->arrived, __ATOMIC_ACQUIRE) != 0; }
+
 void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key)
 {
     /* Every thread of the region stores the same values, before it can finish. */
@@ -2120,15 +2133,17 @@ void mpix_tc_act_free(mpix_tc_act *a)
 
 /* Region entry in C: a threadcomm whose previous region ended in C (PARKED) starts
  * again on Go's kept activation. Everything else (the first start,
- * after a region that needed Go, and every misuse) goes to Go, which reports it. */
+ * after a region that needed Go, and every misuse) goes to Go, which reports it.
+ * The state stays PARKED through a region run in C (arrived > 0 tells it runs, and
+ * each thread's context that it is in it): a start and a finish that write no line
+ * the others read save the cores a transfer each. */
 static int tc_start(MPI_Comm comm)
 {
     mpix_tc_act *a = act_find(comm);
     if (a == NULL || a->spanning) /* spanning: start and finish are Go's */
         return MPIX_FAST_MISS;
     mpix_ctx *x = mpix_ctx_get();
-    uint32_t state = __atomic_load_n(&a->team.state, __ATOMIC_ACQUIRE);
-    if (x->threadcomm_key != 0 || (state != MPIX_TC_PARKED && state != MPIX_TC_ACTIVE))
+    if (x->threadcomm_key != 0 || __atomic_load_n(&a->team.state, __ATOMIC_ACQUIRE) != MPIX_TC_PARKED)
         return MPIX_FAST_MISS;
     int team = mpix_omp_team_size();
     if (team > 0 && team != a->n)
@@ -2140,8 +2155,6 @@ static int tc_start(MPI_Comm comm)
         __atomic_fetch_sub(&a->arrived, 1, __ATOMIC_ACQ_REL);
         return MPIX_FAST_MISS;
     }
-    if (state != MPIX_TC_ACTIVE)
-        __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
     x->threadcomm_key = a->team.key;
     x->threadcomm_thread = (int32_t)me;
     x->tc_act = a;
@@ -2201,16 +2214,22 @@ static int tc_finish(MPI_Comm comm)
     if (leftovers(a, x->threadcomm_thread))
         __atomic_store_n(&a->stale, 1, __ATOMIC_RELAXED);
     uint32_t g;
-    if (barrier_arrive(a, &g, NULL)) {
+    if (barrier_arrive(a, &g)) {
         if (__atomic_load_n(&a->stale, __ATOMIC_RELAXED)) {
             purge(a);
             __atomic_store_n(&a->stale, 0, __ATOMIC_RELAXED);
         }
         __atomic_store_n(&a->arrived, 0, __ATOMIC_RELAXED);
-        uint32_t dirty = __atomic_exchange_n(&a->team.dirty, 0, __ATOMIC_ACQ_REL);
+        /* Read before clearing: the line stays shared with the other threads, which
+         * read it at their next start, unless Go marked it. */
+        uint32_t dirty = __atomic_load_n(&a->team.dirty, __ATOMIC_ACQUIRE);
+        if (dirty)
+            __atomic_store_n(&a->team.dirty, 0, __ATOMIC_RELAXED);
         a->go_finish = dirty != 0;
-        __atomic_store_n(&a->team.state, dirty ? MPIX_TC_GO : MPIX_TC_PARKED, __ATOMIC_RELEASE);
-        gen_release(a, g);
+        uint32_t state = dirty ? MPIX_TC_GO : MPIX_TC_PARKED; /* ACTIVE: Go started it */
+        if (__atomic_load_n(&a->team.state, __ATOMIC_RELAXED) != state)
+            __atomic_store_n(&a->team.state, state, __ATOMIC_RELEASE);
+        gen_release(a);
     } else
         gen_wait(a, g);
     if (a->go_finish)

@@ -19,9 +19,10 @@ typedef struct mpix_tc_team {
 } mpix_tc_team;
 
 /* MPIX_TC_GO: Go's activation state is authoritative (none yet, or Go is finishing
- * it): the next start goes through Go. MPIX_TC_ACTIVE: a region is running.
- * MPIX_TC_PARKED: no region runs, but Go's activation (views, key) is kept for the
- * next start, which C makes without entering Go. */
+ * it): the next start goes through Go. MPIX_TC_ACTIVE: a region that Go started is
+ * running. MPIX_TC_PARKED: Go's activation (views, key) is kept for starts that C
+ * makes without entering Go, and a region C started may be running on it
+ * (mpix_tc_act_running; a thread in it has the activation in its context). */
 #define MPIX_TC_GO 0u
 #define MPIX_TC_ACTIVE 1u
 #define MPIX_TC_PARKED 2u
@@ -31,6 +32,8 @@ typedef struct mpix_tc_team {
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks);
 /* mpix_tc_act_activate marks a region that Go started with activation key. */
 void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key);
+/* mpix_tc_act_running says whether a region runs on a (started in C or in Go). */
+int mpix_tc_act_running(mpix_tc_act *a);
 /* mpix_tc_act_free forgets the threadcomm (MPIX_Threadcomm_free, never while active). */
 void mpix_tc_act_free(mpix_tc_act *a);
 

@@ -44,7 +44,12 @@ func lookupComm(ctx *C.mpix_ctx, h int32) (*core.Comm, error) {
 		dirty := (*uint32)(unsafe.Pointer(&t.dirty))
 		switch atomic.LoadUint32(state) {
 		case C.MPIX_TC_PARKED:
-			return nil, core.ErrThreadcommInactive(c)
+			// A region C started leaves the state parked: the thread is in it if its
+			// context holds the activation.
+			if ctx.tc_act != p {
+				return nil, core.ErrThreadcommInactive(c)
+			}
+			fallthrough
 		case C.MPIX_TC_ACTIVE:
 			if atomic.LoadUint32(dirty) == 0 {
 				atomic.StoreUint32(dirty, 1)
@@ -518,9 +523,10 @@ func impl_MPIX_Threadcomm_free(ctx *C.mpix_ctx, threadcomm *C.MPI_Comm) error {
 	act := (*C.mpix_tc_act)(core.ThreadcommExtOf(c))
 	if act != nil {
 		// A region that ended in C left Go's activation parked: end it now, so that
-		// free sees the threadcomm inactive (a running region still fails).
+		// free sees the threadcomm inactive (a running region, in C or Go, still
+		// fails).
 		t := (*C.mpix_tc_team)(unsafe.Pointer(act))
-		if atomic.LoadUint32((*uint32)(unsafe.Pointer(&t.state))) == C.MPIX_TC_PARKED {
+		if atomic.LoadUint32((*uint32)(unsafe.Pointer(&t.state))) == C.MPIX_TC_PARKED && C.mpix_tc_act_running(act) == 0 {
 			core.ThreadcommEndParked(c)
 			atomic.StoreUint32((*uint32)(unsafe.Pointer(&t.state)), C.MPIX_TC_GO)
 		}
