@@ -105,6 +105,7 @@ typedef struct tc_req {
     uint8_t cancelled;          /* a receive MPI_Cancel took off the posted list */
     uint8_t delivered;          /* its packed copy was unpacked (MPI_Request_get_status) */
     uint8_t buffered;           /* a buffered send: completes at its start (a copy if need be) */
+    uint8_t orphan;             /* a receive MPI_Request_free released while posted */
     uint32_t done;       /* atomic for sends (the cell's state is polled) */
     /* receive */
     void *buf;
@@ -467,12 +468,16 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *err, int32_t *rdv)
     return n;
 }
 
+static void orphan_done(tc_req *r);
+
 static void complete_recv(tc_req *r, tc_cell *c)
 {
     r->st_source = c->src;
     r->st_tag = c->tag;
     r->st_bytes = take(c, r->buf, r->cap, &r->st_error, &r->rdv);
     r->done = 1;
+    if (r->orphan)
+        orphan_done(r);
 }
 
 /* deliver gives message c to thread t's first matching posted receive, else to the
@@ -525,6 +530,8 @@ static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
             r->st_bytes = m;
             r->st_error = n > r->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
             r->done = 1;
+            if (r->orphan)
+                orphan_done(r);
             return;
         }
     }
@@ -761,6 +768,7 @@ static tc_req *req_new(int is_send, int persistent)
     r->packed = 0;
     r->delivered = 0;
     r->buffered = 0;
+    r->orphan = 0;
     r->partner = r->rdv = 0;
     return r;
 }
@@ -857,6 +865,26 @@ static void unpack_once(tc_req *r)
     r->delivered = 1;
     if (!r->persistent) /* Go dropped the copy; a persistent one keeps it until freed */
         r->packed = 0;
+}
+
+/* orphan_done releases a receive that MPI_Request_free let go while it was posted:
+ * once its message has arrived, the data goes where the program asked (MPI completes
+ * a freed receive normally), or at a purge with none. A message from another process
+ * that came by rendezvous is matched and on its way: its Go receive is waited for,
+ * since it writes into the buffer; an MPI_Isendrecv's send completes in Go's own
+ * time. */
+static void orphan_done(tc_req *r)
+{
+    if (r->rdv != 0)
+        partner_done(r, &r->rdv, 1);
+    if (r->partner != 0) {
+        mpixTcPartnerFree(r->partner);
+        r->partner = 0;
+    }
+    if (r->done)
+        unpack_once(r);
+    r->orphan = 0;
+    req_release(r);
 }
 
 /* req_finish reports a completed request: its status, its handle back to the pool;
@@ -1220,8 +1248,17 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
-    /* A receive still posted would need its request later: wait for it (the message
-     * is local and already on its way, or the program is erroneous). */
+    /* A receive still posted stays posted without its handle (its sender may wait for
+     * this thread first): the message completes it whenever it comes, and its
+     * request then goes (orphan_done; at the latest at the region's finish, whose
+     * purge releases one that nothing matched). */
+    if (!r->is_send && !r->done && r->cell == NULL && !(r->persistent && !r->active)) {
+        r->live = 0;
+        r->orphan = 1;
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    /* Matched already: the rest is local, or Go's and on its way. */
     for (uint32_t i = 0; !req_poll(r, 1); i++)
         backoff(i);
     if (r->cell != NULL && !r->is_send) { /* a matched message never received */
@@ -2067,6 +2104,23 @@ static void purge(mpix_tc_act *a)
 {
     for (int i = 0; i < a->n; i++) {
         tc_thread *t = &a->th[i];
+        /* Receives still posted fail (MPI_ERR_PENDING, status cancelled: nothing was
+         * received), so that a Wait after the region returns; the freed ones go back
+         * to the pool. Nothing is received here: a message from another process would
+         * need Go's engine, whose lock a spanning threadcomm's purge holds. */
+        for (tc_req *r = t->posted_head, *next; r != NULL; r = next) {
+            next = r->next;
+            if (r->orphan) {
+                orphan_done(r);
+                continue;
+            }
+            r->st_source = MPI_ANY_SOURCE;
+            r->st_tag = MPI_ANY_TAG;
+            r->st_bytes = 0;
+            r->st_error = MPI_ERR_PENDING;
+            r->cancelled = 1;
+            r->done = 1;
+        }
         t->posted_head = t->posted_tail = NULL;
         drain(t);
         for (tc_cell *c = t->unexp_head, *next; c != NULL; c = next) {

@@ -416,6 +416,16 @@ func mpixTcPartnerDone(h C.int32_t, block C.int) C.int {
 	return C.int(st.Error)
 }
 
+// mpixTcPartnerFree lets Go request h complete on its own (MPI_Request_free): the
+// send of an MPI_Isendrecv whose C receive was freed.
+//
+//export mpixTcPartnerFree
+func mpixTcPartnerFree(h C.int32_t) {
+	if r, err := core.LookupRequest(int32(h)); err == nil && r != nil {
+		r.Free()
+	}
+}
+
 // tcRecvInit is MPI_Recv_init on such a thread, for the datatypes C leaves to Go.
 func tcRecvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
 	if err := core.CheckRecvArgs(count, t, int(source), int(tag), comm); err != nil {

@@ -367,7 +367,7 @@ func ThreadcommFinish(v *Comm) error {
 	if tc.origin != tc {
 		return Errorf(ErrComm, "MPIX_Threadcomm_finish needs the threadcomm that was started, not a duplicate (free duplicates with MPI_Comm_free)")
 	}
-	if err := threadBarrier(v); err != nil {
+	if err := finishBarrier(v); err != nil {
 		return err
 	}
 	tc.mu.Lock()
@@ -598,6 +598,56 @@ func threadBarrier(v *Comm) error {
 		_, err := Barrier(Blocking, tc.proc)
 		return err
 	})
+}
+
+// finishBarrier is MPIX_Threadcomm_finish's barrier. Its last arriver, with the
+// process's threads all waiting in it and every process arrived, empties the queues
+// that other processes' messages were forwarded to (what an erroneous program left:
+// receives still posted fail, so that a Wait after the region returns; messages
+// nobody took go). The next activation's messages are not forwarded there (their
+// envelopes carry its epoch).
+func finishBarrier(v *Comm) error {
+	tc := v.tc
+	return tc.local.run(v, func() error {
+		var err error
+		if len(tc.base) != 2 {
+			_, err = Barrier(Blocking, tc.proc)
+		}
+		tc.purgeForward()
+		tc.failPosted()
+		return err
+	})
+}
+
+// failPosted ends the engine receives still posted on the activation's views and
+// its duplicates' (MPI_ERR_PENDING, cancelled): nothing matches them once the region
+// is over, and a Wait after it must return. The C queues' receives fail in their
+// purge.
+func (tc *threadcomm) failPosted() {
+	for _, e := range engines {
+		locked := e.enter()
+		kept := e.posted[:0]
+		for _, p := range e.posted {
+			if p.comm != nil && p.comm.tc != nil && p.comm.tc.origin == tc {
+				p.complete(Status{Source: AnySource, Tag: AnyTag, Error: ErrPending, Cancelled: true})
+				continue
+			}
+			kept = append(kept, p)
+		}
+		clear(e.posted[len(kept):])
+		e.posted = kept
+		e.exit(locked)
+	}
+}
+
+// purgeForward empties the sink of tc's current activation, if it has one.
+func (tc *threadcomm) purgeForward() {
+	e := tc.proc.eng
+	e.lock()
+	defer e.unlock()
+	if f := e.forwards[tc.ctx]; f != nil && f.epoch == tc.epoch {
+		f.sink.Purge()
+	}
 }
 
 // procOf is the parent rank of threadcomm rank r.

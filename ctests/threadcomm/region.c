@@ -12,7 +12,10 @@
  *   - bursts of messages of mixed sizes and modes from every thread to one arrive in
  *     order per sender (fastboxes, queued cells and direct copies mix);
  *   - collectives above the one-barrier size (sliced folds), in place too;
- *   - messages a region leaves unreceived do not reach the next one;
+ *   - messages a region leaves unreceived do not reach the next one; receives it
+ *     leaves posted fail at their Wait after it (MPI_ERR_PENDING) or, freed, go;
+ *   - MPI_Request_free of a posted receive returns at once and the message still
+ *     lands (every size class and a derived datatype);
  *   - MPIX_ and MPI_ spellings mix, and free after C regions, then a new threadcomm
  *     (whose handle may be the freed one's) starts cleanly.
  * Argument: threads per process (default 4). At two processes the threadcomm spans
@@ -41,6 +44,7 @@ enum { USE_C_ONLY, USE_ATTR, USE_DUP, USE_TYPED, USE_ERRH, USE_KINDS };
 static MPI_Datatype pair_type;
 
 static int seen[MAXT];
+static MPI_Request pending[MAXT]; /* receives an erroneous region leaves posted */
 
 /* region_body checks ranks, p2p and collectives on an active threadcomm; it returns
  * the thread's rank. */
@@ -128,6 +132,43 @@ static void order_burst(MPI_Comm tc, int rank, int size, int round)
     CHECK_OK(MPI_Barrier(tc));
 }
 
+/* freed_receives: MPI_Request_free of a posted receive returns at once, even when
+ * its sender first waits for this thread (a ring: each thread frees its receive from
+ * the left, then passes a token right before sending), and the message still lands
+ * in the buffer: fastbox, queued, direct (30000 ints: a rendezvous from another
+ * process too) and a derived (strided) datatype. The next message from the same
+ * sender finds it delivered. */
+static MPI_Datatype strided; /* 4 ints, every other one */
+static void freed_receives(MPI_Comm tc, int rank, int size, int round)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    static const int counts[] = {2, 100, 30000, 1};
+    for (int k = 0; k < 4; k++) {
+        int n = k < 3 ? counts[k] : 8;
+        int *in = malloc((size_t)n * sizeof(int)), *out = malloc((size_t)n * sizeof(int));
+        for (int i = 0; i < n; i++)
+            in[i] = -1, out[i] = rank * 1000 + i + k + round;
+        MPI_Datatype t = k < 3 ? MPI_INT : strided;
+        int cnt = k < 3 ? n : 1;
+        MPI_Request q, s[2];
+        CHECK_OK(MPI_Irecv(in, cnt, t, left, 70 + k, tc, &q));
+        CHECK_OK(MPI_Request_free(&q));
+        CHECK(q == MPI_REQUEST_NULL, "round %d: Request_free left the handle", round);
+        int token = rank, got = -1;
+        CHECK_OK(MPI_Sendrecv(&token, 1, MPI_INT, right, 69, &got, 1, MPI_INT, left, 69, tc, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Isend(out, cnt, t, right, 70 + k, tc, &s[0]));
+        CHECK_OK(MPI_Isend(&token, 1, MPI_INT, right, 68, tc, &s[1]));
+        CHECK_OK(MPI_Recv(&got, 1, MPI_INT, left, 68, tc, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Waitall(2, s, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < n; i++) {
+            int want = k < 3 || i % 2 == 0 ? left * 1000 + i + k + round : -1;
+            CHECK(in[i] == want, "round %d: freed receive %d word %d: %d, want %d", round, k, i, in[i], want);
+        }
+        free(in);
+        free(out);
+    }
+}
+
 /* big_collectives: counts above the one-barrier limit (64 KiB in all), where the
  * threads fold slices between two barriers; in-place at the root too. */
 #define BIG 40000
@@ -172,6 +213,8 @@ int main(int argc, char **argv)
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, per, &other));
     CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &pair_type));
     CHECK_OK(MPI_Type_commit(&pair_type));
+    CHECK_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &strided));
+    CHECK_OK(MPI_Type_commit(&strided));
     int keyval;
     CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_fn, &keyval, NULL));
 
@@ -206,6 +249,18 @@ int main(int argc, char **argv)
                 order_burst(tc, rank, nt, round);
             if (round % 25 == 7)
                 big_collectives(tc, rank, nt, round);
+            if (round % 25 == 12)
+                freed_receives(tc, rank, nt, round);
+            if (round % 50 == 37) {
+                /* An erroneous program's receives still posted at finish: one kept,
+                 * whose Wait after the region fails (MPI_ERR_PENDING, cancelled), and
+                 * one freed, which simply goes. */
+                static int never[MAXT][2];
+                MPI_Request f;
+                CHECK_OK(MPI_Irecv(&never[rank][0], 1, MPI_INT, MPI_ANY_SOURCE, 998, tc, &pending[rank]));
+                CHECK_OK(MPI_Irecv(&never[rank][1], 1, MPI_INT, (rank + 1) % nt, 997, tc, &f));
+                CHECK_OK(MPI_Request_free(&f));
+            }
             int *val;
             /* What the previous region set is gone (asking is Go's business, so this
              * region ends through Go too). */
@@ -235,6 +290,15 @@ int main(int argc, char **argv)
             CHECK_CLASS(MPI_Comm_rank(tc, &rank), MPI_ERR_COMM);
         }
         prev_use = use;
+        if (round % 50 == 37)
+            for (int r = me * per; r < (me + 1) * per; r++) {
+                MPI_Status st;
+                int cancelled = 0;
+                CHECK_CLASS(MPI_Wait(&pending[r], &st), MPI_ERR_PENDING);
+                MPI_Test_cancelled(&st, &cancelled);
+                CHECK(cancelled && pending[r] == MPI_REQUEST_NULL, "round %d: receive left at finish: cancelled %d",
+                      round, cancelled);
+            }
         for (int r = me * per; r < (me + 1) * per; r++) /* this process's ranks, once each */
             CHECK(seen[r] == (use == USE_DUP ? 2 : 1), "round %d: rank %d seen %d times", round, r, seen[r]);
         int want = use == USE_ATTR || use == USE_DUP ? per : 0;
@@ -302,6 +366,7 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPIX_Threadcomm_free(&tc), MPI_ERR_COMM);
     MPI_Comm_free_keyval(&keyval);
     MPI_Type_free(&pair_type);
+    MPI_Type_free(&strided);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
