@@ -135,6 +135,7 @@ typedef struct tc_thread {
     tc_req *posted_head, *posted_tail;
     struct mpix_tc_act *act;
     int32_t me;
+    uint32_t busy; /* atomic: the thread drains its queue while it waits (own_drain) */
     tc_cell stub;
     /* Eager cells this thread sent, given back by their receivers (pushed like the
      * queue, taken whole by the thread when its pool runs dry): a one-way stream
@@ -175,11 +176,15 @@ typedef struct tc_own {
     uint32_t seen;   /* the peer's box message taken last (its seq) */
 } tc_own;
 
+#define TC_SETTLE 1u /* purge_begin: deliver what arrived, from other processes too */
+#define TC_PURGE 2u  /* purge_begin: deliver this process's messages only, then reset */
+
 struct mpix_tc_act {
     mpix_tc_team team; /* first: Go reads it */
     int32_t n;         /* this process's threads */
     MPI_Comm handle;
-    uint32_t stale;     /* atomic: a thread left something behind at finish */
+    uint32_t stale;
+    uint32_t purging; /* atomic: TC_SETTLE or TC_PURGE runs (purge_begin) */     /* atomic: a thread left something behind at finish */
     /* A threadcomm that spans processes: its ranks are size, this process's threads
      * are ranks base..base+n-1, and messages from the other processes arrive as cells
      * that the engine pushes (mpix_tc_push_*); everything else, and all collectives,
@@ -187,7 +192,7 @@ struct mpix_tc_act {
      * are indexed by thread (rank - base). */
     int32_t base, size;
     uint32_t spanning;
-    char pad0[24];
+    char pad0[20];
     /* Barrier, on a line of its own: one word of arrivals (low half) and generation
      * (high half, the futex word), so that an arrival learns its generation and the
      * last one releases with one atomic on one line. What a barrier's waiters read
@@ -297,11 +302,16 @@ static void cell_put(tc_cell *c)
 
 /* ---- the queue (Vyukov's intrusive MPSC) ---- */
 
+/* q_init empties thread t's queue and lists (a zeroed t, or one a purge resets: the
+ * thread itself may then be reading act and busy, in own_drain, which stay). */
 static void q_init(tc_thread *t, struct mpix_tc_act *a, int me)
 {
-    memset(t, 0, sizeof *t);
+    memset(&t->stub, 0, sizeof t->stub);
     t->head = &t->stub;
     t->tail = &t->stub;
+    t->unexp_head = t->unexp_tail = NULL;
+    t->posted_head = t->posted_tail = NULL;
+    t->ret = NULL;
     t->act = a;
     t->me = me;
 }
@@ -485,7 +495,10 @@ static void complete_recv(tc_req *r, tc_cell *c)
 static void deliver(tc_thread *t, tc_cell *c)
 {
     tc_req **pp = &t->posted_head, *prev = NULL;
-    for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
+    /* A purge receives nothing from another process (that is Go's engine, whose lock
+     * a spanning threadcomm's purge holds): such a message goes. */
+    tc_req *first = c->kind == TC_REMOTE_CELL && t->act->purging == TC_PURGE ? NULL : t->posted_head;
+    for (tc_req *r = first; r != NULL; prev = r, pp = &r->next, r = r->next) {
         if (tc_match(c, r->src, r->tag)) {
             *pp = r->next;
             if (t->posted_tail == r)
@@ -1249,16 +1262,18 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
         return MPI_SUCCESS;
     }
     /* A receive still posted stays posted without its handle (its sender may wait for
-     * this thread first): the message completes it whenever it comes, and its
-     * request then goes (orphan_done; at the latest at the region's finish, whose
-     * purge releases one that nothing matched). */
+     * this thread first): the message completes it whenever it comes, in any of the
+     * thread's later calls or waits (own_drain), and its request then goes
+     * (orphan_done; at the latest at the region's finish, whose purge releases one
+     * that nothing matched). */
     if (!r->is_send && !r->done && r->cell == NULL && !(r->persistent && !r->active)) {
         r->live = 0;
         r->orphan = 1;
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
-    /* Matched already: the rest is local, or Go's and on its way. */
+    /* Matched already (the rest is local, or Go's and on its way), or from another
+     * process. */
     for (uint32_t i = 0; !req_poll(r, 1); i++)
         backoff(i);
     if (r->cell != NULL && !r->is_send) { /* a matched message never received */
@@ -1711,6 +1726,64 @@ int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *s
     return err;
 }
 
+/* ---- taking messages while waiting for something else ----
+ *
+ * A thread with receives posted takes what arrives for them while it waits in a
+ * barrier, in the finish or in Go (MPI's progress rule: a synchronous or rendezvous
+ * sender may be waiting for it before it can arrive). A purge drains every thread's
+ * queue itself; the two announce themselves in sequentially consistent order
+ * (t->busy, a->purging), so that one queue never has two consumers. */
+
+/* own_drain drains thread t's queue for t itself, unless a purge runs; it reports
+ * whether anything arrived. */
+static int own_drain(tc_thread *t)
+{
+    __atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
+    int any = 0;
+    if (__atomic_load_n(&t->act->purging, __ATOMIC_SEQ_CST) == 0)
+        any = drain(t);
+    __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+    return any;
+}
+
+/* purge_begin makes the calling thread the only consumer of every queue of a. */
+static void purge_begin(mpix_tc_act *a, uint32_t kind)
+{
+    __atomic_store_n(&a->purging, kind, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < a->n; i++)
+        for (uint32_t k = 0; __atomic_load_n(&a->th[i].busy, __ATOMIC_SEQ_CST); k++)
+            if (k > TC_SPIN_FAST)
+                cpu_relax();
+}
+
+static void purge_end(mpix_tc_act *a) { __atomic_store_n(&a->purging, 0, __ATOMIC_RELEASE); }
+
+/* mpix_tc_idle is a Go wait's turn for the calling thread's queue; it reports whether
+ * the thread has receives posted (then it must not sleep). */
+int mpix_tc_idle(void)
+{
+    mpix_ctx *x = mpix_tls_ctx;
+    if (x == NULL || x->tc_act == NULL)
+        return 0;
+    tc_thread *t = &((mpix_tc_act *)x->tc_act)->th[x->threadcomm_thread];
+    if (t->posted_head == NULL)
+        return 0;
+    own_drain(t);
+    return 1;
+}
+
+/* mpix_tc_settle delivers what has arrived for a spanning threadcomm's threads, from
+ * other processes too: Go's finish calls it without the engine's lock, then the
+ * purge under it, which ends what this begins (the threads' own drains stay off in
+ * between: one could otherwise wait for Go's engine inside the purge's lock). */
+void mpix_tc_settle(mpix_tc_act *a)
+{
+    purge_begin(a, TC_SETTLE);
+    for (int i = 0; i < a->n; i++)
+        drain(&a->th[i]);
+    __atomic_store_n(&a->purging, TC_PURGE, __ATOMIC_SEQ_CST);
+}
+
 /* ---- collectives of a single-process activation ---- */
 
 #define TC_BAR_GEN ((uint64_t)1 << 32)
@@ -1730,6 +1803,16 @@ static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar +
  * the cores). */
 static void gen_wait(mpix_tc_act *a, uint32_t g)
 {
+    /* A thread with receives posted keeps taking its messages while it waits: a
+     * synchronous sender may need one of them taken before it can arrive (MPI's
+     * progress rule), and it does not sleep. */
+    mpix_ctx *x = mpix_tls_ctx;
+    if (x != NULL && x->tc_act == a && a->th[x->threadcomm_thread].posted_head != NULL) {
+        for (uint32_t i = 0; bar_gen(a) == g; i++)
+            if (!own_drain(&a->th[x->threadcomm_thread]))
+                backoff(i);
+        return;
+    }
     for (uint32_t i = 0; i < TC_BAR_SPIN; i++) {
         if (bar_gen(a) != g)
             return;
@@ -2102,12 +2185,14 @@ void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key)
  * when no thread touches the queues: the finish barrier's last arriver, or free. */
 static void purge(mpix_tc_act *a)
 {
+    purge_begin(a, TC_PURGE);
     for (int i = 0; i < a->n; i++) {
         tc_thread *t = &a->th[i];
-        /* Receives still posted fail (MPI_ERR_PENDING, status cancelled: nothing was
-         * received), so that a Wait after the region returns; the freed ones go back
-         * to the pool. Nothing is received here: a message from another process would
-         * need Go's engine, whose lock a spanning threadcomm's purge holds. */
+        /* What this process's threads sent still completes the receives posted for
+         * it (a freed receive's data lands: its sender sent before it finished).
+         * Receives left then fail (MPI_ERR_PENDING, status cancelled: nothing was
+         * received), so that a Wait after the region returns; freed ones go. */
+        drain(t);
         for (tc_req *r = t->posted_head, *next; r != NULL; r = next) {
             next = r->next;
             if (r->orphan) {
@@ -2122,7 +2207,6 @@ static void purge(mpix_tc_act *a)
             r->done = 1;
         }
         t->posted_head = t->posted_tail = NULL;
-        drain(t);
         for (tc_cell *c = t->unexp_head, *next; c != NULL; c = next) {
             next = c->next;
             if (c->kind == TC_EAGER_CELL)
@@ -2143,6 +2227,7 @@ static void purge(mpix_tc_act *a)
         q_init(t, a, i);
     }
     reset_boxes(a);
+    purge_end(a);
 }
 
 /* Messages from other processes' threads, pushed by Go's engine under its lock

@@ -41,6 +41,10 @@ void mpix_tc_act_free(mpix_tc_act *a);
 int mpix_tc_push_eager(mpix_tc_act *a, int thread, int src, int tag, const void *data, int64_t n);
 void mpix_tc_push_msg(mpix_tc_act *a, int thread, int src, int tag, int64_t size, int32_t msg);
 void mpix_tc_purge(mpix_tc_act *a);
+void mpix_tc_settle(mpix_tc_act *a);
+/* For Go's waits: the calling thread takes its threadcomm messages (1: it has receives
+ * posted, and must not sleep). */
+int mpix_tc_idle(void);
 
 /* For the Go path (packed bytes) and the fast paths of MPI_Send and MPI_Recv. */
 int mpix_tc_send_bytes(MPI_Comm comm, const void *buf, int64_t n, int dest, int tag, int sync);

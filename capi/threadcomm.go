@@ -109,6 +109,7 @@ func attachLocal(ctx *C.mpix_ctx, h *core.Comm, thread int) {
 	if act == nil {
 		return
 	}
+	core.SetThreadIdle(tcIdle)
 	if !core.ThreadcommSingleProcess(h) {
 		core.ThreadcommForward(v, tcSink{act: (*C.mpix_tc_act)(act)})
 	}
@@ -134,6 +135,12 @@ func (s tcSink) Message(thread, src, tag int, size int64, msg int32) {
 }
 
 func (s tcSink) Purge() { C.mpix_tc_purge(s.act) }
+
+func (s tcSink) Settle() { C.mpix_tc_settle(s.act) }
+
+// tcIdle is core's hook for a thread waiting in Go: it takes the messages for its
+// receives posted in C (tcfast.c: mpix_tc_idle).
+func tcIdle() bool { return C.mpix_tc_idle() != 0 }
 
 // mpixTcPoll is a round of progress on the engine of threadcomm h's thread messages
 // (a C receive waiting for another process).

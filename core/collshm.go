@@ -110,6 +110,7 @@ func (e *Engine) arenaWait(spins int) {
 	if spins%arenaSpinsPerPoll == 0 {
 		e.Progress()
 		e.missed()
+		idleTurn()
 	}
 	if spins > e.arenaSpins {
 		unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)

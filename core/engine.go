@@ -665,7 +665,10 @@ func (e *Engine) wait(done func() bool) {
 				continue
 			}
 		}
-		if empty++; empty >= e.spinLimit || (empty > crowdedPolls && crowded()) {
+		if empty++; empty&15 == 15 {
+			idleTurn()
+		}
+		if empty >= e.spinLimit || (empty > crowdedPolls && crowded()) {
 			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		}
 	}

@@ -321,7 +321,10 @@ func WaitUntil(done func() bool) {
 			empty = 0
 			continue
 		}
-		if empty++; empty >= engine.spinLimit {
+		if empty++; empty&15 == 15 {
+			idleTurn()
+		}
+		if empty >= engine.spinLimit {
 			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		}
 	}

@@ -575,6 +575,11 @@ func (l *localSync) run(v *Comm, work func() error) error {
 		return l.err
 	}
 	for i := 0; l.gen.Load() == g; i++ {
+		if i&15 == 15 && idleTurn() {
+			i = 0 // receives posted: keep taking their messages, never sleep
+			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+			continue
+		}
 		if i >= l.spins {
 			// Oversubscribed (1024 threads on a few cores): sleep until the last
 			// arriver moves gen on. Yielding instead kept every waiter runnable, and
@@ -640,14 +645,45 @@ func (tc *threadcomm) failPosted() {
 	}
 }
 
-// purgeForward empties the sink of tc's current activation, if it has one.
+// purgeForward empties the sink of tc's current activation, if it has one: first
+// what has arrived goes to the receives posted for it (which may need the engine,
+// so without its lock), then the rest goes under the lock, which the engine's
+// pushes into the sink take.
 func (tc *threadcomm) purgeForward() {
 	e := tc.proc.eng
 	e.lock()
-	defer e.unlock()
-	if f := e.forwards[tc.ctx]; f != nil && f.epoch == tc.epoch {
-		f.sink.Purge()
+	f := e.forwards[tc.ctx]
+	if f == nil || f.epoch != tc.epoch {
+		e.unlock()
+		return
 	}
+	sink := f.sink
+	e.unlock()
+	sink.Settle()
+	e.lock()
+	defer e.unlock()
+	sink.Purge()
+}
+
+// threadIdle is capi's hook for a thread that waits in Go (a threadcomm's barrier,
+// the engine): it takes the messages for its receives posted in the C queues, and
+// reports whether it has any (then it must not sleep). MPI's progress rule: their
+// senders may be waiting for them before they can arrive where this thread waits.
+var threadIdle atomic.Pointer[func() bool]
+
+// SetThreadIdle installs the hook (once the C queues exist).
+func SetThreadIdle(f func() bool) {
+	if threadIdle.Load() == nil {
+		threadIdle.CompareAndSwap(nil, &f)
+	}
+}
+
+// idleTurn runs the hook; it reports whether the thread must stay awake.
+func idleTurn() bool {
+	if f := threadIdle.Load(); f != nil {
+		return (*f)()
+	}
+	return false
 }
 
 // procOf is the parent rank of threadcomm rank r.
@@ -880,6 +916,9 @@ type RemoteSink interface {
 	Message(thread, src, tag int, size int64, msg int32)
 	// Purge drops what the queues hold from the previous activation.
 	Purge()
+	// Settle delivers what the sink holds to the receives posted for it, before a
+	// Purge (called without the engine's lock).
+	Settle()
 }
 
 // tcForward is an engine's forwarding of one threadcomm's thread context to a
