@@ -183,8 +183,8 @@ struct mpix_tc_act {
     mpix_tc_team team; /* first: Go reads it */
     int32_t n;         /* this process's threads */
     MPI_Comm handle;
-    uint32_t stale;
-    uint32_t purging; /* atomic: TC_SETTLE or TC_PURGE runs (purge_begin) */     /* atomic: a thread left something behind at finish */
+    uint32_t stale;   /* atomic: a thread left something behind at finish */
+    uint32_t purging; /* atomic: TC_SETTLE or TC_PURGE runs (purge_begin) */
     /* A threadcomm that spans processes: its ranks are size, this process's threads
      * are ranks base..base+n-1, and messages from the other processes arrive as cells
      * that the engine pushes (mpix_tc_push_*); everything else, and all collectives,
@@ -1738,6 +1738,10 @@ int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *s
  * whether anything arrived. */
 static int own_drain(tc_thread *t)
 {
+    /* Set already: this call is nested in the thread's own drain (a Go wait inside
+     * it, e.g. for a freed receive's rendezvous), which stays the queue's consumer. */
+    if (t->busy)
+        return 0;
     __atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
     int any = 0;
     if (__atomic_load_n(&t->act->purging, __ATOMIC_SEQ_CST) == 0)

@@ -629,17 +629,13 @@ func finishBarrier(v *Comm) error {
 // is over, and a Wait after it must return. The C queues' receives fail in their
 // purge.
 func (tc *threadcomm) failPosted() {
-	// The VCIs its receives sit on: the process-level communicator's and its
-	// duplicates' (made without hints, so never a VCI that a thread owns).
-	engs := []*Engine{tc.proc.eng}
-	tc.mu.Lock()
-	for _, d := range tc.dups {
-		if d.proc.eng != tc.proc.eng {
-			engs = append(engs, d.proc.eng)
+	for _, e := range engines {
+		// A VCI a thread owns (single-thread hints) holds no threadcomm receive (the
+		// views and duplicates are made without hints), and only its owner may
+		// touch it.
+		if e.owned.Load() {
+			continue
 		}
-	}
-	tc.mu.Unlock()
-	for _, e := range engs {
 		locked := e.enter()
 		kept := e.posted[:0]
 		for _, p := range e.posted {

@@ -7,7 +7,9 @@
  *   1. MPI_Irecv freed, then the finish, against a synchronous sender of this
  *      process, with the data landing;
  *   2. as 0 with a 240 KB message from another process's thread (a rendezvous);
- *   3. as 1 with that message.
+ *   3. as 1 with that message;
+ *   4. as 3 with two such messages (a freed receive's rendezvous waits inside the
+ *      thread's drain while the other receive is still posted).
  * Each case runs three regions. Usage: tc_progress THREADS */
 #include <omp.h>
 #include "mpix_test.h"
@@ -21,16 +23,21 @@ static void one_case(MPI_Comm tc, int kind, int round)
     int rank, size;
     CHECK_OK(MPI_Comm_rank(tc, &rank));
     CHECK_OK(MPI_Comm_size(tc, &size));
-    int remote = kind >= 2, freed = kind % 2 == 1;
+    int remote = kind >= 2, freed = kind % 2 == 1 || kind == 4, msgs = kind == 4 ? 2 : 1;
     int src = remote ? size - 1 : 1; /* a thread of the last process, or of this one */
     int n = remote ? BIG : 1;
     static int out[BIG];
     if (rank == 0) {
         MPI_Request q;
-        landed[0][n - 1] = -1;
+        for (int m = 0; m < msgs; m++)
+            landed[m][n - 1] = -1;
         CHECK_OK(MPI_Irecv(landed[0], n, MPI_INT, src, 5, tc, &q));
         if (freed) {
             CHECK_OK(MPI_Request_free(&q));
+            if (msgs == 2) {
+                CHECK_OK(MPI_Irecv(landed[1], n, MPI_INT, src, 6, tc, &q));
+                CHECK_OK(MPI_Request_free(&q));
+            }
         } else {
             CHECK_OK(MPI_Barrier(tc));
             CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
@@ -39,7 +46,8 @@ static void one_case(MPI_Comm tc, int kind, int round)
         for (int i = 0; i < n; i++)
             out[i] = i + round;
         if (remote)
-            CHECK_OK(MPI_Send(out, n, MPI_INT, 0, 5, tc));
+            for (int m = 0; m < msgs; m++)
+                CHECK_OK(MPI_Send(out, n, MPI_INT, 0, 5 + m, tc));
         else
             CHECK_OK(MPI_Ssend(out, n, MPI_INT, 0, 5, tc));
         if (!freed)
@@ -48,9 +56,9 @@ static void one_case(MPI_Comm tc, int kind, int round)
         CHECK_OK(MPI_Barrier(tc));
     }
     CHECK_OK(MPIX_Threadcomm_finish(tc));
-    if (rank == 0)
-        CHECK(landed[0][n - 1] == n - 1 + round, "case %d round %d: got %d, want %d", kind, round, landed[0][n - 1],
-              n - 1 + round);
+    for (int m = 0; rank == 0 && m < msgs; m++)
+        CHECK(landed[m][n - 1] == n - 1 + round, "case %d round %d message %d: got %d, want %d", kind, round, m,
+              landed[m][n - 1], n - 1 + round);
 }
 
 int main(int argc, char **argv)
@@ -63,7 +71,7 @@ int main(int argc, char **argv)
     CHECK(per >= 2, "at least 2 threads per process");
     MPI_Comm tc;
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, per, &tc));
-    for (int kind = 0; kind < 4; kind++) {
+    for (int kind = 0; kind < 5; kind++) {
         if (kind >= 2 && nprocs == 1)
             break; /* needs another process */
         for (int round = 0; round < 3; round++) {
