@@ -169,3 +169,44 @@ func TestThreadcommEndParked(t *testing.T) {
 		t.Errorf("ThreadcommExtOf(plain communicator) = %p", p)
 	}
 }
+
+// TestFailPosted checks the finish's treatment of engine receives still posted: those
+// on the activation's views and duplicates fail (MPI_ERR_PENDING, cancelled), the
+// others stay posted, and a VCI a thread owns is not touched.
+func TestFailPosted(t *testing.T) {
+	cs := world(1, 64, 64, false)
+	e := cs[0].eng
+	tc := &threadcomm{proc: cs[0]}
+	tc.origin = tc
+	dup := &threadcomm{proc: cs[0], origin: tc}
+	other := &threadcomm{proc: cs[0]}
+	other.origin = other
+	recv := func(c *Comm) *Request { return &Request{kind: reqRecv, comm: c, active: true} }
+
+	saved := engines
+	owned := &Engine{}
+	owned.owned.Store(true)
+	owned.posted = []*Request{recv(&Comm{tc: tc})} // it would fail were the VCI visited
+	engines = []*Engine{e, owned}
+	t.Cleanup(func() { engines = saved })
+	onView, onDup := recv(&Comm{tc: tc}), recv(&Comm{tc: dup})
+	onOther, onPlain := recv(&Comm{tc: other}), recv(cs[0])
+	e.posted = []*Request{onOther, onView, onPlain, onDup}
+
+	tc.failPosted()
+
+	for name, r := range map[string]*Request{"view": onView, "duplicate": onDup} {
+		if !r.Done() || r.status.Error != ErrPending || !r.status.Cancelled {
+			t.Errorf("%s: done %v status %+v, want MPI_ERR_PENDING, cancelled", name, r.Done(), r.status)
+		}
+	}
+	if onOther.Done() || onPlain.Done() {
+		t.Errorf("a receive of another communicator completed")
+	}
+	if len(e.posted) != 2 || e.posted[0] != onOther || e.posted[1] != onPlain {
+		t.Errorf("posted after: %d receives, want the other two in order", len(e.posted))
+	}
+	if len(owned.posted) != 1 || owned.posted[0].Done() {
+		t.Errorf("an owned VCI was touched")
+	}
+}
