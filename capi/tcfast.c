@@ -480,14 +480,42 @@ static int64_t take(tc_cell *c, void *buf, int64_t cap, int *err, int32_t *rdv)
 
 static void orphan_done(tc_req *r);
 
+/* recv_done marks receive r complete once its outcome is in; a freed one goes. */
+static void recv_done(tc_req *r)
+{
+    r->done = 1;
+    if (r->orphan)
+        orphan_done(r);
+}
+
+/* recv_none completes receive r with nothing received: from src (MPI_ANY_SOURCE or
+ * MPI_PROC_NULL), class err, cancelled or not. */
+static void recv_none(tc_req *r, int src, int err, int cancelled)
+{
+    r->st_source = src;
+    r->st_tag = MPI_ANY_TAG;
+    r->st_bytes = 0;
+    r->st_error = err;
+    r->cancelled = (uint8_t)cancelled;
+    r->done = 1;
+}
+
+/* unpost takes the receive at *pp (prev before it, or NULL) off thread t's posted
+ * list. */
+static void unpost(tc_thread *t, tc_req **pp, tc_req *prev)
+{
+    tc_req *r = *pp;
+    *pp = r->next;
+    if (t->posted_tail == r)
+        t->posted_tail = prev;
+}
+
 static void complete_recv(tc_req *r, tc_cell *c)
 {
     r->st_source = c->src;
     r->st_tag = c->tag;
     r->st_bytes = take(c, r->buf, r->cap, &r->st_error, &r->rdv);
-    r->done = 1;
-    if (r->orphan)
-        orphan_done(r);
+    recv_done(r);
 }
 
 /* deliver gives message c to thread t's first matching posted receive, else to the
@@ -500,9 +528,7 @@ static void deliver(tc_thread *t, tc_cell *c)
     tc_req *first = c->kind == TC_REMOTE_CELL && t->act->purging == TC_PURGE ? NULL : t->posted_head;
     for (tc_req *r = first; r != NULL; prev = r, pp = &r->next, r = r->next) {
         if (tc_match(c, r->src, r->tag)) {
-            *pp = r->next;
-            if (t->posted_tail == r)
-                t->posted_tail = prev;
+            unpost(t, pp, prev);
             complete_recv(r, c);
             return;
         }
@@ -531,9 +557,7 @@ static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
     tc_req **pp = &t->posted_head, *prev = NULL;
     for (tc_req *r = t->posted_head; r != NULL; prev = r, pp = &r->next, r = r->next) {
         if ((r->src == MPI_ANY_SOURCE || r->src == rank) && (r->tag == MPI_ANY_TAG || r->tag == tag)) {
-            *pp = r->next;
-            if (t->posted_tail == r)
-                t->posted_tail = prev;
+            unpost(t, pp, prev);
             int64_t m = n > r->cap ? r->cap : n;
             if (m > 0)
                 memcpy(r->buf, b->data, (size_t)m);
@@ -542,9 +566,7 @@ static void box_take(tc_thread *t, tc_box *b, int src, uint32_t seq)
             r->st_tag = tag;
             r->st_bytes = m;
             r->st_error = n > r->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-            r->done = 1;
-            if (r->orphan)
-                orphan_done(r);
+            recv_done(r);
             return;
         }
     }
@@ -1146,13 +1168,9 @@ int mpix_tc_irecv_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int 
         return MPI_ERR_NO_MEM;
     r->packed = unpack;
     r->partner = partner;
-    if (source == MPI_PROC_NULL) { /* complete at once, or with its partner send */
-        r->st_source = MPI_PROC_NULL;
-        r->st_tag = MPI_ANY_TAG;
-        r->st_bytes = 0;
-        r->st_error = MPI_SUCCESS;
-        r->done = 1;
-    } else
+    if (source == MPI_PROC_NULL) /* complete at once, or with its partner send */
+        recv_none(r, MPI_PROC_NULL, MPI_SUCCESS, 0);
+    else
         post(&a->th[me], r);
     *request = (MPI_Request)r->handle;
     return MPI_SUCCESS;
@@ -1272,8 +1290,7 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
-    /* Matched already (the rest is local, or Go's and on its way), or from another
-     * process. */
+    /* Matched already: the rest is local, or Go's and on its way. */
     for (uint32_t i = 0; !req_poll(r, 1); i++)
         backoff(i);
     if (r->cell != NULL && !r->is_send) { /* a matched message never received */
@@ -1661,15 +1678,8 @@ int mpix_tc_cancel(MPI_Request h)
     for (tc_req **pp = &t->posted_head, *prev = NULL; *pp != NULL; prev = *pp, pp = &(*pp)->next) {
         if (*pp != r)
             continue;
-        *pp = r->next;
-        if (t->posted_tail == r)
-            t->posted_tail = prev;
-        r->st_source = MPI_ANY_SOURCE;
-        r->st_tag = MPI_ANY_TAG;
-        r->st_bytes = 0;
-        r->st_error = MPI_SUCCESS;
-        r->cancelled = 1;
-        r->done = 1;
+        unpost(t, pp, prev);
+        recv_none(r, MPI_ANY_SOURCE, MPI_SUCCESS, 1);
         break;
     }
     return 0;
@@ -1734,6 +1744,17 @@ int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *s
  * queue itself; the two announce themselves in sequentially consistent order
  * (t->busy, a->purging), so that one queue never has two consumers. */
 
+/* posting_self is the calling thread's queue in its active threadcomm when it has
+ * receives posted (NULL otherwise). */
+static inline tc_thread *posting_self(void)
+{
+    mpix_ctx *x = mpix_tls_ctx;
+    if (x == NULL || x->tc_act == NULL)
+        return NULL;
+    tc_thread *t = &((mpix_tc_act *)x->tc_act)->th[x->threadcomm_thread];
+    return t->posted_head != NULL ? t : NULL;
+}
+
 /* own_drain drains thread t's queue for t itself, unless a purge runs; it reports
  * whether anything arrived. */
 static int own_drain(tc_thread *t)
@@ -1766,11 +1787,8 @@ static void purge_end(mpix_tc_act *a) { __atomic_store_n(&a->purging, 0, __ATOMI
  * the thread has receives posted (then it must not sleep). */
 int mpix_tc_idle(void)
 {
-    mpix_ctx *x = mpix_tls_ctx;
-    if (x == NULL || x->tc_act == NULL)
-        return 0;
-    tc_thread *t = &((mpix_tc_act *)x->tc_act)->th[x->threadcomm_thread];
-    if (t->posted_head == NULL)
+    tc_thread *t = posting_self();
+    if (t == NULL)
         return 0;
     own_drain(t);
     return 1;
@@ -1810,10 +1828,10 @@ static void gen_wait(mpix_tc_act *a, uint32_t g)
     /* A thread with receives posted keeps taking its messages while it waits: a
      * synchronous sender may need one of them taken before it can arrive (MPI's
      * progress rule), and it does not sleep. */
-    mpix_ctx *x = mpix_tls_ctx;
-    if (x != NULL && x->tc_act == a && a->th[x->threadcomm_thread].posted_head != NULL) {
+    tc_thread *t = posting_self();
+    if (t != NULL && t->act == a) {
         for (uint32_t i = 0; bar_gen(a) == g; i++)
-            if (!own_drain(&a->th[x->threadcomm_thread]))
+            if (!own_drain(t))
                 backoff(i);
         return;
     }
@@ -2199,16 +2217,10 @@ static void purge(mpix_tc_act *a)
         drain(t);
         for (tc_req *r = t->posted_head, *next; r != NULL; r = next) {
             next = r->next;
-            if (r->orphan) {
+            if (r->orphan)
                 orphan_done(r);
-                continue;
-            }
-            r->st_source = MPI_ANY_SOURCE;
-            r->st_tag = MPI_ANY_TAG;
-            r->st_bytes = 0;
-            r->st_error = MPI_ERR_PENDING;
-            r->cancelled = 1;
-            r->done = 1;
+            else
+                recv_none(r, MPI_ANY_SOURCE, MPI_ERR_PENDING, 1);
         }
         t->posted_head = t->posted_tail = NULL;
         for (tc_cell *c = t->unexp_head, *next; c != NULL; c = next) {

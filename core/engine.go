@@ -350,14 +350,20 @@ func matches(r *Request, h *transport.Header) bool {
 // keepUnexpected keeps the unmatched messages for which keep reports true, in order,
 // and drops the others (under e.mu).
 func (e *Engine) keepUnexpected(keep func(*unexpected) bool) {
-	kept := e.unexpected[:0]
-	for _, u := range e.unexpected {
-		if keep(u) {
-			kept = append(kept, u)
+	e.unexpected = keepIn(e.unexpected, keep)
+}
+
+// keepIn keeps the elements of s for which keep reports true, in order, in s's own
+// storage, and clears the rest of it (no dropped element stays reachable).
+func keepIn[T any](s []*T, keep func(*T) bool) []*T {
+	kept := s[:0]
+	for _, x := range s {
+		if keep(x) {
+			kept = append(kept, x)
 		}
 	}
-	clear(e.unexpected[len(kept):])
-	e.unexpected = kept
+	clear(s[len(kept):])
+	return kept
 }
 
 // startRecv posts r or matches it with a message that already arrived (under e.mu).
@@ -665,7 +671,7 @@ func (e *Engine) wait(done func() bool) {
 				continue
 			}
 		}
-		if empty++; empty&15 == 15 {
+		if empty++; empty%idleEvery == 0 {
 			idleTurn()
 		}
 		if empty >= e.spinLimit || (empty > crowdedPolls && crowded()) {

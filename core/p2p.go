@@ -321,7 +321,7 @@ func WaitUntil(done func() bool) {
 			empty = 0
 			continue
 		}
-		if empty++; empty&15 == 15 {
+		if empty++; empty%idleEvery == 0 {
 			idleTurn()
 		}
 		if empty >= engine.spinLimit {

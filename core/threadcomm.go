@@ -575,7 +575,7 @@ func (l *localSync) run(v *Comm, work func() error) error {
 		return l.err
 	}
 	for i := 0; l.gen.Load() == g; i++ {
-		if i&15 == 15 && idleTurn() {
+		if (i+1)%idleEvery == 0 && idleTurn() {
 			i = 0 // receives posted: keep taking their messages, never sleep
 			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 			continue
@@ -637,16 +637,13 @@ func (tc *threadcomm) failPosted() {
 			continue
 		}
 		locked := e.enter()
-		kept := e.posted[:0]
-		for _, p := range e.posted {
+		e.posted = keepIn(e.posted, func(p *Request) bool {
 			if p.comm != nil && p.comm.tc != nil && p.comm.tc.origin == tc {
 				p.complete(Status{Source: AnySource, Tag: AnyTag, Error: ErrPending, Cancelled: true})
-				continue
+				return false
 			}
-			kept = append(kept, p)
-		}
-		clear(e.posted[len(kept):])
-		e.posted = kept
+			return true
+		})
 		e.exit(locked)
 	}
 }
@@ -683,6 +680,10 @@ func SetThreadIdle(f func() bool) {
 		threadIdle.CompareAndSwap(nil, &f)
 	}
 }
+
+// idleEvery is how many empty polls a Go wait makes between turns of the hook (a cgo
+// call each).
+const idleEvery = 16
 
 // idleTurn runs the hook; it reports whether the thread must stay awake.
 func idleTurn() bool {
