@@ -217,17 +217,59 @@ func impl_MPI_Start(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 	return core.Start(r)
 }
 
+// impl_MPI_Startall checks every request before it starts any, as MPICH does: a bad
+// one in the array leaves all of them inactive. (With a C request in it, the C fast
+// path starts the array and comes here only when something is wrong.)
 func impl_MPI_Startall(ctx *C.mpix_ctx, count C.int, requests *C.MPI_Request) error {
 	if count < 0 {
 		return core.Errorf(core.ErrCount, "count must not be negative (%d)", int(count))
 	}
 	hs := requestSlice(requests, count)
+	for i, h := range hs {
+		if err := startable(h); err != nil {
+			return core.Errorf(core.AsError(err).Class, "array_of_requests[%d]: %v", i, err)
+		}
+	}
 	for i := range hs {
+		if isThreadcommRequest(hs[i]) {
+			if C.mpix_tc_start_request(hs[i]) == 0 {
+				return core.Errorf(core.ErrRequest, "array_of_requests[%d]: the threadcomm request cannot start here", i)
+			}
+			continue
+		}
 		if err := impl_MPI_Start(ctx, &hs[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// startable reports why MPI_Start cannot start h now, or nil.
+func startable(h C.MPI_Request) error {
+	if isThreadcommRequest(h) {
+		if C.mpix_tc_startable(h) == 0 {
+			return core.Errorf(core.ErrRequest, "request 0x%x is not an inactive persistent request", uint32(h))
+		}
+		return nil
+	}
+	r, err := core.LookupRequest(int32(h))
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return core.Errorf(core.ErrRequest, "MPI_Start on MPI_REQUEST_NULL")
+	}
+	return core.CheckStart(r)
+}
+
+// mpixStartableGo tells the C MPI_Startall whether a request of Go's can start.
+//
+//export mpixStartableGo
+func mpixStartableGo(h C.MPI_Request) C.int {
+	if startable(h) != nil {
+		return 0
+	}
+	return 1
 }
 
 // ---- probe and matched receive ----

@@ -1530,6 +1530,12 @@ static int start_req(tc_req *r)
     return 1;
 }
 
+int mpix_tc_start_request(MPI_Request h)
+{
+    tc_req *r = req_lookup(h);
+    return r != NULL && start_req(r);
+}
+
 int mpix_fast_MPI_Start(MPI_Request *request)
 {
     tc_req *r;
@@ -1538,21 +1544,36 @@ int mpix_fast_MPI_Start(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* mpix_tc_startable says whether h is a C request that MPI_Start may start now (for
+ * Go's MPI_Startall, which checks every request before it starts any). */
+int mpix_tc_startable(MPI_Request h)
+{
+    tc_req *r = req_lookup(h);
+    return r != NULL && r->persistent && !r->active;
+}
+
 /* Startall with at least one C request: the C ones start here, the others (a
- * threadcomm spanning processes sends to the others through Go) through PMPI_Start. */
+ * threadcomm spanning processes sends to the others through Go) through PMPI_Start.
+ * Every request is checked before any starts, so that a bad one starts none (Go
+ * reports it). */
 int mpix_fast_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     if (count <= 0 || array_of_requests == NULL)
         return MPIX_FAST_MISS;
-    int any = 0;
+    int any = 0, others = 0;
     for (int i = 0; i < count; i++) {
         tc_req *r = req_lookup(array_of_requests[i]);
         if (r != NULL && (!r->persistent || r->active))
-            return MPIX_FAST_MISS; /* Go reports the error */
+            return MPIX_FAST_MISS;
         any |= r != NULL;
+        others |= r == NULL;
     }
     if (!any)
         return MPIX_FAST_MISS;
+    if (others)
+        for (int i = 0; i < count; i++)
+            if (req_lookup(array_of_requests[i]) == NULL && !mpixStartableGo(array_of_requests[i]))
+                return MPIX_FAST_MISS;
     for (int i = 0; i < count; i++) {
         tc_req *r = req_lookup(array_of_requests[i]);
         if (r != NULL)

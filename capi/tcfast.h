@@ -59,6 +59,8 @@ int mpix_tc_fast_recv(void *buf, int count, MPI_Datatype dt, int source, int tag
 int mpix_tc_is_request(MPI_Request h);
 int mpix_tc_request_complete(MPI_Request *h, int block, int *flag, MPI_Status *st);
 int mpix_tc_request_state(MPI_Request h, int force);
+int mpix_tc_startable(MPI_Request h);
+int mpix_tc_start_request(MPI_Request h);
 int mpix_tc_cancel(MPI_Request h);
 int mpix_tc_recv_init_packed(MPI_Comm comm, void *buf, int64_t cap, int source, int tag, uint32_t unpack,
                              MPI_Request *request);

@@ -148,13 +148,19 @@ func (s mixedSet) wait() (done []int, active bool) {
 // orphanScans is how many scans a wait makes before it forces C sends.
 const orphanScans = 1000
 
-// report completes the requests at idx, in order, with statuses sts[k] (sts nil:
-// ignored); a failure sets every status's MPI_ERROR and gives MPI_ERR_IN_STATUS.
-func (s mixedSet) report(idx []int, sts []C.MPI_Status) error {
+// report reports the requests at idx, in order, with statuses sts[k] (sts nil:
+// ignored): with take it completes them (Test*, Wait*), without it only peeks
+// (get_status*). A failure sets every status's MPI_ERROR and gives
+// MPI_ERR_IN_STATUS, in both cases.
+func (s mixedSet) report(idx []int, sts []C.MPI_Status, take bool) error {
 	errs := make([]int, len(idx))
 	failed := false
 	for k, i := range idx {
-		errs[k] = s.complete(i, statusAt(sts, k))
+		if take {
+			errs[k] = s.complete(i, statusAt(sts, k))
+		} else {
+			errs[k] = s.peek(i, statusAt(sts, k))
+		}
 		failed = failed || errs[k] != core.Success
 	}
 	if !failed {
@@ -194,7 +200,7 @@ func (s mixedSet) testall(flag *C.int, statuses *C.MPI_Status, take bool) error 
 	for i := range all {
 		all[i] = i
 	}
-	return s.reportAll(all, statusSlice(statuses, C.int(len(s.hs))), take)
+	return s.report(all, statusSlice(statuses, C.int(len(s.hs))), take)
 }
 
 // testany reports one completed request, if any.
@@ -217,11 +223,13 @@ func (s mixedSet) any(done []int, active bool, index *C.int, status *C.MPI_Statu
 		return nil
 	}
 	*index = C.int(done[0])
-	if !take {
-		s.peek(done[0], status)
-		return nil
+	class := 0
+	if take {
+		class = s.complete(done[0], status)
+	} else {
+		class = s.peek(done[0], status)
 	}
-	if class := s.complete(done[0], status); class != core.Success {
+	if class != core.Success {
 		return core.Errorf(class, "request %d failed", done[0])
 	}
 	return nil
@@ -238,36 +246,27 @@ func (s mixedSet) some(done []int, active bool, outcount, indices *C.int, status
 		idx[k] = C.int(i)
 	}
 	*outcount = C.int(len(done))
-	return s.reportAll(done, statusSlice(statuses, C.int(len(done))), take)
+	return s.report(done, statusSlice(statuses, C.int(len(done))), take)
 }
 
-// reportAll is report with take, and peeks at the requests without it.
-func (s mixedSet) reportAll(idx []int, sts []C.MPI_Status, take bool) error {
-	if take {
-		return s.report(idx, sts)
-	}
-	for k, i := range idx {
-		s.peek(i, statusAt(sts, k))
-	}
-	return nil
-}
-
-// peek reports request i, which is done or inactive, without completing it; st may
-// be nil or MPI_STATUS_IGNORE. A C receive's data is in place afterwards.
-func (s mixedSet) peek(i int, st *C.MPI_Status) {
+// peek reports request i, which is done or inactive, without completing it: its
+// status (st may be nil or MPI_STATUS_IGNORE) and error class. A C receive's data is
+// in place afterwards.
+func (s mixedSet) peek(i int, st *C.MPI_Status) int {
 	if isThreadcommRequest(s.hs[i]) {
 		var tmp C.MPI_Status
 		if ignoreStatus(st) {
 			st = &tmp
 		}
 		keep := st.MPI_ERROR
-		C.mpix_tc_request_peek(s.hs[i], st)
+		class := int(C.mpix_tc_request_peek(s.hs[i], st))
 		st.MPI_ERROR = keep
-		return
+		return class
 	}
 	sts := core.Status{Source: core.AnySource, Tag: core.AnyTag}
 	if r := s.rs[i]; r != nil && r.Active() {
 		_, sts = core.PeekStatus(r)
 	}
 	putStatus(st, sts)
+	return sts.Error
 }

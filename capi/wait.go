@@ -136,6 +136,12 @@ func completeAll(rs []*core.Request, hs []C.MPI_Request, sts []C.MPI_Status, res
 	if !failed {
 		return nil
 	}
+	return inStatus(sts, results)
+}
+
+// inStatus sets each status's MPI_ERROR from results and gives MPI_ERR_IN_STATUS (a
+// multiple completion or get_status_all in which some request failed).
+func inStatus(sts []C.MPI_Status, results []core.Status) error {
 	for i := range sts {
 		sts[i].MPI_ERROR = C.int(results[i].Error)
 	}
@@ -268,8 +274,8 @@ func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 }
 
 // collectSome reports every completed active request (Waitsome/Testsome, and with
-// take false MPI_Request_get_status_some, which leaves the requests alone). When
-// taking, failures set every reported status's MPI_ERROR and give MPI_ERR_IN_STATUS.
+// take false MPI_Request_get_status_some, which leaves the requests alone). Failures
+// set every reported status's MPI_ERROR and give MPI_ERR_IN_STATUS.
 func collectSome(rs []*core.Request, hs []C.MPI_Request, outcount *C.int, indices *C.int, statuses *C.MPI_Status, n C.int, take bool) error {
 	sts := statusSlice(statuses, n)
 	idx := unsafe.Slice(indices, max(int(n), 1))
@@ -298,7 +304,7 @@ func collectSome(rs []*core.Request, hs []C.MPI_Request, outcount *C.int, indice
 		k++
 	}
 	*outcount = C.int(k)
-	if !failed || !take {
+	if !failed {
 		return nil
 	}
 	for j := 0; j < k && sts != nil; j++ {
@@ -394,7 +400,15 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 		if err != nil {
 			return err
 		}
-		return set.testall(flag, status, false)
+		if set.state(0, false) == reqPending {
+			setFlag(flag, false)
+			return nil
+		}
+		setFlag(flag, true)
+		if class := set.peek(0, status); class != core.Success {
+			return core.Errorf(class, "the request failed")
+		}
+		return nil
 	}
 	if core.LitePending(int32(request)) {
 		setFlag(flag, false)
@@ -411,10 +425,11 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 	}
 	done, s := core.PeekStatus(r)
 	setFlag(flag, done)
-	if done {
-		putStatus(status, s)
+	if !done {
+		return nil
 	}
-	return nil
+	putStatus(status, s)
+	return statusErr(s) // as MPI_Test would, leaving the request as it is
 }
 
 // MPI-4.1: the any/all/some forms of MPI_Request_get_status leave the requests alone.
@@ -437,17 +452,22 @@ func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 	}
 	setFlag(flag, true)
 	sts := statusSlice(statuses, count)
+	results := make([]core.Status, len(rs))
+	failed := false
 	for i, r := range rs {
-		if sts == nil {
-			break
+		results[i] = core.Status{Source: core.AnySource, Tag: core.AnyTag}
+		if r != nil && r.Active() {
+			_, results[i] = core.PeekStatus(r)
 		}
-		s := core.Status{Source: core.AnySource, Tag: core.AnyTag}
-		if r != nil {
-			_, s = core.PeekStatus(r)
+		failed = failed || results[i].Error != core.Success
+		if sts != nil {
+			putStatus(&sts[i], results[i])
 		}
-		putStatus(&sts[i], s)
 	}
-	return nil
+	if !failed {
+		return nil
+	}
+	return inStatus(sts, results)
 }
 
 func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *C.int, flag *C.int, status *C.MPI_Status) error {
@@ -476,6 +496,7 @@ func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 		*index = C.int(i)
 		_, s := core.PeekStatus(rs[i])
 		putStatus(status, s)
+		return statusErr(s)
 	}
 	return nil
 }

@@ -225,13 +225,21 @@ func RecvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int
 	return r, nil
 }
 
-// Start starts an inactive persistent request.
-func Start(r *Request) error {
+// CheckStart reports why Start cannot start r now, or nil.
+func CheckStart(r *Request) error {
 	if !r.persistent {
 		return Errorf(ErrRequest, "MPI_Start needs a persistent request")
 	}
 	if r.active {
 		return Errorf(ErrRequest, "persistent request is already active")
+	}
+	return nil
+}
+
+// Start starts an inactive persistent request.
+func Start(r *Request) error {
+	if err := CheckStart(r); err != nil {
+		return err
 	}
 	return r.start()
 }

@@ -27,6 +27,10 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Test(&s[0], &flag, &st));
     CHECK(flag && s[0] != MPI_REQUEST_NULL, "inactive request: flag %d", flag);
 
+    /* A bad request anywhere in Startall starts none: the loop below starts them. */
+    MPI_Request bad[3] = {r[0], MPI_REQUEST_NULL, r[1]};
+    CHECK_CLASS(MPI_Startall(3, bad), MPI_ERR_REQUEST);
+
     for (int iter = 0; iter < 50; iter++) {
         for (int k = 0; k < 4; k++)
             fill(a[k], n[k], rank * 1000 + iter * 4 + k);

@@ -104,7 +104,28 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < K; k++)
         MPI_Send(a[k], 64, MPI_BYTE, right, 700 + k, MPI_COMM_WORLD);
-    int rc = MPI_Waitall(K, rs, sts);
+    /* The peeks report the failure as the completions do, and leave the requests. */
+    int rc;
+    do
+        rc = MPI_Request_get_status_all(K, rs, &flag, sts);
+    while (!flag && rc == MPI_SUCCESS);
+    CHECK(flag && mpix_test_class(rc) == MPI_ERR_IN_STATUS, "get_status_all with a truncation: class %d",
+          mpix_test_class(rc));
+    for (int k = 0; k < K; k++)
+        CHECK(sts[k].MPI_ERROR == (k == 2 ? MPI_ERR_TRUNCATE : MPI_SUCCESS), "get_status_all status %d error %d", k,
+              sts[k].MPI_ERROR);
+    rc = MPI_Request_get_status(rs[2], &flag, &st);
+    CHECK(flag && mpix_test_class(rc) == MPI_ERR_TRUNCATE, "get_status of a truncated receive: class %d",
+          mpix_test_class(rc));
+    rc = MPI_Request_get_status_any(1, &rs[2], &index, &flag, &st);
+    CHECK(flag && index == 0 && mpix_test_class(rc) == MPI_ERR_TRUNCATE, "get_status_any: class %d",
+          mpix_test_class(rc));
+    rc = MPI_Request_get_status_some(K, rs, &outcount, indices, sts);
+    CHECK(outcount == K && mpix_test_class(rc) == MPI_ERR_IN_STATUS, "get_status_some: %d, class %d", outcount,
+          mpix_test_class(rc));
+    for (int j = 0; j < outcount; j++)
+        CHECK(sts[j].MPI_ERROR == (indices[j] == 2 ? MPI_ERR_TRUNCATE : MPI_SUCCESS), "get_status_some status %d", j);
+    rc = MPI_Waitall(K, rs, sts);
     CHECK(mpix_test_class(rc) == MPI_ERR_IN_STATUS, "Waitall with a truncation: class %d", mpix_test_class(rc));
     for (int k = 0; k < K; k++)
         CHECK(sts[k].MPI_ERROR == (k == 2 ? MPI_ERR_TRUNCATE : MPI_SUCCESS), "status %d error %d", k, sts[k].MPI_ERROR);

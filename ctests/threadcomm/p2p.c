@@ -139,7 +139,7 @@ static void probes(MPI_Comm tc, int rank, int size)
 }
 
 /* Persistent send and receive to the neighbours, started several times. */
-static void persistent(MPI_Comm tc, int rank, int size)
+static void persistent(MPI_Comm tc, int rank, int size, int first)
 {
     int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
     int out, in;
@@ -153,8 +153,58 @@ static void persistent(MPI_Comm tc, int rank, int size)
         CHECK_OK(MPI_Waitall(2, rq, st));
         CHECK(in == prev * 100 + it && st[0].MPI_SOURCE == prev, "persistent got %d", in);
     }
+    /* A bad request anywhere in Startall starts none of them: an active one below
+     * would fail the next Startall. */
+    MPI_Request bad[3] = {rq[0], MPI_REQUEST_NULL, rq[1]};
+    CHECK_CLASS(MPI_Startall(3, bad), MPI_ERR_REQUEST);
+    if (rank == first) {
+        /* Mixed with a request of another communicator (Go's), valid or not. */
+        int x = 5, y = 0;
+        MPI_Request g, mix[3];
+        CHECK_OK(MPI_Send_init(&x, 1, MPI_INT, 0, 3, MPI_COMM_SELF, &g));
+        mix[0] = rq[0], mix[1] = g, mix[2] = MPI_REQUEST_NULL;
+        CHECK_CLASS(MPI_Startall(3, mix), MPI_ERR_REQUEST);
+        CHECK_OK(MPI_Start(&g)); /* still inactive */
+        mix[2] = g;
+        CHECK_CLASS(MPI_Startall(3, mix), MPI_ERR_REQUEST); /* g is active now */
+        CHECK_OK(MPI_Recv(&y, 1, MPI_INT, 0, 3, MPI_COMM_SELF, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Wait(&g, MPI_STATUS_IGNORE));
+        CHECK(y == 5, "self message got %d", y);
+        MPI_Request_free(&g);
+    }
+    out = rank * 100 + 99;
+    CHECK_OK(MPI_Startall(2, rq));
+    CHECK_OK(MPI_Waitall(2, rq, st));
+    CHECK(in == prev * 100 + 99, "persistent after a failed Startall got %d", in);
     MPI_Request_free(&rq[0]);
     MPI_Request_free(&rq[1]);
+}
+
+/* A truncated receive: the status peeks (MPI_Request_get_status and its MPI-4.1
+ * forms) report MPI_ERR_TRUNCATE as Wait does, and leave the request. */
+static void truncated(MPI_Comm tc, int rank, int size)
+{
+    int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
+    int out[8] = {0}, in[2], flag = 0, index, outcount, idx, rc = MPI_SUCCESS;
+    MPI_Request r;
+    MPI_Status st;
+    CHECK_OK(MPI_Irecv(in, 2, MPI_INT, prev, 31, tc, &r));
+    CHECK_OK(MPI_Send(out, 8, MPI_INT, next, 31, tc));
+    while (!flag && rc == MPI_SUCCESS)
+        rc = MPI_Request_get_status(r, &flag, &st);
+    CHECK(flag && mpix_test_class(rc) == MPI_ERR_TRUNCATE, "get_status: class %d", mpix_test_class(rc));
+    rc = MPI_Request_get_status_all(1, &r, &flag, &st);
+    CHECK(flag && mpix_test_class(rc) == MPI_ERR_IN_STATUS && st.MPI_ERROR == MPI_ERR_TRUNCATE,
+          "get_status_all: class %d, error %d", mpix_test_class(rc), st.MPI_ERROR);
+    rc = MPI_Request_get_status_any(1, &r, &index, &flag, &st);
+    CHECK(flag && index == 0 && mpix_test_class(rc) == MPI_ERR_TRUNCATE, "get_status_any: class %d",
+          mpix_test_class(rc));
+    rc = MPI_Request_get_status_some(1, &r, &outcount, &idx, &st);
+    CHECK(outcount == 1 && mpix_test_class(rc) == MPI_ERR_IN_STATUS && st.MPI_ERROR == MPI_ERR_TRUNCATE,
+          "get_status_some: %d, class %d", outcount, mpix_test_class(rc));
+    CHECK(r != MPI_REQUEST_NULL, "a peek completed the request");
+    rc = MPI_Wait(&r, &st);
+    CHECK(mpix_test_class(rc) == MPI_ERR_TRUNCATE && r == MPI_REQUEST_NULL, "Wait: class %d", mpix_test_class(rc));
 }
 
 int main(int argc, char **argv)
@@ -173,6 +223,9 @@ int main(int argc, char **argv)
         first = 0;
     MPI_Comm tc;
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, nt, &tc));
+    /* Errors of calls with no communicator (MPI_Startall) */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     int failed = 0;
 #pragma omp parallel num_threads(nt)
     {
@@ -188,7 +241,8 @@ int main(int argc, char **argv)
         wildcards(tc, rank, size);
         CHECK_OK(MPI_Barrier(tc)); /* no later message may meet the wildcard receives */
         probes(tc, rank, size);
-        persistent(tc, rank, size);
+        persistent(tc, rank, size, first);
+        truncated(tc, rank, size);
         CHECK_OK(MPIX_Threadcomm_finish(tc));
     }
     CHECK_OK(MPIX_Threadcomm_free(&tc));
