@@ -69,8 +69,11 @@ int mpix_omp_team_size(void);
 #define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
 #define TC_BAR_SPIN 512       /* barrier polls before yielding the core */
 #define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
-#define TC_ONE_SHOT (64 << 10) /* collectives moving up to this many bytes in all: one
+#define TC_ONE_SHOT (64 << 10) /* broadcasts copying up to this many bytes in all: one
                                 * thread does the work inside a single barrier */
+#define TC_ONE_FOLD (4 << 10)  /* reductions whose last arriver would read up to this
+                                * many bytes of the other threads' inputs fold in one
+                                * thread inside a single barrier; larger ones slice */
 
 /* TC_REMOTE_CELL: a message from another process's thread that the engine holds
  * (mpixTcMrecv receives it); its eager data, when small, comes in a TC_EAGER_CELL. */
@@ -192,7 +195,8 @@ struct mpix_tc_act {
      * are indexed by thread (rank - base). */
     int32_t base, size;
     uint32_t spanning;
-    char pad0[20];
+    uint32_t bar_yields; /* yields before a barrier wait sleeps (0: more threads than CPUs) */
+    char pad0[16];
     /* Barrier, on a line of its own: one word of arrivals (low half) and generation
      * (high half, the futex word), so that an arrival learns its generation and the
      * last one releases with one atomic on one line. What a barrier's waiters read
@@ -1841,9 +1845,10 @@ static inline uint32_t bar_gen(const mpix_tc_act *a)
 static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar + 1; }
 
 /* gen_wait waits until the barrier's generation moves past g: it spins briefly (the
- * threads of a region usually arrive together), yields a little (more threads than
- * cores), then sleeps on the futex (hundreds of threads: the ones with work left get
- * the cores). */
+ * threads of a region usually arrive together), yields a little, then sleeps on the
+ * futex (the threads with work left get the cores). With more threads than CPUs it
+ * sleeps without yielding, as libgomp's throttled waits do: sixteen threads on two
+ * cores yielding to each other made a barrier cost 2-4x OpenMP's (docs/performance.md). */
 static void gen_wait(mpix_tc_act *a, uint32_t g)
 {
     /* A thread with receives posted keeps taking its messages while it waits: a
@@ -1862,7 +1867,7 @@ static void gen_wait(mpix_tc_act *a, uint32_t g)
         if (i >= TC_SPIN_FAST)
             cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing gen move */
     }
-    for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
+    for (uint32_t i = 0; i < a->bar_yields; i++) {
         if (bar_gen(a) != g)
             return;
         sched_yield();
@@ -2051,9 +2056,19 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
     a->rbuf[me] = rbuf;
     int n = a->n;
     int64_t esz = dt_bytes(dt);
-    if ((size_t)count * (size_t)esz * (size_t)n <= TC_ONE_SHOT) {
-        /* Small: the last to arrive folds everything while the others wait; one
-         * barrier instead of two around the sliced fold. */
+    /* Slices of whole cache lines (no two threads write one line) and at least 1 KiB
+     * (smaller ones cost more in misses than they save). */
+    int64_t line = 64 / esz, least = 1024 / esz;
+    int64_t per = ((int64_t)count + n - 1) / n;
+    per = (per + line - 1) / line * line;
+    if (per < least)
+        per = least;
+    if (per >= count || (size_t)count * (size_t)esz * (size_t)(n - 1) <= TC_ONE_FOLD) {
+        /* One slice, or little to read: the last to arrive folds everything while
+         * the others wait; one barrier instead of two around the sliced fold. (Its
+         * reads of the others' inputs are what grows with the threads: at 16 threads
+         * and 1 Ki ints it would read 60 KiB alone, as OpenMP's serialized merges
+         * do, where slices split that.) */
         uint32_t g;
         if (barrier_arrive(a, &g)) {
             if (root >= 0)
@@ -2066,13 +2081,6 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
         return;
     }
     barrier(a);
-    /* Slices of whole cache lines (no two threads write one line) and at least 1 KiB
-     * (smaller ones cost more in misses than they save). */
-    int64_t line = 64 / esz, least = 1024 / esz;
-    int64_t per = ((int64_t)count + n - 1) / n;
-    per = (per + line - 1) / line * line;
-    if (per < least)
-        per = least;
     int64_t lo = (int64_t)me * per, hi = lo + per;
     if (hi > count)
         hi = count;
@@ -2171,6 +2179,14 @@ static void reset_boxes(mpix_tc_act *a)
     memset(a->acks, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
 }
 
+/* online_cpus is how many CPUs the machine has online. (Not this thread's affinity:
+ * with OMP_PROC_BIND the thread creating the threadcomm is bound to one place.) */
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
 {
     size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
@@ -2183,6 +2199,7 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
     a->base = base;
     a->size = ranks;
     a->spanning = ranks != n;
+    a->bar_yields = n > online_cpus() ? 0 : TC_BAR_YIELDS;
     a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
     a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
     if (n <= TC_BOX_MAXN) {

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     int nt = omp_get_max_threads();
     MPI_Comm all;
     MPIX_Threadcomm_init(MPI_COMM_SELF, nt, &all);
-    static const int sizes[] = {256, 1024, 4096, 8192, 16384, MAXN};
+    static const int sizes[] = {256, 1024, 2048, 4096, 8192, 16384, MAXN};
     static int sum[MAXN];
     int bad = 0;
     for (unsigned si = 0; si < sizeof sizes / sizeof *sizes; si++) {
