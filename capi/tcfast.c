@@ -195,8 +195,7 @@ struct mpix_tc_act {
      * are indexed by thread (rank - base). */
     int32_t base, size;
     uint32_t spanning;
-    uint32_t bar_yields; /* yields before a barrier wait sleeps (0: more threads than CPUs) */
-    char pad0[16];
+    char pad0[20];
     /* Barrier, on a line of its own: one word of arrivals (low half) and generation
      * (high half, the futex word), so that an arrival learns its generation and the
      * last one releases with one atomic on one line. What a barrier's waiters read
@@ -1845,10 +1844,10 @@ static inline uint32_t bar_gen(const mpix_tc_act *a)
 static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar + 1; }
 
 /* gen_wait waits until the barrier's generation moves past g: it spins briefly (the
- * threads of a region usually arrive together), yields a little, then sleeps on the
- * futex (the threads with work left get the cores). With more threads than CPUs it
- * sleeps without yielding, as libgomp's throttled waits do: sixteen threads on two
- * cores yielding to each other made a barrier cost 2-4x OpenMP's (docs/performance.md). */
+ * threads of a region usually arrive together), yields a little (more threads than
+ * cores), then sleeps on the futex (hundreds of threads: the ones with work left get
+ * the cores). Sleeping at once when the team outnumbers the CPUs (libgomp's throttled
+ * wait) measured worse here on a quiet machine (docs/performance.md, session 12). */
 static void gen_wait(mpix_tc_act *a, uint32_t g)
 {
     /* A thread with receives posted keeps taking its messages while it waits: a
@@ -1867,7 +1866,7 @@ static void gen_wait(mpix_tc_act *a, uint32_t g)
         if (i >= TC_SPIN_FAST)
             cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing gen move */
     }
-    for (uint32_t i = 0; i < a->bar_yields; i++) {
+    for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
         if (bar_gen(a) != g)
             return;
         sched_yield();
@@ -2179,14 +2178,6 @@ static void reset_boxes(mpix_tc_act *a)
     memset(a->acks, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
 }
 
-/* online_cpus is how many CPUs the machine has online. (Not this thread's affinity:
- * with OMP_PROC_BIND the thread creating the threadcomm is bound to one place.) */
-static int online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
 {
     size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
@@ -2199,7 +2190,6 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
     a->base = base;
     a->size = ranks;
     a->spanning = ranks != n;
-    a->bar_yields = n > online_cpus() ? 0 : TC_BAR_YIELDS;
     a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
     a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
     if (n <= TC_BOX_MAXN) {
