@@ -248,7 +248,7 @@ func impl_MPI_Startall(ctx *C.mpix_ctx, count C.int, requests *C.MPI_Request) er
 func startable(h C.MPI_Request) error {
 	if isThreadcommRequest(h) {
 		if C.mpix_tc_startable(h) == 0 {
-			return core.Errorf(core.ErrRequest, "request 0x%x is not an inactive persistent request", uint32(h))
+			return core.Errorf(core.ErrRequest, "request 0x%x cannot start: it is active or not persistent, or this thread is outside its threadcomm's region", uint32(h))
 		}
 		return nil
 	}
@@ -265,7 +265,12 @@ func startable(h C.MPI_Request) error {
 // mpixStartableGo tells the C MPI_Startall whether a request of Go's can start.
 //
 //export mpixStartableGo
-func mpixStartableGo(h C.MPI_Request) C.int {
+func mpixStartableGo(h C.MPI_Request) (ok C.int) {
+	defer func() {
+		if recover() != nil {
+			ok = 0 // C then misses, and Go's MPI_Startall reports the error
+		}
+	}()
 	if startable(h) != nil {
 		return 0
 	}

@@ -1514,6 +1514,14 @@ int mpix_fast_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int sou
     return fast_init(buf, count, datatype, source, tag, comm, request, 0, 0);
 }
 
+/* can_start says whether MPI_Start may start r now: an inactive persistent request,
+ * started by a thread inside a region. */
+static int can_start(tc_req *r)
+{
+    int me;
+    return r->persistent && !r->active && tc_self(cur_comm(), &me) != NULL;
+}
+
 /* start_req starts an inactive persistent request of the calling thread. */
 static int start_req(tc_req *r)
 {
@@ -1552,7 +1560,7 @@ int mpix_fast_MPI_Start(MPI_Request *request)
 int mpix_tc_startable(MPI_Request h)
 {
     tc_req *r = req_lookup(h);
-    return r != NULL && r->persistent && !r->active;
+    return r != NULL && can_start(r);
 }
 
 /* Startall with at least one C request: the C ones start here, the others (a
@@ -1566,7 +1574,7 @@ int mpix_fast_MPI_Startall(int count, MPI_Request array_of_requests[])
     int any = 0, others = 0;
     for (int i = 0; i < count; i++) {
         tc_req *r = req_lookup(array_of_requests[i]);
-        if (r != NULL && (!r->persistent || r->active))
+        if (r != NULL && !can_start(r))
             return MPIX_FAST_MISS;
         any |= r != NULL;
         others |= r == NULL;
@@ -1580,7 +1588,7 @@ int mpix_fast_MPI_Startall(int count, MPI_Request array_of_requests[])
     for (int i = 0; i < count; i++) {
         tc_req *r = req_lookup(array_of_requests[i]);
         if (r != NULL)
-            start_req(r);
+            start_req(r); /* cannot fail: can_start said yes above */
         else {
             int err = PMPI_Start(&array_of_requests[i]);
             if (err != MPI_SUCCESS)
@@ -2011,7 +2019,8 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
 
 static int fold_ok(MPI_Datatype dt, MPI_Op op)
 {
-    return (dt == MPI_INT || dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_UNSIGNED ||
+    return dt_bytes(dt) > 0 && /* the size table is there (capi/fast.go) */
+           (dt == MPI_INT || dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_UNSIGNED ||
             dt == MPI_UNSIGNED_LONG || dt == MPI_FLOAT || dt == MPI_DOUBLE || dt == MPI_INT64_T ||
             dt == MPI_INT32_T || dt == MPI_UINT64_T) &&
            (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN);
