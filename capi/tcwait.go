@@ -95,15 +95,20 @@ func (s mixedSet) state(i int, force bool) int {
 }
 
 // complete reports request i, which is done or inactive: its status (into st, which
-// may be nil) and error class; its handle becomes MPI_REQUEST_NULL unless persistent.
+// may be nil or MPI_STATUS_IGNORE; its MPI_ERROR is left alone, for report to set
+// when the call returns MPI_ERR_IN_STATUS) and error class; its handle becomes
+// MPI_REQUEST_NULL unless persistent.
 func (s mixedSet) complete(i int, st *C.MPI_Status) int {
 	if isThreadcommRequest(s.hs[i]) {
 		var flag C.int
 		var tmp C.MPI_Status
-		if st == nil {
+		if ignoreStatus(st) {
 			st = &tmp
 		}
-		return int(C.mpix_tc_request_complete(&s.hs[i], 1, &flag, st))
+		keep := st.MPI_ERROR
+		class := int(C.mpix_tc_request_complete(&s.hs[i], 1, &flag, st))
+		st.MPI_ERROR = keep
+		return class
 	}
 	r := s.rs[i]
 	if r == nil {
