@@ -1514,20 +1514,26 @@ int mpix_fast_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int sou
     return fast_init(buf, count, datatype, source, tag, comm, request, 0, 0);
 }
 
-/* can_start says whether MPI_Start may start r now: an inactive persistent request,
- * started by a thread inside a region. */
+/* start_act is the activation in which the calling thread (me) may start r now: r
+ * is an inactive persistent request and the thread is inside a region; NULL if not. */
+static mpix_tc_act *start_act(tc_req *r, int *me)
+{
+    return r->persistent && !r->active ? tc_self(cur_comm(), me) : NULL;
+}
+
+/* can_start says whether MPI_Start may start r now. */
 static int can_start(tc_req *r)
 {
     int me;
-    return r->persistent && !r->active && tc_self(cur_comm(), &me) != NULL;
+    return start_act(r, &me) != NULL;
 }
 
 /* start_req starts an inactive persistent request of the calling thread. */
 static int start_req(tc_req *r)
 {
     int me;
-    mpix_tc_act *a = tc_self(cur_comm(), &me);
-    if (a == NULL || !r->persistent || r->active)
+    mpix_tc_act *a = start_act(r, &me);
+    if (a == NULL)
         return 0;
     r->active = 1;
     r->done = 0;

@@ -400,15 +400,8 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 		if err != nil {
 			return err
 		}
-		if set.state(0, false) == reqPending {
-			setFlag(flag, false)
-			return nil
-		}
-		setFlag(flag, true)
-		if class := set.peek(0, status); class != core.Success {
-			return core.Errorf(class, "the request failed")
-		}
-		return nil
+		var index C.int // a peek of one request is get_status_any's of it
+		return set.testany(&index, flag, status, false)
 	}
 	if core.LitePending(int32(request)) {
 		setFlag(flag, false)
