@@ -288,6 +288,7 @@ size_t mpix_fast_layout(int what)
     case 28: return offsetof(mpix_cell_head, seq);
     case 29: return sizeof(mpix_cell_head);
     case 30: return offsetof(mpix_fast_header, waiters);
+    case 31: return offsetof(mpix_fast_header, seats);
     }
     return (size_t)-1;
 }

@@ -59,7 +59,8 @@ typedef struct mpix_fast_header {
     char pad[56];
     int32_t waiters; /* threads spinning in a wait (core.fastHeader.Waiters) */
     int32_t cores;   /* cores the process has to itself */
-    char pad1[56];
+    int32_t seats;   /* MPIX_THREADCOMM_SEATS */
+    char pad1[52];
 } mpix_fast_header;
 
 /* shm.FastView. */

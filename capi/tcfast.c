@@ -71,9 +71,11 @@ int mpix_omp_team_size(void);
 #define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
 #define TC_ONE_SHOT (64 << 10) /* broadcasts copying up to this many bytes in all: one
                                 * thread does the work inside a single barrier */
-#define TC_ONE_FOLD (4 << 10)  /* reductions whose last arriver would read up to this
-                                * many bytes of the other threads' inputs fold in one
-                                * thread inside a single barrier; larger ones slice */
+#define TC_ONE_FOLD (4 << 10)  /* teams above TC_BOX_MAXN threads: reductions whose
+                                * last arriver would read up to this many bytes of the
+                                * other threads' inputs fold in one thread inside a
+                                * single barrier; larger ones slice */
+#define TC_SLICE_MIN 512       /* bytes: the least a thread folds of a reduction */
 
 /* TC_REMOTE_CELL: a message from another process's thread that the engine holds
  * (mpixTcMrecv receives it); its eager data, when small, comes in a TC_EAGER_CELL. */
@@ -179,6 +181,24 @@ typedef struct tc_own {
     uint32_t seen;   /* the peer's box message taken last (its seq) */
 } tc_own;
 
+/* Seats: with at most TC_BOX_MAXN threads, reductions synchronise through one line
+ * per thread instead of the barrier's shared counter. A thread writes its buffers
+ * and its arrival on its own line, reads the others' lines, folds its slice, then
+ * posts that it is done with the others' buffers. Its own line is the only one it
+ * writes, so a late thread's arrival costs one transfer (the others' lines it reads)
+ * where the counter costs two read-modify-writes of a line the waiters keep reading,
+ * and no thread has to be the last one: all of them fold at once. The words count the
+ * reductions a rank took part in, equal across the ranks between reductions; the top
+ * bit says that a thread sleeps on the word. */
+typedef struct tc_seat {
+    const void *sbuf;
+    void *rbuf;
+    uint32_t arrived; /* atomic: the reduction this rank arrived in */
+    uint32_t folded;  /* atomic: the reduction whose slice this rank has folded */
+} __attribute__((aligned(64))) tc_seat;
+#define TC_SEAT_WAITER 0x80000000u
+#define TC_SEAT_GEN 0x7fffffffu
+
 #define TC_SETTLE 1u /* purge_begin: deliver what arrived, from other processes too */
 #define TC_PURGE 2u  /* purge_begin: deliver this process's messages only, then reset */
 
@@ -216,6 +236,7 @@ struct mpix_tc_act {
     tc_box *boxes;
     tc_own *own;
     uint32_t *drained, *acks;
+    tc_seat *seats; /* NULL above TC_BOX_MAXN threads */
     tc_thread th[];
 };
 _Static_assert(offsetof(struct mpix_tc_act, bar) == 64 && offsetof(struct mpix_tc_act, sbuf) == 128,
@@ -1857,34 +1878,52 @@ static inline uint32_t bar_gen(const mpix_tc_act *a)
  * targets: the high half is the second word). */
 static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar + 1; }
 
-/* gen_wait waits until the barrier's generation moves past g: it spins briefly (the
- * threads of a region usually arrive together), yields a little (more threads than
- * cores), then sleeps on the futex (hundreds of threads: the ones with work left get
- * the cores). Sleeping at once when the team outnumbers the CPUs (libgomp's throttled
- * wait) measured worse here on a quiet machine (docs/performance.md, session 12). */
-static void gen_wait(mpix_tc_act *a, uint32_t g)
+/* moved says whether the bits mask of word w have become g (until_equal) or have
+ * left g (otherwise). */
+static inline int moved(const uint32_t *w, uint32_t mask, uint32_t g, int until_equal)
+{
+    uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE) & mask;
+    return until_equal ? v == g : v != g;
+}
+
+/* poll_wait is a collective's wait up to sleeping, for word w to have moved: it spins
+ * briefly (the threads of a region usually arrive together), then yields a little
+ * (more threads than cores). It returns 0 when the caller should sleep. Sleeping at
+ * once when the team outnumbers the CPUs (libgomp's throttled wait) measured worse
+ * here on a quiet machine (docs/performance.md, session 12). */
+static inline __attribute__((always_inline)) int poll_wait(mpix_tc_act *a, const uint32_t *w, uint32_t mask,
+                                                           uint32_t g, int until_equal)
 {
     /* A thread with receives posted keeps taking its messages while it waits: a
      * synchronous sender may need one of them taken before it can arrive (MPI's
      * progress rule), and it does not sleep. */
     tc_thread *t = posting_self();
     if (t != NULL && t->act == a) {
-        for (uint32_t i = 0; bar_gen(a) == g; i++)
+        for (uint32_t i = 0; !moved(w, mask, g, until_equal); i++)
             if (!own_drain(t))
                 backoff(i);
-        return;
+        return 1;
     }
     for (uint32_t i = 0; i < TC_BAR_SPIN; i++) {
-        if (bar_gen(a) != g)
-            return;
+        if (moved(w, mask, g, until_equal))
+            return 1;
         if (i >= TC_SPIN_FAST)
-            cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing gen move */
+            cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing w move */
     }
     for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
-        if (bar_gen(a) != g)
-            return;
+        if (moved(w, mask, g, until_equal))
+            return 1;
         sched_yield();
     }
+    return 0;
+}
+
+/* gen_wait waits until the barrier's generation moves past g, then sleeps on the
+ * futex (hundreds of threads: the ones with work left get the cores). */
+static void gen_wait(mpix_tc_act *a, uint32_t g)
+{
+    if (poll_wait(a, bar_futex(a), ~0u, g, 0))
+        return;
     while (bar_gen(a) == g) {
         __atomic_add_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, bar_futex(a), FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
@@ -1923,6 +1962,32 @@ static void barrier(mpix_tc_act *a)
         gen_release(a);
     else
         gen_wait(a, g);
+}
+
+/* seat_post sets a seat word to generation g. An exchange rather than a store: it
+ * returns the waiter bit that a sleeper set before the new generation, so no wake is
+ * lost (a sleeper sets it with a compare-and-swap on the generation it saw, and the
+ * kernel sleeps only while the word still holds that). */
+static inline void seat_post(uint32_t *w, uint32_t g)
+{
+    if (__atomic_exchange_n(w, g, __ATOMIC_SEQ_CST) & TC_SEAT_WAITER)
+        syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* seat_wait waits until another rank's seat word reaches generation g. */
+static void seat_wait(mpix_tc_act *a, uint32_t *w, uint32_t g)
+{
+    if (moved(w, TC_SEAT_GEN, g, 1) || poll_wait(a, w, TC_SEAT_GEN, g, 1))
+        return;
+    for (;;) {
+        uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+        if ((v & TC_SEAT_GEN) == g)
+            return;
+        if (!(v & TC_SEAT_WAITER) &&
+            !__atomic_compare_exchange_n(w, &v, v | TC_SEAT_WAITER, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            continue;
+        syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v | TC_SEAT_WAITER, NULL, NULL, 0);
+    }
 }
 
 /* The collectives here are a single-process activation's; Go composes those of a
@@ -2061,22 +2126,64 @@ __attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_O
     return 0;
 }
 
-/* reduce folds every thread's sbuf into the rbufs of the threads in outs: the
- * threads share the elements; two barriers frame it. */
+/* seat_reduce is reduce for a team with seats, in slices of per elements: the ranks
+ * with a slice (folders) fold it between their arrival and their post that they are
+ * done with everyone's buffers; the others only arrive and wait for the folders. */
+static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                        MPI_Op op, int root, int64_t per)
+{
+    int n = a->n, folders = (int)(((int64_t)count + per - 1) / per);
+    tc_seat *seats = a->seats, *mine = &seats[me];
+    uint32_t g = (__atomic_load_n(&mine->arrived, __ATOMIC_RELAXED) + 1) & TC_SEAT_GEN;
+    mine->sbuf = sbuf;
+    mine->rbuf = rbuf;
+    seat_post(&mine->arrived, g);
+    if (me < folders) {
+        const void *in[TC_BOX_MAXN];
+        void *out[TC_BOX_MAXN];
+        for (int p = 0; p < n; p++) {
+            if (p != me)
+                seat_wait(a, &seats[p].arrived, g);
+            in[p] = seats[p].sbuf;
+            out[p] = seats[p].rbuf;
+        }
+        int64_t lo = (int64_t)me * per, hi = lo + per < count ? lo + per : count;
+        if (root >= 0)
+            fold(dt, op, in, n, &out[root], 1, lo, hi);
+        else
+            fold(dt, op, in, n, out, n, lo, hi);
+        seat_post(&mine->folded, g);
+    }
+    for (int p = 0; p < folders; p++)
+        if (p != me)
+            seat_wait(a, &seats[p].folded, g);
+}
+
+/* reduce folds every thread's sbuf into the rbuf of root (every rbuf when root is
+ * -1), in slices of whole cache lines (no two threads write one line). A single
+ * slice, or without seats little to read, is folded by the last to arrive inside one
+ * barrier; otherwise with seats see seat_reduce, and without them the threads fold
+ * their slices between two barriers. */
 static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                    int root)
 {
-    a->sbuf[me] = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    a->rbuf[me] = rbuf;
+    if (sbuf == MPI_IN_PLACE)
+        sbuf = rbuf;
     int n = a->n;
     int64_t esz = dt_bytes(dt);
-    /* Slices of whole cache lines (no two threads write one line) and at least 1 KiB
-     * (smaller ones cost more in misses than they save). */
-    int64_t line = 64 / esz, least = 1024 / esz;
+    /* Slices of at least TC_SLICE_MIN with seats, 1 KiB with barriers (smaller ones
+     * cost more in misses than they save). */
+    int64_t line = 64 / esz, least = (a->seats != NULL ? TC_SLICE_MIN : 1024) / esz;
     int64_t per = ((int64_t)count + n - 1) / n;
     per = (per + line - 1) / line * line;
     if (per < least)
         per = least;
+    if (a->seats != NULL && per < count) {
+        seat_reduce(a, me, sbuf, rbuf, count, dt, op, root, per);
+        return;
+    }
+    a->sbuf[me] = sbuf;
+    a->rbuf[me] = rbuf;
     if (per >= count || (size_t)count * (size_t)esz * (size_t)(n - 1) <= TC_ONE_FOLD) {
         /* One slice, or little to read: the last to arrive folds everything while
          * the others wait; one barrier instead of two around the sliced fold. (Its
@@ -2220,11 +2327,19 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
             free(a->acks);
             a->boxes = NULL;
         }
+        /* Not by default with more threads than the process has cores: each round of
+         * waiting then costs the sleepers a wake, and one barrier (the last arriver
+         * folds) has fewer rounds than seats' two (MPIX_THREADCOMM_SEATS). */
+        int32_t want = __atomic_load_n(&mpix_fast_table->seats, __ATOMIC_RELAXED);
+        if ((want > 0 || (want < 0 && n <= __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED))) &&
+            (a->seats = aligned_alloc(64, (size_t)n * sizeof(tc_seat))) != NULL)
+            memset(a->seats, 0, (size_t)n * sizeof(tc_seat));
     }
     if (a->sbuf == NULL || a->rbuf == NULL) {
         free(a->sbuf);
         free(a->rbuf);
         free(a->boxes);
+        free(a->seats);
         free(a);
         return NULL;
     }
@@ -2324,6 +2439,7 @@ void mpix_tc_act_free(mpix_tc_act *a)
         free(a->drained);
         free(a->acks);
     }
+    free(a->seats);
     free(a->sbuf);
     free(a->rbuf);
     free(a);

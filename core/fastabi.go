@@ -72,7 +72,8 @@ type fastHeader struct {
 	// complete at once touches it.
 	Waiters int32
 	Cores   int32
-	_       [64 - 8]byte
+	Seats   int32 // MPIX_THREADCOMM_SEATS, for capi/tcfast.c
+	_       [64 - 12]byte
 }
 
 // fastMaxComms is how many user communicator handles (by table index) have a
@@ -122,6 +123,7 @@ func crowded() bool {
 	return atomic.LoadInt32(&h.Waiters) > atomic.LoadInt32(&h.Cores)
 }
 func setCores(n int) { atomic.StoreInt32(&fastHdr().Cores, int32(max(n, 0))) }
+func setSeats(n int) { atomic.StoreInt32(&fastHdr().Seats, int32(n)) }
 
 // setFastPath turns the C fast paths on or off for the whole process.
 func setFastPath(on bool) {
@@ -266,6 +268,6 @@ func FastLayout() []uintptr {
 		unsafe.Offsetof(liteReq{}.StTag), unsafe.Offsetof(liteState{}.Req), unsafe.Sizeof(liteState{}),
 		liteTag, liteSlots, liteVCIs,
 		unsafe.Offsetof(sv.FreeMask), shm.RecvTailOffset, shm.FreeTailOffset, shm.CellSeqOffset, shm.CellHeaderSize,
-		unsafe.Offsetof(fastHeader{}.Waiters),
+		unsafe.Offsetof(fastHeader{}.Waiters), unsafe.Offsetof(fastHeader{}.Seats),
 	}
 }

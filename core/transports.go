@@ -23,10 +23,11 @@ type Config struct {
 	NumVCIs     int    // MPIX_NUM_VCIS: VCIs this process asks for (0: one per core + 1)
 	GlobalEvery int    // MPIX_GLOBAL_PROGRESS_INTERVAL: own-VCI empty polls per global round
 	FastPath    bool   // MPIX_FASTPATH: C fast path for small node-local sends and receives
+	Seats       int    // MPIX_THREADCOMM_SEATS: threadcomm reductions on per-thread lines (-1: auto)
 }
 
 // Settings is the configuration in effect.
-var Settings = Config{SHM: true, SpinPolls: 200}
+var Settings = Config{SHM: true, SpinPolls: 200, Seats: -1}
 
 // readConfig reads the knobs (from the environment, or as MPI_T set them before
 // MPI_Init) into Settings. From here on MPI_T can no longer change them.
@@ -36,7 +37,8 @@ func readConfig() error {
 	}
 	cvar.Freeze()
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
-		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get()}
+		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
+		Seats: cvar.ThreadcommSeats.Get()}
 	if Settings.NumVCIs == 0 {
 		Settings.NumVCIs = runtime.NumCPU() + 1
 	}
@@ -171,6 +173,7 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 	}
 	spin := spinLimit(len(node))
 	setCores(coresPerRank(len(node)))
+	setSeats(Settings.Seats)
 	// An arena wait spins through the same time as a poll-based one before yielding,
 	// except on an oversubscribed node: there the process it waits for needs this core,
 	// so it yields at once (as Open MPI's yield_when_idle does).

@@ -39,6 +39,17 @@ var (
 		Category:   Progress,
 		Mutability: BeforeInit,
 	})
+	ThreadcommSeats = NewInt(Spec{
+		Name:       "MPIX_THREADCOMM_SEATS",
+		Desc:       "reductions on a threadcomm of at most 16 threads in one process synchronise through one cache line per thread, every thread folding a slice (1), or through one shared counter, the last thread to arrive folding small ones alone (0); -1: per-thread lines when every thread has a core",
+		Default:    "-1",
+		Verbosity:  TunerDetail,
+		Scope:      ScopeLocal, // each process's threads synchronise among themselves
+		Category:   Progress,
+		Mutability: BeforeInit,
+		Min:        -1,
+		Max:        1,
+	})
 	DebugStuck = NewInt(Spec{
 		Name:       "MPIX_DEBUG_STUCK",
 		Desc:       "seconds after MPI_Init at which each process prints, to stderr, what every VCI's engine still holds (posted and unmatched messages, protocol requests, queued sends, transport buffers), to find a hang, and writes each VCI's last protocol messages to a file in TMPDIR; 0: never",

@@ -11,7 +11,8 @@
  *     size, finish outside a region;
  *   - bursts of messages of mixed sizes and modes from every thread to one arrive in
  *     order per sender (fastboxes, queued cells and direct copies mix);
- *   - collectives above the one-barrier size (sliced folds), in place too;
+ *   - collectives above the one-barrier size (sliced folds), in place too, and
+ *     reductions of counts around the slices' edges;
  *   - messages a region leaves unreceived do not reach the next one; receives it
  *     leaves posted fail at their Wait after it (MPI_ERR_PENDING) or, freed, go;
  *   - MPI_Request_free of a posted receive returns at once and the message still
@@ -207,6 +208,47 @@ static void big_collectives(MPI_Comm tc, int rank, int size, int round)
         CHECK(x[i] == i * 3 + round, "round %d: big bcast[%d] = %d", round, i, x[i]);
 }
 
+/* slice_counts: reductions of counts around the slices' edges (capi/tcfast.c cuts
+ * whole cache lines, at least 512 bytes with seats and 1 KiB without, so with few
+ * elements some threads fold nothing), on ints and doubles, to the root, to everyone
+ * and in place; nothing past count is written. */
+#define SLICE_MAX 4099
+static void slice_counts(MPI_Comm tc, int rank, int size, int round)
+{
+    static const int counts[] = {0, 1, 15, 16, 17, 127, 128, 129, 255, 256, 257, 300, 1000, 1024, 1031, 2049, SLICE_MAX};
+    static int x[MAXT][SLICE_MAX + 1], y[MAXT][SLICE_MAX + 1];
+    static double dx[MAXT][SLICE_MAX + 1], dy[MAXT][SLICE_MAX + 1];
+    int *xs = x[rank], *ys = y[rank];
+    double *dxs = dx[rank], *dys = dy[rank];
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        int c = counts[k], root = (int)((round + k) % (size_t)size);
+        for (int i = 0; i <= c; i++)
+            xs[i] = rank * 7 + i, ys[i] = -1, dxs[i] = rank + 0.5 * i, dys[i] = -1;
+        CHECK_OK(MPI_Reduce(xs, ys, c, MPI_INT, MPI_SUM, root, tc));
+        if (rank == root)
+            for (int i = 0; i < c; i++)
+                CHECK(ys[i] == 7 * size * (size - 1) / 2 + size * i, "round %d: reduce of %d: [%d] = %d", round, c,
+                      i, ys[i]);
+        CHECK(ys[c] == -1, "round %d: reduce of %d wrote past the end", round, c);
+        CHECK_OK(MPI_Allreduce(dxs, dys, c, MPI_DOUBLE, MPI_MAX, tc));
+        for (int i = 0; i < c; i++)
+            CHECK(dys[i] == size - 1 + 0.5 * i, "round %d: allreduce of %d: [%d] = %g", round, c, i, dys[i]);
+        CHECK(dys[c] == -1, "round %d: allreduce of %d wrote past the end", round, c);
+        /* In place: everyone's, then the root's (MIN, with the others' inputs). */
+        CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, xs, c, MPI_INT, MPI_SUM, tc));
+        for (int i = 0; i < c; i++)
+            CHECK(xs[i] == 7 * size * (size - 1) / 2 + size * i, "round %d: in-place allreduce of %d: [%d] = %d",
+                  round, c, i, xs[i]);
+        for (int i = 0; i < c; i++)
+            xs[i] = (rank + 1) * 3 + i;
+        CHECK_OK(MPI_Reduce(rank == root ? MPI_IN_PLACE : xs, xs, c, MPI_INT, MPI_MIN, root, tc));
+        if (rank == root)
+            for (int i = 0; i < c; i++)
+                CHECK(xs[i] == 3 + i, "round %d: in-place reduce of %d: [%d] = %d", round, c, i, xs[i]);
+        CHECK(xs[c] == rank * 7 + c, "round %d: in-place reduce of %d wrote past the end", round, c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided, nprocs;
@@ -257,6 +299,8 @@ int main(int argc, char **argv)
                 order_burst(tc, rank, nt, round);
             if (round % 25 == 7)
                 big_collectives(tc, rank, nt, round);
+            if (round % 25 == 19)
+                slice_counts(tc, rank, nt, round);
             if (round % 25 == 12)
                 freed_receives(tc, rank, nt, round);
             if (round % 50 == 37) {
