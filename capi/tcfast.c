@@ -1330,6 +1330,22 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
 
 /* Waitall with at least one C request: the C ones complete here, the others through
  * PMPI_Wait one by one (each still runs Go's progress). */
+/* in_status records request i's outcome in a call that completes several: their
+ * statuses' MPI_ERROR change only when the call returns MPI_ERR_IN_STATUS (MPI 4.1
+ * 3.2.5). At the first failure every other status gets MPI_SUCCESS: those completed
+ * before it succeeded, and the rest are written as they complete. */
+static void in_status(MPI_Status *sts, int count, int i, int err, int *failed)
+{
+    if (!*failed && err != MPI_SUCCESS) {
+        *failed = 1;
+        if (sts != MPI_STATUSES_IGNORE)
+            for (int k = 0; k < count; k++)
+                sts[k].MPI_ERROR = MPI_SUCCESS;
+    }
+    if (*failed && sts != MPI_STATUSES_IGNORE)
+        sts[i].MPI_ERROR = err;
+}
+
 int mpix_tc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (count <= 0 || array_of_requests == NULL)
@@ -1350,19 +1366,12 @@ int mpix_tc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status 
             if (pass == 0 && r != NULL) {
                 for (uint32_t k = 0; !req_poll(r, k >= TC_ORPHAN_SPINS); k++)
                     backoff(k);
-                int err = req_finish(r, &array_of_requests[i], st);
-                if (!ignore)
-                    st->MPI_ERROR = err;
-                failed |= err != MPI_SUCCESS;
+                in_status(array_of_statuses, count, i, req_finish(r, &array_of_requests[i], st), &failed);
             } else if (pass == 1 && r == NULL && array_of_requests[i] != MPI_REQUEST_NULL) {
                 MPI_Status tmp;
-                int err = PMPI_Wait(&array_of_requests[i], ignore ? &tmp : st);
-                if (!ignore)
-                    st->MPI_ERROR = err;
-                failed |= err != MPI_SUCCESS;
+                in_status(array_of_statuses, count, i, PMPI_Wait(&array_of_requests[i], ignore ? &tmp : st), &failed);
             } else if (pass == 0 && r == NULL && array_of_requests[i] == MPI_REQUEST_NULL && !ignore) {
                 put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
-                st->MPI_ERROR = MPI_SUCCESS;
             }
         }
     }
@@ -1397,9 +1406,7 @@ int mpix_fast_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
             err = req_finish(r, &array_of_requests[i], st);
         else
             put_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
-        if (!ignore)
-            st->MPI_ERROR = err;
-        failed |= err != MPI_SUCCESS;
+        in_status(array_of_statuses, count, i, err, &failed);
     }
     if (failed)
         return mpixTcRaise("MPI_Testall", cur_comm(), MPI_ERR_IN_STATUS);

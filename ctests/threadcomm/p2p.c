@@ -46,7 +46,18 @@ static void pairs(MPI_Comm tc, int rank, int size, int nonblocking)
                 CHECK_OK(MPI_Irecv(rb + (size_t)p * maxn, n, MPI_BYTE, p, k, tc, &reqs[p]));
             for (int p = 0; p < size; p++)
                 CHECK_OK(MPI_Isend(sb + (size_t)p * maxn, n, MPI_BYTE, p, k, tc, &reqs[size + p]));
-            CHECK_OK(MPI_Waitall(2 * size, reqs, sts));
+            /* A completion of several that succeeds leaves MPI_ERROR alone (MPI 4.1
+             * 3.2.5): Waitall, or Testall until done. */
+            for (int i = 0; i < 2 * size; i++)
+                sts[i].MPI_ERROR = 4242;
+            if (k % 2 == 0)
+                CHECK_OK(MPI_Waitall(2 * size, reqs, sts));
+            else
+                for (int done = 0; !done;)
+                    CHECK_OK(MPI_Testall(2 * size, reqs, &done, sts));
+            for (int i = 0; i < 2 * size; i++)
+                CHECK(sts[i].MPI_ERROR == 4242, "%s wrote MPI_ERROR %d on success", k % 2 ? "Testall" : "Waitall",
+                      sts[i].MPI_ERROR);
         } else {
             /* Pairwise exchange in rounds: in round s, send to rank+s, receive from rank-s. */
             for (int s = 0; s < size; s++) {
@@ -209,6 +220,24 @@ static void truncated(MPI_Comm tc, int rank, int size)
     CHECK(flag && index == 0 && mpix_test_class(rc) == MPI_ERR_TRUNCATE && r == MPI_REQUEST_NULL &&
               st.MPI_ERROR == 4242,
           "Testany: class %d, MPI_ERROR %d", mpix_test_class(rc), st.MPI_ERROR);
+    /* A Waitall with one truncated receive among good ones: every status's MPI_ERROR
+     * is set, MPI_SUCCESS for the good ones, whichever completes first. */
+    int good[2][2] = {{0}};
+    MPI_Request rs[3];
+    MPI_Status sts[3];
+    CHECK_OK(MPI_Irecv(good[0], 2, MPI_INT, prev, 32, tc, &rs[0]));
+    CHECK_OK(MPI_Irecv(in, 2, MPI_INT, prev, 33, tc, &rs[1]));
+    CHECK_OK(MPI_Irecv(good[1], 2, MPI_INT, prev, 34, tc, &rs[2]));
+    CHECK_OK(MPI_Send(out, 2, MPI_INT, next, 32, tc));
+    CHECK_OK(MPI_Send(out, 8, MPI_INT, next, 33, tc));
+    CHECK_OK(MPI_Send(out, 2, MPI_INT, next, 34, tc));
+    for (int i = 0; i < 3; i++)
+        sts[i].MPI_ERROR = 4242;
+    rc = MPI_Waitall(3, rs, sts);
+    CHECK(mpix_test_class(rc) == MPI_ERR_IN_STATUS && sts[0].MPI_ERROR == MPI_SUCCESS &&
+              sts[1].MPI_ERROR == MPI_ERR_TRUNCATE && sts[2].MPI_ERROR == MPI_SUCCESS,
+          "Waitall: class %d, errors %d %d %d", mpix_test_class(rc), sts[0].MPI_ERROR, sts[1].MPI_ERROR,
+          sts[2].MPI_ERROR);
 }
 
 int main(int argc, char **argv)
