@@ -71,10 +71,10 @@ int mpix_omp_team_size(void);
 #define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
 #define TC_ONE_SHOT (64 << 10) /* broadcasts copying up to this many bytes in all: one
                                 * thread does the work inside a single barrier */
-#define TC_ONE_FOLD (4 << 10)  /* teams above TC_BOX_MAXN threads: reductions whose
-                                * last arriver would read up to this many bytes of the
-                                * other threads' inputs fold in one thread inside a
-                                * single barrier; larger ones slice */
+#define TC_ONE_FOLD (4 << 10)  /* teams without seats: reductions whose last arriver
+                                * would read up to this many bytes of the other
+                                * threads' inputs fold in one thread inside a single
+                                * barrier; larger ones slice */
 #define TC_SLICE_MIN 512       /* bytes: the least a thread folds of a reduction */
 
 /* TC_REMOTE_CELL: a message from another process's thread that the engine holds
@@ -1328,8 +1328,6 @@ int mpix_fast_MPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-/* Waitall with at least one C request: the C ones complete here, the others through
- * PMPI_Wait one by one (each still runs Go's progress). */
 /* in_status records request i's outcome in a call that completes several: their
  * statuses' MPI_ERROR change only when the call returns MPI_ERR_IN_STATUS (MPI 4.1
  * 3.2.5). At the first failure every other status gets MPI_SUCCESS: those completed
@@ -1346,6 +1344,8 @@ static void in_status(MPI_Status *sts, int count, int i, int err, int *failed)
         sts[i].MPI_ERROR = err;
 }
 
+/* Waitall with at least one C request: the C ones complete here, the others through
+ * PMPI_Wait one by one (each still runs Go's progress). */
 int mpix_tc_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (count <= 0 || array_of_requests == NULL)
@@ -1881,8 +1881,10 @@ static inline uint32_t bar_gen(const mpix_tc_act *a)
     return (uint32_t)(__atomic_load_n(&a->bar, __ATOMIC_ACQUIRE) >> 32);
 }
 
-/* The generation half of bar, for the futex (x86-64 and the other little-endian
- * targets: the high half is the second word). */
+/* The generation half of bar, for the futex and the waits' polls (the high half is
+ * the second word on little-endian targets; GCC and the kernel read it as a 32-bit
+ * word of the 64-bit one). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bar_futex is the high half of bar");
 static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar + 1; }
 
 /* moved says whether the bits mask of word w have become g (until_equal) or have
@@ -2135,7 +2137,12 @@ __attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_O
 
 /* seat_reduce is reduce for a team with seats, in slices of per elements: the ranks
  * with a slice (folders) fold it between their arrival and their post that they are
- * done with everyone's buffers; the others only arrive and wait for the folders. */
+ * done with everyone's buffers; the others only arrive and wait for the folders.
+ * Every rank moves both its words on every time, or a word left behind would match
+ * again once the generation wraps (2^31 reductions later); a non-folder moves its
+ * folded word after its wait, when every rank has arrived here and so has finished
+ * waiting for the previous generation (earlier, it could overwrite that generation
+ * before a slow waiter saw it, if it folded then). */
 static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                         MPI_Op op, int root, int64_t per)
 {
@@ -2164,6 +2171,8 @@ static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, in
     for (int p = 0; p < folders; p++)
         if (p != me)
             seat_wait(a, &seats[p].folded, g);
+    if (me >= folders)
+        seat_post(&mine->folded, g);
 }
 
 /* reduce folds every thread's sbuf into the rbuf of root (every rbuf when root is
@@ -2338,14 +2347,20 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
          * waiting then costs the sleepers a wake, and one barrier (the last arriver
          * folds) has fewer rounds than seats' two (MPIX_THREADCOMM_SEATS). */
         int32_t want = __atomic_load_n(&mpix_fast_table->seats, __ATOMIC_RELAXED);
-        if ((want > 0 || (want < 0 && n <= __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED))) &&
+        if (!a->spanning && /* (Go's collectives) */
+            (want > 0 || (want < 0 && n <= __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED))) &&
             (a->seats = aligned_alloc(64, (size_t)n * sizeof(tc_seat))) != NULL)
             memset(a->seats, 0, (size_t)n * sizeof(tc_seat));
     }
     if (a->sbuf == NULL || a->rbuf == NULL) {
         free(a->sbuf);
         free(a->rbuf);
-        free(a->boxes);
+        if (a->boxes != NULL) {
+            free(a->boxes);
+            free(a->own);
+            free(a->drained);
+            free(a->acks);
+        }
         free(a->seats);
         free(a);
         return NULL;

@@ -220,24 +220,28 @@ static void truncated(MPI_Comm tc, int rank, int size)
     CHECK(flag && index == 0 && mpix_test_class(rc) == MPI_ERR_TRUNCATE && r == MPI_REQUEST_NULL &&
               st.MPI_ERROR == 4242,
           "Testany: class %d, MPI_ERROR %d", mpix_test_class(rc), st.MPI_ERROR);
-    /* A Waitall with one truncated receive among good ones: every status's MPI_ERROR
-     * is set, MPI_SUCCESS for the good ones, whichever completes first. */
-    int good[2][2] = {{0}};
-    MPI_Request rs[3];
-    MPI_Status sts[3];
+    /* A Waitall with one truncated receive among good ones, one of them on
+     * MPI_COMM_SELF (a Go request, completed after the threadcomm's): every status's
+     * MPI_ERROR is set, MPI_SUCCESS for the good ones, whichever completes first. */
+    int good[3][2] = {{0}};
+    MPI_Request rs[4];
+    MPI_Status sts[4];
     CHECK_OK(MPI_Irecv(good[0], 2, MPI_INT, prev, 32, tc, &rs[0]));
     CHECK_OK(MPI_Irecv(in, 2, MPI_INT, prev, 33, tc, &rs[1]));
-    CHECK_OK(MPI_Irecv(good[1], 2, MPI_INT, prev, 34, tc, &rs[2]));
+    CHECK_OK(MPI_Irecv(good[1], 2, MPI_INT, 0, 35 + rank, MPI_COMM_SELF, &rs[2]));
+    CHECK_OK(MPI_Irecv(good[2], 2, MPI_INT, prev, 34, tc, &rs[3]));
     CHECK_OK(MPI_Send(out, 2, MPI_INT, next, 32, tc));
     CHECK_OK(MPI_Send(out, 8, MPI_INT, next, 33, tc));
+    CHECK_OK(MPI_Send(out, 2, MPI_INT, 0, 35 + rank, MPI_COMM_SELF));
     CHECK_OK(MPI_Send(out, 2, MPI_INT, next, 34, tc));
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         sts[i].MPI_ERROR = 4242;
-    rc = MPI_Waitall(3, rs, sts);
+    rc = MPI_Waitall(4, rs, sts);
     CHECK(mpix_test_class(rc) == MPI_ERR_IN_STATUS && sts[0].MPI_ERROR == MPI_SUCCESS &&
-              sts[1].MPI_ERROR == MPI_ERR_TRUNCATE && sts[2].MPI_ERROR == MPI_SUCCESS,
-          "Waitall: class %d, errors %d %d %d", mpix_test_class(rc), sts[0].MPI_ERROR, sts[1].MPI_ERROR,
-          sts[2].MPI_ERROR);
+              sts[1].MPI_ERROR == MPI_ERR_TRUNCATE && sts[2].MPI_ERROR == MPI_SUCCESS &&
+              sts[3].MPI_ERROR == MPI_SUCCESS,
+          "Waitall: class %d, errors %d %d %d %d", mpix_test_class(rc), sts[0].MPI_ERROR, sts[1].MPI_ERROR,
+          sts[2].MPI_ERROR, sts[3].MPI_ERROR);
 }
 
 int main(int argc, char **argv)

@@ -234,6 +234,11 @@ static void slice_counts(MPI_Comm tc, int rank, int size, int round)
         for (int i = 0; i < c; i++)
             CHECK(dys[i] == size - 1 + 0.5 * i, "round %d: allreduce of %d: [%d] = %g", round, c, i, dys[i]);
         CHECK(dys[c] == -1, "round %d: allreduce of %d wrote past the end", round, c);
+        CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, dxs, c, MPI_DOUBLE, MPI_SUM, tc));
+        for (int i = 0; i < c; i++)
+            CHECK(dxs[i] == size * (size - 1) / 2 + size * 0.5 * i, "round %d: in-place allreduce of %d doubles: [%d] = %g",
+                  round, c, i, dxs[i]);
+        CHECK(dxs[c] == rank + 0.5 * c, "round %d: in-place allreduce of %d doubles wrote past the end", round, c);
         /* In place: everyone's, then the root's (MIN, with the others' inputs). */
         CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, xs, c, MPI_INT, MPI_SUM, tc));
         for (int i = 0; i < c; i++)
