@@ -76,6 +76,7 @@ int mpix_omp_team_size(void);
                                 * threads' inputs fold in one thread inside a single
                                 * barrier; larger ones slice */
 #define TC_SLICE_MIN 512       /* bytes: the least a thread folds of a reduction */
+#define TC_SEAT_SMALL 16       /* bytes: reductions up to this size travel on the seats */
 
 /* TC_REMOTE_CELL: a message from another process's thread that the engine holds
  * (mpixTcMrecv receives it); its eager data, when small, comes in a TC_EAGER_CELL. */
@@ -195,7 +196,12 @@ typedef struct tc_seat {
     void *rbuf;
     uint32_t arrived; /* atomic: the reduction this rank arrived in */
     uint32_t folded;  /* atomic: the reduction whose slice this rank has folded */
+    /* Small inputs travel on the seat's own line (seat_small), alternating between
+     * two copies by generation: a rank rewrites one only two reductions later, when
+     * every rank has arrived in the one between and so has read it. */
+    char small[2][TC_SEAT_SMALL];
 } __attribute__((aligned(64))) tc_seat;
+_Static_assert(sizeof(tc_seat) == 64, "a seat is one line");
 #define TC_SEAT_WAITER 0x80000000u
 #define TC_SEAT_GEN 0x7fffffffu
 
@@ -1887,12 +1893,16 @@ static inline uint32_t bar_gen(const mpix_tc_act *a)
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bar_futex is the high half of bar");
 static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar + 1; }
 
-/* moved says whether the bits mask of word w have become g (until_equal) or have
- * left g (otherwise). */
-static inline int moved(const uint32_t *w, uint32_t mask, uint32_t g, int until_equal)
+/* moved says whether word w has left generation g (a barrier's, reached == 0) or,
+ * a seat's word (reached == 1), has reached g or a later generation: seat
+ * generations count modulo 2^31 and none is more than one ahead of a waiter, so
+ * "later" is less than 2^30 ahead (the top bit, a waiter's, drops out). A seat's
+ * waiter must accept a later one: in a one-round reduction (seat_small) a rank that
+ * has seen everyone arrive moves on, and may arrive again before a slow waiter looks. */
+static inline int moved(const uint32_t *w, uint32_t g, int reached)
 {
-    uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE) & mask;
-    return until_equal ? v == g : v != g;
+    uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    return reached ? ((v - g) & TC_SEAT_GEN) <= (TC_SEAT_GEN >> 1) : v != g;
 }
 
 /* poll_wait is a collective's wait up to sleeping, for word w to have moved: it spins
@@ -1900,27 +1910,27 @@ static inline int moved(const uint32_t *w, uint32_t mask, uint32_t g, int until_
  * (more threads than cores). It returns 0 when the caller should sleep. Sleeping at
  * once when the team outnumbers the CPUs (libgomp's throttled wait) measured worse
  * here on a quiet machine (docs/performance.md, session 12). */
-static inline __attribute__((always_inline)) int poll_wait(mpix_tc_act *a, const uint32_t *w, uint32_t mask,
-                                                           uint32_t g, int until_equal)
+static inline __attribute__((always_inline)) int poll_wait(mpix_tc_act *a, const uint32_t *w, uint32_t g,
+                                                           int reached)
 {
     /* A thread with receives posted keeps taking its messages while it waits: a
      * synchronous sender may need one of them taken before it can arrive (MPI's
      * progress rule), and it does not sleep. */
     tc_thread *t = posting_self();
     if (t != NULL && t->act == a) {
-        for (uint32_t i = 0; !moved(w, mask, g, until_equal); i++)
+        for (uint32_t i = 0; !moved(w, g, reached); i++)
             if (!own_drain(t))
                 backoff(i);
         return 1;
     }
     for (uint32_t i = 0; i < TC_BAR_SPIN; i++) {
-        if (moved(w, mask, g, until_equal))
+        if (moved(w, g, reached))
             return 1;
         if (i >= TC_SPIN_FAST)
             cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing w move */
     }
     for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
-        if (moved(w, mask, g, until_equal))
+        if (moved(w, g, reached))
             return 1;
         sched_yield();
     }
@@ -1931,7 +1941,7 @@ static inline __attribute__((always_inline)) int poll_wait(mpix_tc_act *a, const
  * futex (hundreds of threads: the ones with work left get the cores). */
 static void gen_wait(mpix_tc_act *a, uint32_t g)
 {
-    if (poll_wait(a, bar_futex(a), ~0u, g, 0))
+    if (poll_wait(a, bar_futex(a), g, 0))
         return;
     while (bar_gen(a) == g) {
         __atomic_add_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
@@ -1983,14 +1993,15 @@ static inline void seat_post(uint32_t *w, uint32_t g)
         syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* seat_wait waits until another rank's seat word reaches generation g. */
+/* seat_wait waits until another rank's seat word reaches generation g (or a later
+ * one, see moved). */
 static void seat_wait(mpix_tc_act *a, uint32_t *w, uint32_t g)
 {
-    if (moved(w, TC_SEAT_GEN, g, 1) || poll_wait(a, w, TC_SEAT_GEN, g, 1))
+    if (moved(w, g, 1) || poll_wait(a, w, g, 1))
         return;
     for (;;) {
         uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-        if ((v & TC_SEAT_GEN) == g)
+        if (((v - g) & TC_SEAT_GEN) <= (TC_SEAT_GEN >> 1))
             return;
         if (!(v & TC_SEAT_WAITER) &&
             !__atomic_compare_exchange_n(w, &v, v | TC_SEAT_WAITER, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
@@ -2138,11 +2149,9 @@ __attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_O
 /* seat_reduce is reduce for a team with seats, in slices of per elements: the ranks
  * with a slice (folders) fold it between their arrival and their post that they are
  * done with everyone's buffers; the others only arrive and wait for the folders.
- * Every rank moves both its words on every time, or a word left behind would match
- * again once the generation wraps (2^31 reductions later); a non-folder moves its
- * folded word after its wait, when every rank has arrived here and so has finished
- * waiting for the previous generation (earlier, it could overwrite that generation
- * before a slow waiter saw it, if it folded then). */
+ * Every rank moves both its words on every time, or a word left behind would look
+ * current again once the generation wraps (2^31 reductions later); a non-folder
+ * moves its folded word after its wait, when every rank has arrived here. */
 static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                         MPI_Op op, int root, int64_t per)
 {
@@ -2175,6 +2184,32 @@ static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, in
         seat_post(&mine->folded, g);
 }
 
+/* seat_small is reduce for a team with seats and at most TC_SEAT_SMALL bytes: each
+ * rank copies its input onto its seat and arrives; once all have arrived, each rank
+ * that wants the result folds the copies into its own rbuf. One round, and no rank
+ * writes another's buffer: a scalar allreduce costs about what a barrier costs. */
+static void seat_small(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                       MPI_Op op, int root, size_t bytes)
+{
+    int n = a->n;
+    tc_seat *seats = a->seats, *mine = &seats[me];
+    uint32_t g = (__atomic_load_n(&mine->arrived, __ATOMIC_RELAXED) + 1) & TC_SEAT_GEN;
+    memcpy(mine->small[g & 1], sbuf, bytes);
+    /* Keep folded up with the generation (seat_reduce). Before the arrival, nobody
+     * can be waiting on it for g or later, and every earlier generation is already
+     * there, so no waiter bit can be set: a plain store does. */
+    __atomic_store_n(&mine->folded, g, __ATOMIC_RELAXED);
+    seat_post(&mine->arrived, g);
+    const void *in[TC_BOX_MAXN];
+    for (int p = 0; p < n; p++) {
+        if (p != me)
+            seat_wait(a, &seats[p].arrived, g); /* every rank waits: see tc_seat.small */
+        in[p] = seats[p].small[g & 1];
+    }
+    if (root < 0 || root == me)
+        fold(dt, op, in, n, &rbuf, 1, 0, count);
+}
+
 /* reduce folds every thread's sbuf into the rbuf of root (every rbuf when root is
  * -1), in slices of whole cache lines (no two threads write one line). A single
  * slice, or without seats little to read, is folded by the last to arrive inside one
@@ -2187,6 +2222,10 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
         sbuf = rbuf;
     int n = a->n;
     int64_t esz = dt_bytes(dt);
+    if (a->seats != NULL && (size_t)count * (size_t)esz <= TC_SEAT_SMALL) {
+        seat_small(a, me, sbuf, rbuf, count, dt, op, root, (size_t)count * (size_t)esz);
+        return;
+    }
     /* Slices of at least TC_SLICE_MIN with seats, 1 KiB with barriers (smaller ones
      * cost more in misses than they save). */
     int64_t line = 64 / esz, least = (a->seats != NULL ? TC_SLICE_MIN : 1024) / esz;

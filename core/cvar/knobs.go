@@ -41,7 +41,7 @@ var (
 	})
 	ThreadcommSeats = NewInt(Spec{
 		Name:       "MPIX_THREADCOMM_SEATS",
-		Desc:       "reductions on a threadcomm of at most 16 threads in one process synchronise through one cache line per thread, every thread folding a slice (1), or through one shared counter, the last thread to arrive folding small ones alone (0); -1: per-thread lines when every thread has a core",
+		Desc:       "reductions on a threadcomm of at most 16 threads in one process synchronise through one cache line per thread, every thread folding a slice, up to 16 bytes in one round on the lines themselves (1), or through one shared counter, the last thread to arrive folding small ones alone (0); -1: per-thread lines when every thread has a core",
 		Default:    "-1",
 		Verbosity:  TunerDetail,
 		Scope:      ScopeLocal, // each process's threads synchronise among themselves

@@ -12,7 +12,7 @@
  *   - bursts of messages of mixed sizes and modes from every thread to one arrive in
  *     order per sender (fastboxes, queued cells and direct copies mix);
  *   - collectives above the one-barrier size (sliced folds), in place too, and
- *     reductions of counts around the slices' edges;
+ *     reductions of counts around the slices' edges, and back to back;
  *   - messages a region leaves unreceived do not reach the next one; receives it
  *     leaves posted fail at their Wait after it (MPI_ERR_PENDING) or, freed, go;
  *   - MPI_Request_free of a posted receive returns at once and the message still
@@ -210,12 +210,13 @@ static void big_collectives(MPI_Comm tc, int rank, int size, int round)
 
 /* slice_counts: reductions of counts around the slices' edges (capi/tcfast.c cuts
  * whole cache lines, at least 512 bytes with seats and 1 KiB without, so with few
- * elements some threads fold nothing), on ints and doubles, to the root, to everyone
- * and in place; nothing past count is written. */
+ * elements some threads fold nothing) and around the 16 bytes that travel on the
+ * seats themselves, on ints and doubles, to the root, to everyone and in place;
+ * nothing past count is written. */
 #define SLICE_MAX 4099
 static void slice_counts(MPI_Comm tc, int rank, int size, int round)
 {
-    static const int counts[] = {0, 1, 15, 16, 17, 127, 128, 129, 255, 256, 257, 300, 1000, 1024, 1031, 2049, SLICE_MAX};
+    static const int counts[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 127, 128, 129, 255, 256, 257, 300, 1000, 1024, 1031, 2049, SLICE_MAX};
     static int x[MAXT][SLICE_MAX + 1], y[MAXT][SLICE_MAX + 1];
     static double dx[MAXT][SLICE_MAX + 1], dy[MAXT][SLICE_MAX + 1];
     int *xs = x[rank], *ys = y[rank];
@@ -251,6 +252,33 @@ static void slice_counts(MPI_Comm tc, int rank, int size, int round)
             for (int i = 0; i < c; i++)
                 CHECK(xs[i] == 3 + i, "round %d: in-place reduce of %d: [%d] = %d", round, c, i, xs[i]);
         CHECK(xs[c] == rank * 7 + c, "round %d: in-place reduce of %d wrote past the end", round, c);
+    }
+}
+
+/* reduce_stream: reductions back to back with nothing between them, where a fast
+ * thread starts the next one while a slow one still reads the last: scalars (one
+ * round on the seats), every 7th a sliced one, every 11th a reduce to a root. */
+static void reduce_stream(MPI_Comm tc, int rank, int size, int round)
+{
+    static int big[MAXT][300], bigsum[MAXT][300];
+    for (int i = 0; i < 5000; i++) {
+        int x = rank + i, s = -1;
+        CHECK_OK(MPI_Allreduce(&x, &s, 1, MPI_INT, MPI_SUM, tc));
+        CHECK(s == size * (size - 1) / 2 + size * i, "round %d: stream %d: sum %d", round, i, s);
+        if (i % 7 == 3) {
+            for (int k = 0; k < 300; k++)
+                big[rank][k] = rank * k + i;
+            CHECK_OK(MPI_Allreduce(big[rank], bigsum[rank], 300, MPI_INT, MPI_MAX, tc));
+            CHECK(bigsum[rank][299] == (size - 1) * 299 + i && bigsum[rank][0] == i, "round %d: stream %d: max %d",
+                  round, i, bigsum[rank][299]);
+        }
+        if (i % 11 == 5) {
+            double d[2] = {rank, -rank}, m[2] = {-1, -1};
+            int root = i % size;
+            CHECK_OK(MPI_Reduce(d, m, 2, MPI_DOUBLE, MPI_MIN, root, tc));
+            CHECK(rank != root || (m[0] == 0 && m[1] == -(size - 1)), "round %d: stream %d: min %g %g", round, i, m[0],
+                  m[1]);
+        }
     }
 }
 
@@ -306,6 +334,8 @@ int main(int argc, char **argv)
                 big_collectives(tc, rank, nt, round);
             if (round % 25 == 19)
                 slice_counts(tc, rank, nt, round);
+            if (round % 100 == 42)
+                reduce_stream(tc, rank, nt, round);
             if (round % 25 == 12)
                 freed_receives(tc, rank, nt, round);
             if (round % 50 == 37) {
