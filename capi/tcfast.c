@@ -197,11 +197,13 @@ typedef struct tc_seat {
     uint32_t arrived; /* atomic: the reduction this rank arrived in */
     uint32_t folded;  /* atomic: the reduction whose slice this rank has folded */
     /* Small inputs travel on the seat's own line (seat_small), alternating between
-     * two copies by generation: a rank rewrites one only two reductions later, when
-     * every rank has arrived in the one between and so has read it. */
+     * two copies by generation: a rank rewrites one only two reductions later, once
+     * it has finished the one between, which every reader of the copy entered (and
+     * so had folded it) before that could end. */
     char small[2][TC_SEAT_SMALL];
 } __attribute__((aligned(64))) tc_seat;
 _Static_assert(sizeof(tc_seat) == 64, "a seat is one line");
+_Static_assert(offsetof(tc_seat, small) % 8 == 0 && TC_SEAT_SMALL % 8 == 0, "small copies are 8-byte aligned");
 #define TC_SEAT_WAITER 0x80000000u
 #define TC_SEAT_GEN 0x7fffffffu
 
@@ -2150,8 +2152,7 @@ __attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_O
  * with a slice (folders) fold it between their arrival and their post that they are
  * done with everyone's buffers; the others only arrive and wait for the folders.
  * Every rank moves both its words on every time, or a word left behind would look
- * current again once the generation wraps (2^31 reductions later); a non-folder
- * moves its folded word after its wait, when every rank has arrived here. */
+ * current again once the generation wraps (2^31 reductions later). */
 static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                         MPI_Op op, int root, int64_t per)
 {
@@ -2187,18 +2188,23 @@ static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, in
 /* seat_small is reduce for a team with seats and at most TC_SEAT_SMALL bytes: each
  * rank copies its input onto its seat and arrives; once all have arrived, each rank
  * that wants the result folds the copies into its own rbuf. One round, and no rank
- * writes another's buffer: a scalar allreduce costs about what a barrier costs. */
+ * writes another's buffer: a scalar allreduce costs about what a barrier costs. (So
+ * a rank may return while others still write their results: threads that share one
+ * receive buffer, which MPI does not allow, could see it written after they return.) */
 static void seat_small(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                        MPI_Op op, int root, size_t bytes)
 {
     int n = a->n;
     tc_seat *seats = a->seats, *mine = &seats[me];
     uint32_t g = (__atomic_load_n(&mine->arrived, __ATOMIC_RELAXED) + 1) & TC_SEAT_GEN;
-    memcpy(mine->small[g & 1], sbuf, bytes);
+    if (bytes > 0)
+        memcpy(mine->small[g & 1], sbuf, bytes);
     /* Keep folded up with the generation (seat_reduce). Before the arrival, nobody
      * can be waiting on it for g or later, and every earlier generation is already
-     * there, so no waiter bit can be set: a plain store does. */
-    __atomic_store_n(&mine->folded, g, __ATOMIC_RELAXED);
+     * there, so no waiter bit can be set: a plain store does. Release, so that a
+     * slow waiter of the previous generation that sees this value also sees the
+     * slice this rank folded then. */
+    __atomic_store_n(&mine->folded, g, __ATOMIC_RELEASE);
     seat_post(&mine->arrived, g);
     const void *in[TC_BOX_MAXN];
     for (int p = 0; p < n; p++) {

@@ -269,15 +269,16 @@ static void reduce_stream(MPI_Comm tc, int rank, int size, int round)
             for (int k = 0; k < 300; k++)
                 big[rank][k] = rank * k + i;
             CHECK_OK(MPI_Allreduce(big[rank], bigsum[rank], 300, MPI_INT, MPI_MAX, tc));
-            CHECK(bigsum[rank][299] == (size - 1) * 299 + i && bigsum[rank][0] == i, "round %d: stream %d: max %d",
-                  round, i, bigsum[rank][299]);
+            for (int k = 0; k < 300; k++)
+                CHECK(bigsum[rank][k] == (size - 1) * k + i, "round %d: stream %d: max[%d] %d", round, i, k,
+                      bigsum[rank][k]);
         }
         if (i % 11 == 5) {
-            double d[2] = {rank, -rank}, m[2] = {-1, -1};
+            double d[2] = {rank + i, -rank - i}, m[2] = {-1, -1};
             int root = i % size;
             CHECK_OK(MPI_Reduce(d, m, 2, MPI_DOUBLE, MPI_MIN, root, tc));
-            CHECK(rank != root || (m[0] == 0 && m[1] == -(size - 1)), "round %d: stream %d: min %g %g", round, i, m[0],
-                  m[1]);
+            CHECK(rank == root ? m[0] == i && m[1] == -(size - 1) - i : m[0] == -1 && m[1] == -1,
+                  "round %d: stream %d: rank %d root %d: min %g %g", round, i, rank, root, m[0], m[1]);
         }
     }
 }
