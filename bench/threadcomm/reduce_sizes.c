@@ -4,7 +4,7 @@
  * at each reduction together, as in an iterative solver. Each thread rewrites one
  * int per cache line of its input between reductions, so that the input lives in its
  * own core's cache as a freshly computed one would. Prints the best of ROUNDS rounds
- * per size, in µs per reduction:
+ * per size, in µs per reduction, then a scalar MPI_Allreduce's next to MPI_Barrier's:
  *
  *     mpixcc -O2 -fopenmp -o reduce_sizes bench/threadcomm/reduce_sizes.c
  *     mpixexec -n 1 -env OMP_NUM_THREADS 2 ./reduce_sizes [ROUNDS]
@@ -73,6 +73,43 @@ int main(int argc, char **argv)
         }
         printf("reduce %d threads %6d ints %7d bytes %.3f us\n", nt, n, n * 4, best);
     }
+    /* A scalar MPI_Allreduce (a dot product's), back to back, against MPI_Barrier: the
+     * seats' one round (capi/tcfast.c: seat_small) should cost about a barrier. */
+    double best_ar = 1e30, best_bar = 1e30;
+    for (int round = 0; round < rounds; round++) {
+        double t0 = 0, t1 = 0, t2 = 0;
+#pragma omp parallel num_threads(nt)
+        {
+            MPIX_Threadcomm_start(all);
+            int rank;
+            MPI_Comm_rank(all, &rank);
+            double x = rank, s = 0;
+            MPI_Barrier(all);
+            if (rank == 0)
+                t0 = MPI_Wtime();
+            for (int r = 0; r < 20000; r++) {
+                x += 1;
+                MPI_Allreduce(&x, &s, 1, MPI_DOUBLE, MPI_SUM, all);
+            }
+            if (rank == 0)
+                t1 = MPI_Wtime();
+            for (int r = 0; r < 20000; r++)
+                MPI_Barrier(all);
+            if (rank == 0)
+                t2 = MPI_Wtime();
+            /* the last: sum(rank + 20000) */
+            if (s != (double)nt * (nt - 1) / 2 + (double)nt * 20000) {
+#pragma omp atomic write
+                bad = 1;
+            }
+            MPIX_Threadcomm_finish(all);
+        }
+        if ((t1 - t0) / 20000 * 1e6 < best_ar)
+            best_ar = (t1 - t0) / 20000 * 1e6;
+        if ((t2 - t1) / 20000 * 1e6 < best_bar)
+            best_bar = (t2 - t1) / 20000 * 1e6;
+    }
+    printf("allreduce %d threads 1 double %.3f us (barrier %.3f us)\n", nt, best_ar, best_bar);
     if (bad)
         fprintf(stderr, "reduce_sizes: wrong sum\n");
     MPIX_Threadcomm_free(&all);
