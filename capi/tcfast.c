@@ -1901,10 +1901,12 @@ static inline uint32_t *bar_futex(mpix_tc_act *a) { return (uint32_t *)&a->bar +
  * "later" is less than 2^30 ahead (the top bit, a waiter's, drops out). A seat's
  * waiter must accept a later one: in a one-round reduction (seat_small) a rank that
  * has seen everyone arrive moves on, and may arrive again before a slow waiter looks. */
+static inline int seat_reached(uint32_t v, uint32_t g) { return ((v - g) & TC_SEAT_GEN) <= (TC_SEAT_GEN >> 1); }
+
 static inline int moved(const uint32_t *w, uint32_t g, int reached)
 {
     uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    return reached ? ((v - g) & TC_SEAT_GEN) <= (TC_SEAT_GEN >> 1) : v != g;
+    return reached ? seat_reached(v, g) : v != g;
 }
 
 /* poll_wait is a collective's wait up to sleeping, for word w to have moved: it spins
@@ -2003,7 +2005,7 @@ static void seat_wait(mpix_tc_act *a, uint32_t *w, uint32_t g)
         return;
     for (;;) {
         uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-        if (((v - g) & TC_SEAT_GEN) <= (TC_SEAT_GEN >> 1))
+        if (seat_reached(v, g))
             return;
         if (!(v & TC_SEAT_WAITER) &&
             !__atomic_compare_exchange_n(w, &v, v | TC_SEAT_WAITER, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
@@ -2228,8 +2230,9 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
         sbuf = rbuf;
     int n = a->n;
     int64_t esz = dt_bytes(dt);
-    if (a->seats != NULL && (size_t)count * (size_t)esz <= TC_SEAT_SMALL) {
-        seat_small(a, me, sbuf, rbuf, count, dt, op, root, (size_t)count * (size_t)esz);
+    size_t bytes = (size_t)count * (size_t)esz;
+    if (a->seats != NULL && bytes <= TC_SEAT_SMALL) {
+        seat_small(a, me, sbuf, rbuf, count, dt, op, root, bytes);
         return;
     }
     /* Slices of at least TC_SLICE_MIN with seats, 1 KiB with barriers (smaller ones
@@ -2245,7 +2248,7 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
     }
     a->sbuf[me] = sbuf;
     a->rbuf[me] = rbuf;
-    if (per >= count || (size_t)count * (size_t)esz * (size_t)(n - 1) <= TC_ONE_FOLD) {
+    if (per >= count || bytes * (size_t)(n - 1) <= TC_ONE_FOLD) {
         /* One slice, or little to read: the last to arrive folds everything while
          * the others wait; one barrier instead of two around the sliced fold. (Its
          * reads of the others' inputs are what grows with the threads: at 16 threads
@@ -2361,6 +2364,22 @@ static void reset_boxes(mpix_tc_act *a)
     memset(a->acks, 0, (size_t)a->n * TC_BOX_MAXN * sizeof(uint32_t));
 }
 
+/* act_release frees activation a and what it owns (fastboxes and their counts are
+ * there together or not at all). */
+static void act_release(mpix_tc_act *a)
+{
+    if (a->boxes != NULL) {
+        free(a->boxes);
+        free(a->own);
+        free(a->drained);
+        free(a->acks);
+    }
+    free(a->seats);
+    free(a->sbuf);
+    free(a->rbuf);
+    free(a);
+}
+
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
 {
     size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
@@ -2398,16 +2417,7 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
             memset(a->seats, 0, (size_t)n * sizeof(tc_seat));
     }
     if (a->sbuf == NULL || a->rbuf == NULL) {
-        free(a->sbuf);
-        free(a->rbuf);
-        if (a->boxes != NULL) {
-            free(a->boxes);
-            free(a->own);
-            free(a->drained);
-            free(a->acks);
-        }
-        free(a->seats);
-        free(a);
+        act_release(a);
         return NULL;
     }
     for (int i = 0; i < n; i++)
@@ -2500,16 +2510,7 @@ void mpix_tc_act_free(mpix_tc_act *a)
 {
     act_unregister(a);
     purge(a);
-    if (a->boxes != NULL) {
-        free(a->boxes);
-        free(a->own);
-        free(a->drained);
-        free(a->acks);
-    }
-    free(a->seats);
-    free(a->sbuf);
-    free(a->rbuf);
-    free(a);
+    act_release(a);
 }
 
 /* Region entry in C: a threadcomm whose previous region ended in C (PARKED) starts

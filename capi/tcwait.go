@@ -268,10 +268,7 @@ func (s mixedSet) peek(i int, st *C.MPI_Status) int {
 		st.MPI_ERROR = keep
 		return class
 	}
-	sts := core.Status{Source: core.AnySource, Tag: core.AnyTag}
-	if r := s.rs[i]; r != nil && r.Active() {
-		_, sts = core.PeekStatus(r)
-	}
+	sts := peekedStatus(s.rs[i])
 	putStatus(st, sts)
 	return sts.Error
 }

@@ -139,6 +139,16 @@ func completeAll(rs []*core.Request, hs []C.MPI_Request, sts []C.MPI_Status, res
 	return inStatus(sts, results)
 }
 
+// peekedStatus is what a status peek reports for r (nil: MPI_REQUEST_NULL): its
+// status while it is active, the empty status otherwise.
+func peekedStatus(r *core.Request) core.Status {
+	if r != nil && r.Active() {
+		_, s := core.PeekStatus(r)
+		return s
+	}
+	return core.Status{Source: core.AnySource, Tag: core.AnyTag}
+}
+
 // inStatus sets each status's MPI_ERROR from results and gives MPI_ERR_IN_STATUS (a
 // multiple completion or get_status_all in which some request failed).
 func inStatus(sts []C.MPI_Status, results []core.Status) error {
@@ -448,10 +458,7 @@ func impl_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 	results := make([]core.Status, len(rs))
 	failed := false
 	for i, r := range rs {
-		results[i] = core.Status{Source: core.AnySource, Tag: core.AnyTag}
-		if r != nil && r.Active() {
-			_, results[i] = core.PeekStatus(r)
-		}
+		results[i] = peekedStatus(r)
 		failed = failed || results[i].Error != core.Success
 		if sts != nil {
 			putStatus(&sts[i], results[i])
