@@ -17,7 +17,12 @@ typedef struct mpix_ctx {
     uint64_t threadcomm_key;   /* activation key of the active threadcomm, 0 if none */
     void *tc_act;              /* mpix_tc_act * when its threads' messages run in C (tcfast.c) */
     MPI_Comm tc_handle;        /* the handle of that threadcomm */
-    int32_t pad0;
+    /* The seat (tcfast.c) this thread takes in that threadcomm's reductions. It stays
+     * after the finish, with the activation it belongs to, so that the next region
+     * gives the thread the same seat, and the same slice of each result, whatever its
+     * rank then: its slice stays in its own cache. */
+    int32_t tc_seat;
+    void *tc_seat_act;
 } mpix_ctx;
 
 /* Thread-local state of the C paths uses the initial-exec model: the general one costs

@@ -190,17 +190,19 @@ typedef struct tc_own {
  * where the counter costs two read-modify-writes of a line the waiters keep reading,
  * and no thread has to be the last one: all of them fold at once. The words count the
  * reductions a rank took part in, equal across the ranks between reductions; the top
- * bit says that a thread sleeps on the word. */
+ * bit says that a thread sleeps on the word. A thread keeps its seat from region to
+ * region when it can (take_seat), and with it its slice of every result. */
 typedef struct tc_seat {
     const void *sbuf;
     void *rbuf;
-    uint32_t arrived; /* atomic: the reduction this rank arrived in */
-    uint32_t folded;  /* atomic: the reduction whose slice this rank has folded */
+    uint32_t arrived; /* atomic: the reduction the seat's thread arrived in */
+    uint32_t folded;  /* atomic: the reduction whose slice it has folded */
     /* Small inputs travel on the seat's own line (seat_small), alternating between
      * two copies by generation: a rank rewrites one only two reductions later, once
      * it has finished the one between, which every reader of the copy entered (and
      * so had folded it) before that could end. */
     char small[2][TC_SEAT_SMALL];
+    int32_t rank; /* the rank of the seat's thread in this region */
 } __attribute__((aligned(64))) tc_seat;
 _Static_assert(sizeof(tc_seat) == 64, "a seat is one line");
 _Static_assert(offsetof(tc_seat, small) % 8 == 0 && TC_SEAT_SMALL % 8 == 0, "small copies are 8-byte aligned");
@@ -233,7 +235,8 @@ struct mpix_tc_act {
     uint32_t sleepers;
     uint32_t arrived;   /* threads that started the region in C (n: Go started it) */
     uint32_t go_finish; /* the last finish's decision (1: Go ends the activation) */
-    char pad1[44];
+    uint32_t seat_claims; /* atomic: the seats taken in this region, a bit each (take_seat) */
+    char pad1[40];
     /* Collectives: each thread's buffers, read after a barrier. */
     const void **sbuf;
     void **rbuf;
@@ -2150,30 +2153,33 @@ __attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_O
     return 0;
 }
 
-/* seat_reduce is reduce for a team with seats, in slices of per elements: the ranks
+/* seat_reduce is reduce for a team with seats, in slices of per elements: the seats
  * with a slice (folders) fold it between their arrival and their post that they are
  * done with everyone's buffers; the others only arrive and wait for the folders.
- * Every rank moves both its words on every time, or a word left behind would look
+ * Slices go by seat, not by rank, so a thread folds the same slice in every region.
+ * Every seat moves both its words on every time, or a word left behind would look
  * current again once the generation wraps (2^31 reductions later). */
-static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                        MPI_Op op, int root, int64_t per)
+static void seat_reduce(mpix_tc_act *a, int rank, int seat, const void *sbuf, void *rbuf, int count,
+                        MPI_Datatype dt, MPI_Op op, int root, int64_t per)
 {
     int n = a->n, folders = (int)(((int64_t)count + per - 1) / per);
-    tc_seat *seats = a->seats, *mine = &seats[me];
+    tc_seat *seats = a->seats, *mine = &seats[seat];
     uint32_t g = (__atomic_load_n(&mine->arrived, __ATOMIC_RELAXED) + 1) & TC_SEAT_GEN;
     mine->sbuf = sbuf;
     mine->rbuf = rbuf;
+    mine->rank = rank;
     seat_post(&mine->arrived, g);
-    if (me < folders) {
-        const void *in[TC_BOX_MAXN];
+    if (seat < folders) {
+        const void *in[TC_BOX_MAXN]; /* by rank: the fold's order (a sum's rounding) stays the ranks' */
         void *out[TC_BOX_MAXN];
         for (int p = 0; p < n; p++) {
-            if (p != me)
+            if (p != seat)
                 seat_wait(a, &seats[p].arrived, g);
-            in[p] = seats[p].sbuf;
-            out[p] = seats[p].rbuf;
+            int r = seats[p].rank;
+            in[r] = seats[p].sbuf;
+            out[r] = seats[p].rbuf;
         }
-        int64_t lo = (int64_t)me * per, hi = lo + per < count ? lo + per : count;
+        int64_t lo = (int64_t)seat * per, hi = lo + per < count ? lo + per : count;
         if (root >= 0)
             fold(dt, op, in, n, &out[root], 1, lo, hi);
         else
@@ -2181,9 +2187,9 @@ static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, in
         seat_post(&mine->folded, g);
     }
     for (int p = 0; p < folders; p++)
-        if (p != me)
+        if (p != seat)
             seat_wait(a, &seats[p].folded, g);
-    if (me >= folders)
+    if (seat >= folders)
         seat_post(&mine->folded, g);
 }
 
@@ -2193,28 +2199,29 @@ static void seat_reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, in
  * writes another's buffer: a scalar allreduce costs about what a barrier costs. (So
  * a rank may return while others still write their results: threads that share one
  * receive buffer, which MPI does not allow, could see it written after they return.) */
-static void seat_small(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                       MPI_Op op, int root, size_t bytes)
+static void seat_small(mpix_tc_act *a, int rank, int seat, const void *sbuf, void *rbuf, int count,
+                       MPI_Datatype dt, MPI_Op op, int root, size_t bytes)
 {
     int n = a->n;
-    tc_seat *seats = a->seats, *mine = &seats[me];
+    tc_seat *seats = a->seats, *mine = &seats[seat];
     uint32_t g = (__atomic_load_n(&mine->arrived, __ATOMIC_RELAXED) + 1) & TC_SEAT_GEN;
+    mine->rank = rank;
     if (bytes > 0)
         memcpy(mine->small[g & 1], sbuf, bytes);
     /* Keep folded up with the generation (seat_reduce). Before the arrival, nobody
      * can be waiting on it for g or later, and every earlier generation is already
      * there, so no waiter bit can be set: a plain store does. Release, so that a
      * slow waiter of the previous generation that sees this value also sees the
-     * slice this rank folded then. */
+     * slice this seat folded then. */
     __atomic_store_n(&mine->folded, g, __ATOMIC_RELEASE);
     seat_post(&mine->arrived, g);
     const void *in[TC_BOX_MAXN];
     for (int p = 0; p < n; p++) {
-        if (p != me)
+        if (p != seat)
             seat_wait(a, &seats[p].arrived, g); /* every rank waits: see tc_seat.small */
-        in[p] = seats[p].small[g & 1];
+        in[seats[p].rank] = seats[p].small[g & 1];
     }
-    if (root < 0 || root == me)
+    if (root < 0 || root == rank)
         fold(dt, op, in, n, &rbuf, 1, 0, count);
 }
 
@@ -2232,7 +2239,7 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
     int64_t esz = dt_bytes(dt);
     size_t bytes = (size_t)count * (size_t)esz;
     if (a->seats != NULL && bytes <= TC_SEAT_SMALL) {
-        seat_small(a, me, sbuf, rbuf, count, dt, op, root, bytes);
+        seat_small(a, me, mpix_tls_ctx->tc_seat, sbuf, rbuf, count, dt, op, root, bytes);
         return;
     }
     /* Slices of at least TC_SLICE_MIN with seats, 1 KiB with barriers (smaller ones
@@ -2243,7 +2250,7 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
     if (per < least)
         per = least;
     if (a->seats != NULL && per < count) {
-        seat_reduce(a, me, sbuf, rbuf, count, dt, op, root, per);
+        seat_reduce(a, me, mpix_tls_ctx->tc_seat, sbuf, rbuf, count, dt, op, root, per);
         return;
     }
     a->sbuf[me] = sbuf;
@@ -2513,6 +2520,22 @@ void mpix_tc_act_free(mpix_tc_act *a)
     act_release(a);
 }
 
+/* take_seat claims a seat for the calling thread at its start: the one it asks for
+ * (its seat in its previous region, so that it folds the same slices, whose lines
+ * its cache holds, whatever its rank now) when free, else the lowest free one. There
+ * are as many seats as threads, and the finish's last arriver frees them all. The
+ * claims share the arrivals' line, which the thread's arrival has just brought to
+ * its core. */
+static int take_seat(mpix_tc_act *a, int want)
+{
+    uint32_t had = __atomic_fetch_or(&a->seat_claims, 1u << want, __ATOMIC_ACQ_REL);
+    while (had & (1u << want)) {
+        want = __builtin_ctz(~had); /* below n: fewer than n threads have claimed */
+        had = __atomic_fetch_or(&a->seat_claims, 1u << want, __ATOMIC_ACQ_REL);
+    }
+    return want;
+}
+
 /* Region entry in C: a threadcomm whose previous region ended in C (PARKED) starts
  * again on Go's kept activation. Everything else (the first start,
  * after a region that needed Go, and every misuse) goes to Go, which reports it.
@@ -2539,6 +2562,9 @@ static int tc_start(MPI_Comm comm)
     }
     x->threadcomm_key = a->team.key;
     x->threadcomm_thread = (int32_t)me;
+    if (a->seats != NULL)
+        x->tc_seat = take_seat(a, x->tc_seat_act == a && x->tc_seat < a->n ? x->tc_seat : (int)me);
+    x->tc_seat_act = a;
     x->tc_act = a;
     x->tc_handle = comm;
     /* No barrier: the queues and Go's views already exist, a thread that sends to
@@ -2602,6 +2628,7 @@ static int tc_finish(MPI_Comm comm)
             __atomic_store_n(&a->stale, 0, __ATOMIC_RELAXED);
         }
         __atomic_store_n(&a->arrived, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&a->seat_claims, 0, __ATOMIC_RELAXED);
         /* Read before clearing: the line stays shared with the other threads, which
          * read it at their next start, unless Go marked it. */
         uint32_t dirty = __atomic_load_n(&a->team.dirty, __ATOMIC_ACQUIRE);

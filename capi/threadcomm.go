@@ -115,6 +115,9 @@ func attachLocal(ctx *C.mpix_ctx, h *core.Comm, thread int) {
 	}
 	C.mpix_tc_act_activate((*C.mpix_tc_act)(act), ctx.threadcomm_key)
 	ctx.tc_act, ctx.tc_handle = act, C.MPI_Comm(h.Handle)
+	// Go numbered the threads: each takes the seat of its index (tcfast.c's take_seat
+	// is for regions started in C).
+	ctx.tc_seat, ctx.tc_seat_act = C.int32_t(thread), act
 	core.SetLocalP2P(v, tcLocal{handle: C.MPI_Comm(h.Handle)})
 }
 
