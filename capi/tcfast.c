@@ -2106,23 +2106,138 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
         }                                                                                \
     } while (0)
 
-#define TC_OPS(T)                                                                        \
-    switch (op) {                                                                        \
-    case MPI_SUM: TC_FOLD(T, a + b); return 1;                                           \
-    case MPI_PROD: TC_FOLD(T, a * b); return 1;                                          \
-    case MPI_MAX: TC_FOLD(T, a > b ? a : b); return 1;                                   \
-    case MPI_MIN: TC_FOLD(T, a < b ? a : b); return 1;                                   \
-    }                                                                                    \
-    return 0
+/* What fold serves: the predefined operations MPI allows on each element kind
+ * (arithmetic on integers and floats, logical on integers and C bools, bitwise on
+ * integers and bytes, MINLOC and MAXLOC on the value-index pairs). Anything else
+ * (long double, complex, MPI_CHAR, user ops) goes to Go. */
+enum {
+    TC_I8, TC_U8, TC_I16, TC_U16, TC_I32, TC_U32, TC_I64, TC_U64, /* integers */
+    TC_F32, TC_F64,                                               /* floats */
+    TC_BOOL, TC_BYTE,
+    TC_FLOAT_INT, TC_DOUBLE_INT, TC_LONG_INT, TC_2INT, TC_SHORT_INT, /* pairs */
+};
+#define TC_CLASS_ARITH (1u << 0)
+#define TC_CLASS_LOGIC (1u << 1)
+#define TC_CLASS_BITS (1u << 2)
+#define TC_CLASS_LOC (1u << 3)
 
+typedef struct { float v; int i; } tc_float_int;
+typedef struct { double v; int i; } tc_double_int;
+typedef struct { long v; int i; } tc_long_int;
+typedef struct { int v; int i; } tc_2int;
+typedef struct { short v; int i; } tc_short_int;
+
+/* fold_kind is dt's element kind, or -1. */
+static int fold_kind(MPI_Datatype dt)
+{
+    switch ((uint32_t)dt) {
+    case (uint32_t)MPI_SIGNED_CHAR: case (uint32_t)MPI_INT8_T: return TC_I8;
+    case (uint32_t)MPI_UNSIGNED_CHAR: case (uint32_t)MPI_UINT8_T: return TC_U8;
+    case (uint32_t)MPI_SHORT: case (uint32_t)MPI_INT16_T: return TC_I16;
+    case (uint32_t)MPI_UNSIGNED_SHORT: case (uint32_t)MPI_UINT16_T: return TC_U16;
+    case (uint32_t)MPI_INT: case (uint32_t)MPI_INT32_T: return TC_I32;
+    case (uint32_t)MPI_UNSIGNED: case (uint32_t)MPI_UINT32_T: return TC_U32;
+    case (uint32_t)MPI_LONG: return sizeof(long) == 8 ? TC_I64 : TC_I32;
+    case (uint32_t)MPI_UNSIGNED_LONG: return sizeof(long) == 8 ? TC_U64 : TC_U32;
+    case (uint32_t)MPI_LONG_LONG: case (uint32_t)MPI_INT64_T: return TC_I64;
+    case (uint32_t)MPI_UNSIGNED_LONG_LONG: case (uint32_t)MPI_UINT64_T: return TC_U64;
+    case (uint32_t)MPI_FLOAT: return TC_F32;
+    case (uint32_t)MPI_DOUBLE: return TC_F64;
+    case (uint32_t)MPI_C_BOOL: return TC_BOOL;
+    case (uint32_t)MPI_BYTE: return TC_BYTE;
+    case (uint32_t)MPI_FLOAT_INT: return TC_FLOAT_INT;
+    case (uint32_t)MPI_DOUBLE_INT: return TC_DOUBLE_INT;
+    case (uint32_t)MPI_LONG_INT: return TC_LONG_INT;
+    case (uint32_t)MPI_2INT: return TC_2INT;
+    case (uint32_t)MPI_SHORT_INT: return TC_SHORT_INT;
+    }
+    return -1;
+}
+
+/* fold_esz is the bytes of one element of kind k (the pairs' C layouts are MPI's). */
+static int64_t fold_esz(int k)
+{
+    static const int64_t size[] = {
+        [TC_I8] = 1, [TC_U8] = 1, [TC_I16] = 2, [TC_U16] = 2, [TC_I32] = 4, [TC_U32] = 4,
+        [TC_I64] = 8, [TC_U64] = 8, [TC_F32] = 4, [TC_F64] = 8, [TC_BOOL] = sizeof(_Bool), [TC_BYTE] = 1,
+        [TC_FLOAT_INT] = sizeof(tc_float_int), [TC_DOUBLE_INT] = sizeof(tc_double_int),
+        [TC_LONG_INT] = sizeof(tc_long_int), [TC_2INT] = sizeof(tc_2int), [TC_SHORT_INT] = sizeof(tc_short_int),
+    };
+    return size[k];
+}
+
+static uint32_t op_class(MPI_Op op)
+{
+    if (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN)
+        return TC_CLASS_ARITH;
+    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
+        return TC_CLASS_LOGIC;
+    if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
+        return TC_CLASS_BITS;
+    if (op == MPI_MINLOC || op == MPI_MAXLOC)
+        return TC_CLASS_LOC;
+    return 0;
+}
+
+static uint32_t kind_ops(int k)
+{
+    if (k <= TC_U64)
+        return TC_CLASS_ARITH | TC_CLASS_LOGIC | TC_CLASS_BITS;
+    if (k <= TC_F64)
+        return TC_CLASS_ARITH;
+    if (k == TC_BOOL)
+        return TC_CLASS_LOGIC;
+    if (k == TC_BYTE)
+        return TC_CLASS_BITS;
+    return TC_CLASS_LOC;
+}
+
+/* fold_ok says whether fold serves dt and op; the size table must be there too, as a
+ * sign that the fast paths run at all (capi/fast.go). */
 static int fold_ok(MPI_Datatype dt, MPI_Op op)
 {
-    return dt_bytes(dt) > 0 && /* the size table is there (capi/fast.go) */
-           (dt == MPI_INT || dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_UNSIGNED ||
-            dt == MPI_UNSIGNED_LONG || dt == MPI_FLOAT || dt == MPI_DOUBLE || dt == MPI_INT64_T ||
-            dt == MPI_INT32_T || dt == MPI_UINT64_T) &&
-           (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN);
+    int k = fold_kind(dt);
+    return k >= 0 && dt_bytes(MPI_INT) > 0 && (kind_ops(k) & op_class(op)) != 0;
 }
+
+/* MINLOC and MAXLOC: the better value, and on a tie the lower index. */
+#define TC_LOC_FNS(P)                                                                    \
+    static inline P P##_min(P a, P b)                                                    \
+    {                                                                                    \
+        return a.v < b.v || (a.v == b.v && a.i < b.i) ? a : b;                           \
+    }                                                                                    \
+    static inline P P##_max(P a, P b)                                                    \
+    {                                                                                    \
+        return a.v > b.v || (a.v == b.v && a.i < b.i) ? a : b;                           \
+    }
+TC_LOC_FNS(tc_float_int)
+TC_LOC_FNS(tc_double_int)
+TC_LOC_FNS(tc_long_int)
+TC_LOC_FNS(tc_2int)
+TC_LOC_FNS(tc_short_int)
+
+#define TC_ARITH_OPS(T)                                                                  \
+    case (uint32_t)MPI_SUM: TC_FOLD(T, a + b); return 1;                                 \
+    case (uint32_t)MPI_PROD: TC_FOLD(T, a * b); return 1;                                \
+    case (uint32_t)MPI_MAX: TC_FOLD(T, a > b ? a : b); return 1;                         \
+    case (uint32_t)MPI_MIN: TC_FOLD(T, a < b ? a : b); return 1;
+#define TC_LOGIC_OPS(T)                                                                  \
+    case (uint32_t)MPI_LAND: TC_FOLD(T, (T)(a && b)); return 1;                          \
+    case (uint32_t)MPI_LOR: TC_FOLD(T, (T)(a || b)); return 1;                           \
+    case (uint32_t)MPI_LXOR: TC_FOLD(T, (T)(!a != !b)); return 1;
+#define TC_BITS_OPS(T)                                                                   \
+    case (uint32_t)MPI_BAND: TC_FOLD(T, (T)(a & b)); return 1;                           \
+    case (uint32_t)MPI_BOR: TC_FOLD(T, (T)(a | b)); return 1;                            \
+    case (uint32_t)MPI_BXOR: TC_FOLD(T, (T)(a ^ b)); return 1;
+#define TC_INT(T)                                                                        \
+    switch ((uint32_t)op) { TC_ARITH_OPS(T) TC_LOGIC_OPS(T) TC_BITS_OPS(T) }             \
+    return 0
+#define TC_LOC(P)                                                                        \
+    switch ((uint32_t)op) {                                                              \
+    case (uint32_t)MPI_MINLOC: TC_FOLD(P, P##_min(a, b)); return 1;                      \
+    case (uint32_t)MPI_MAXLOC: TC_FOLD(P, P##_max(a, b)); return 1;                      \
+    }                                                                                    \
+    return 0
 
 /* On x86-64, built for AVX2 too and picked at load time where the CPU has it: twice
  * the SSE2 rate. (Clones need the compiler's attribute and the loader's ifuncs.) */
@@ -2134,21 +2249,29 @@ static int fold_ok(MPI_Datatype dt, MPI_Op op)
 #ifndef TC_CLONES
 #define TC_CLONES
 #endif
-__attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_Op op, const void *const *in, int n,
+/* fold folds elements lo..hi of the n inputs in (rank order) into the nout outputs;
+ * kind k and op passed fold_ok. */
+__attribute__((optimize("O3"))) TC_CLONES static int fold(int k, MPI_Op op, const void *const *in, int n,
                                                  void *const *out, int nout, int64_t lo, int64_t hi)
 {
-    if (dt == MPI_INT || dt == MPI_INT32_T) {
-        TC_OPS(int32_t);
-    } else if (dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_INT64_T) {
-        TC_OPS(int64_t);
-    } else if (dt == MPI_UNSIGNED) {
-        TC_OPS(uint32_t);
-    } else if (dt == MPI_UNSIGNED_LONG || dt == MPI_UINT64_T) {
-        TC_OPS(uint64_t);
-    } else if (dt == MPI_FLOAT) {
-        TC_OPS(float);
-    } else if (dt == MPI_DOUBLE) {
-        TC_OPS(double);
+    switch (k) {
+    case TC_I8: TC_INT(int8_t);
+    case TC_U8: TC_INT(uint8_t);
+    case TC_I16: TC_INT(int16_t);
+    case TC_U16: TC_INT(uint16_t);
+    case TC_I32: TC_INT(int32_t);
+    case TC_U32: TC_INT(uint32_t);
+    case TC_I64: TC_INT(int64_t);
+    case TC_U64: TC_INT(uint64_t);
+    case TC_F32: switch ((uint32_t)op) { TC_ARITH_OPS(float) } return 0;
+    case TC_F64: switch ((uint32_t)op) { TC_ARITH_OPS(double) } return 0;
+    case TC_BOOL: switch ((uint32_t)op) { TC_LOGIC_OPS(_Bool) } return 0;
+    case TC_BYTE: switch ((uint32_t)op) { TC_BITS_OPS(uint8_t) } return 0;
+    case TC_FLOAT_INT: TC_LOC(tc_float_int);
+    case TC_DOUBLE_INT: TC_LOC(tc_double_int);
+    case TC_LONG_INT: TC_LOC(tc_long_int);
+    case TC_2INT: TC_LOC(tc_2int);
+    case TC_SHORT_INT: TC_LOC(tc_short_int);
     }
     return 0;
 }
@@ -2160,7 +2283,7 @@ __attribute__((optimize("O3"))) TC_CLONES static int fold(MPI_Datatype dt, MPI_O
  * Every seat moves both its words on every time, or a word left behind would look
  * current again once the generation wraps (2^31 reductions later). */
 static void seat_reduce(mpix_tc_act *a, int rank, int seat, const void *sbuf, void *rbuf, int count,
-                        MPI_Datatype dt, MPI_Op op, int root, int64_t per)
+                        int k, MPI_Op op, int root, int64_t per)
 {
     int n = a->n, folders = (int)(((int64_t)count + per - 1) / per);
     tc_seat *seats = a->seats, *mine = &seats[seat];
@@ -2181,9 +2304,9 @@ static void seat_reduce(mpix_tc_act *a, int rank, int seat, const void *sbuf, vo
         }
         int64_t lo = (int64_t)seat * per, hi = lo + per < count ? lo + per : count;
         if (root >= 0)
-            fold(dt, op, in, n, &out[root], 1, lo, hi);
+            fold(k, op, in, n, &out[root], 1, lo, hi);
         else
-            fold(dt, op, in, n, out, n, lo, hi);
+            fold(k, op, in, n, out, n, lo, hi);
         seat_post(&mine->folded, g);
     }
     for (int p = 0; p < folders; p++)
@@ -2200,7 +2323,7 @@ static void seat_reduce(mpix_tc_act *a, int rank, int seat, const void *sbuf, vo
  * a rank may return while others still write their results: threads that share one
  * receive buffer, which MPI does not allow, could see it written after they return.) */
 static void seat_small(mpix_tc_act *a, int rank, int seat, const void *sbuf, void *rbuf, int count,
-                       MPI_Datatype dt, MPI_Op op, int root, size_t bytes)
+                       int k, MPI_Op op, int root, size_t bytes)
 {
     int n = a->n;
     tc_seat *seats = a->seats, *mine = &seats[seat];
@@ -2222,7 +2345,7 @@ static void seat_small(mpix_tc_act *a, int rank, int seat, const void *sbuf, voi
         in[seats[p].rank] = seats[p].small[g & 1];
     }
     if (root < 0 || root == rank)
-        fold(dt, op, in, n, &rbuf, 1, 0, count);
+        fold(k, op, in, n, &rbuf, 1, 0, count);
 }
 
 /* reduce folds every thread's sbuf into the rbuf of root (every rbuf when root is
@@ -2230,16 +2353,16 @@ static void seat_small(mpix_tc_act *a, int rank, int seat, const void *sbuf, voi
  * slice, or without seats little to read, is folded by the last to arrive inside one
  * barrier; otherwise with seats see seat_reduce, and without them the threads fold
  * their slices between two barriers. */
-static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int count, int k, MPI_Op op,
                    int root)
 {
     if (sbuf == MPI_IN_PLACE)
         sbuf = rbuf;
     int n = a->n;
-    int64_t esz = dt_bytes(dt);
+    int64_t esz = fold_esz(k);
     size_t bytes = (size_t)count * (size_t)esz;
     if (a->seats != NULL && bytes <= TC_SEAT_SMALL) {
-        seat_small(a, me, mpix_tls_ctx->tc_seat, sbuf, rbuf, count, dt, op, root, bytes);
+        seat_small(a, me, mpix_tls_ctx->tc_seat, sbuf, rbuf, count, k, op, root, bytes);
         return;
     }
     /* Slices of at least TC_SLICE_MIN with seats, 1 KiB with barriers (smaller ones
@@ -2250,7 +2373,7 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
     if (per < least)
         per = least;
     if (a->seats != NULL && per < count) {
-        seat_reduce(a, me, mpix_tls_ctx->tc_seat, sbuf, rbuf, count, dt, op, root, per);
+        seat_reduce(a, me, mpix_tls_ctx->tc_seat, sbuf, rbuf, count, k, op, root, per);
         return;
     }
     a->sbuf[me] = sbuf;
@@ -2264,9 +2387,9 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
         uint32_t g;
         if (barrier_arrive(a, &g)) {
             if (root >= 0)
-                fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, 0, count);
+                fold(k, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, 0, count);
             else
-                fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, 0, count);
+                fold(k, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, 0, count);
             gen_release(a);
         } else
             gen_wait(a, g);
@@ -2278,9 +2401,9 @@ static void reduce(mpix_tc_act *a, int me, const void *sbuf, void *rbuf, int cou
         hi = count;
     if (lo < hi) {
         if (root >= 0)
-            fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, lo, hi);
+            fold(k, op, (const void *const *)a->sbuf, n, (void *const *)&a->rbuf[root], 1, lo, hi);
         else
-            fold(dt, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, lo, hi);
+            fold(k, op, (const void *const *)a->sbuf, n, (void *const *)a->rbuf, n, lo, hi);
     }
     barrier(a);
 }
@@ -2293,7 +2416,7 @@ int mpix_fast_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
     if (a == NULL || count < 0 || root < 0 || root >= a->n || !fold_ok(datatype, op) ||
         (sendbuf == MPI_IN_PLACE && me != root))
         return MPIX_FAST_MISS;
-    reduce(a, me, sendbuf, recvbuf, count, datatype, op, root);
+    reduce(a, me, sendbuf, recvbuf, count, fold_kind(datatype), op, root);
     return MPI_SUCCESS;
 }
 
@@ -2304,7 +2427,7 @@ int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
     mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || count < 0 || !fold_ok(datatype, op))
         return MPIX_FAST_MISS;
-    reduce(a, me, sendbuf, recvbuf, count, datatype, op, -1);
+    reduce(a, me, sendbuf, recvbuf, count, fold_kind(datatype), op, -1);
     return MPI_SUCCESS;
 }
 
