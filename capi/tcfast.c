@@ -2431,6 +2431,426 @@ int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
     return MPI_SUCCESS;
 }
 
+/* ---- copy collectives of a single-process activation ----
+ *
+ * Gathers, scatters, all-to-alls, scans and reduce-scatters between the threads of
+ * one process. Each thread describes its buffers as blocks (a view: one block per
+ * rank, or one), posts the view, and after one barrier copies or folds its share
+ * straight between the threads' buffers; a second barrier keeps every buffer until
+ * nobody reads it. A buffer of a derived datatype travels packed (MPI_Pack on
+ * MPI_COMM_SELF into a staging area, unpacked after): MPI lets one thread pass a
+ * derived datatype where another passes a predefined one of the same signature, and
+ * a thread going to Go would leave the others waiting, so every thread stays here
+ * whatever its datatypes. */
+
+#define TC_VIEW_INLINE 16
+
+typedef struct tc_view {
+    int nblk;
+    char **blk;   /* block addresses: in the user's buffer, or in tmp when packed */
+    size_t *len;  /* block bytes */
+    char *tmp;    /* packed staging (derived datatype), or NULL */
+    void *user;   /* what to unpack into, for a receive view with tmp */
+    MPI_Datatype dt;
+    MPI_Aint ext;
+    const int *counts, *displs; /* per block (v-variants), or NULL: count each, in order */
+    int count;
+    char *blk_in[TC_VIEW_INLINE];
+    size_t len_in[TC_VIEW_INLINE];
+} tc_view;
+
+static void view_free(tc_view *v)
+{
+    if (v->blk != v->blk_in) {
+        free(v->blk);
+        free(v->len);
+    }
+    free(v->tmp);
+}
+
+/* view_init describes nblk blocks of buf: block b holds counts[b] elements of dt at
+ * displs[b] extents (v-variants), or count elements at b*count extents. A receive
+ * view (recv) of a derived datatype gets a staging area, packed with the buffer's
+ * contents first when keep (in place: some blocks are inputs). It returns 0 on bad
+ * arguments (negative counts, an invalid or uncommitted datatype): the caller goes
+ * to Go, which says what is wrong. */
+static int view_init(tc_view *v, const void *buf, int nblk, int count, const int *counts, const int *displs,
+                     MPI_Datatype dt, int recv, int keep)
+{
+    memset(v, 0, offsetof(tc_view, blk_in));
+    v->nblk = nblk;
+    v->blk = v->blk_in;
+    v->len = v->len_in;
+    if (nblk > TC_VIEW_INLINE) {
+        v->blk = malloc((size_t)nblk * sizeof *v->blk);
+        v->len = malloc((size_t)nblk * sizeof *v->len);
+        if (v->blk == NULL || v->len == NULL) {
+            free(v->blk);
+            free(v->len);
+            v->blk = v->blk_in; /* view_free frees nothing */
+            return 0;
+        }
+    }
+    v->user = (void *)buf, v->dt = dt, v->count = count, v->counts = counts, v->displs = displs;
+    int64_t size = dt_bytes(dt);
+    MPI_Aint lb, ext = size;
+    if (size == 0 && (PMPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS))
+        goto bad;
+    v->ext = ext;
+    size_t total = 0;
+    for (int b = 0; b < nblk; b++) {
+        int c = counts != NULL ? counts[b] : count;
+        if (c < 0)
+            goto bad;
+        if (size > 0)
+            v->len[b] = (size_t)c * (size_t)size;
+        else {
+            int packed;
+            if (PMPI_Pack_size(c, dt, MPI_COMM_SELF, &packed) != MPI_SUCCESS)
+                goto bad;
+            v->len[b] = (size_t)packed;
+        }
+        total += v->len[b];
+    }
+    if (size > 0) {
+        for (int b = 0; b < nblk; b++) {
+            MPI_Aint at = displs != NULL ? displs[b] : (MPI_Aint)b * count;
+            v->blk[b] = (char *)buf + at * ext;
+        }
+        return 1;
+    }
+    /* Derived: staged. A send view packs now; a receive view packs only when some of
+     * its blocks are inputs (in place), and unpacks in view_finish. */
+    v->tmp = malloc(total > 0 ? total : 1);
+    if (v->tmp == NULL)
+        goto bad;
+    size_t off = 0;
+    for (int b = 0; b < nblk; b++) {
+        v->blk[b] = v->tmp + off;
+        if (!recv || keep) {
+            int c = counts != NULL ? counts[b] : count, pos = 0;
+            MPI_Aint at = displs != NULL ? displs[b] : (MPI_Aint)b * count;
+            if (PMPI_Pack((char *)buf + at * ext, c, dt, v->blk[b], (int)v->len[b], &pos, MPI_COMM_SELF) !=
+                MPI_SUCCESS)
+                goto bad;
+        }
+        off += v->len[b];
+    }
+    return 1;
+bad:
+    view_free(v);
+    return 0;
+}
+
+/* view_finish unpacks a staged receive view into the user's buffer, and frees the
+ * view. */
+static void view_finish(tc_view *v, int recv)
+{
+    if (recv && v->tmp != NULL)
+        for (int b = 0; b < v->nblk; b++) {
+            int c = v->counts != NULL ? v->counts[b] : v->count, pos = 0;
+            MPI_Aint at = v->displs != NULL ? v->displs[b] : (MPI_Aint)b * v->count;
+            PMPI_Unpack(v->blk[b], (int)v->len[b], &pos, (char *)v->user + at * v->ext, c, v->dt, MPI_COMM_SELF);
+        }
+    view_free(v);
+}
+
+/* copy_block moves one block between two views' blocks; signatures match (MPI's
+ * rule), so the lengths agree unless the program is erroneous: then the shorter. */
+static inline void copy_block(char *dst, size_t dlen, const char *src, size_t slen)
+{
+    size_t n = dlen < slen ? dlen : slen;
+    if (n > 0 && dst != src)
+        memcpy(dst, src, n);
+}
+
+/* The posted views: a thread's send view in sbuf[me], its receive view in rbuf[me],
+ * read by the others between the two barriers. */
+#define SVIEW(a, p) ((const tc_view *)(a)->sbuf[p])
+#define RVIEW(a, p) ((const tc_view *)(a)->rbuf[p])
+
+/* all_to_all is Alltoall(v) (each its own blocks), Allgather(v) (one send block each,
+ * sent to every rank), Gather(v) and Scatter(v) (root's blocks), by how the views are
+ * posted: thread me pulls block me of everyone's send view into its receive view
+ * (gathers pull block 0 of a single-block send view). Nobody writes another's buffer,
+ * except Gather(v)'s threads, which push their block into the root's view. */
+enum { TC_ALLTOALL, TC_ALLGATHER, TC_GATHER, TC_SCATTER };
+
+static void copy_coll(mpix_tc_act *a, int me, int kind, int root, tc_view *s, tc_view *r)
+{
+    a->sbuf[me] = s;
+    a->rbuf[me] = r;
+    barrier(a);
+    int n = a->n;
+    switch (kind) {
+    case TC_ALLTOALL:
+        for (int p = 0; p < n; p++)
+            copy_block(r->blk[p], r->len[p], SVIEW(a, p)->blk[me], SVIEW(a, p)->len[me]);
+        break;
+    case TC_ALLGATHER: /* in place (no send view), a thread's block is in its receive view */
+        for (int p = 0; p < n; p++)
+            if (SVIEW(a, p) != NULL)
+                copy_block(r->blk[p], r->len[p], SVIEW(a, p)->blk[0], SVIEW(a, p)->len[0]);
+            else
+                copy_block(r->blk[p], r->len[p], RVIEW(a, p)->blk[p], RVIEW(a, p)->len[p]);
+        break;
+    case TC_GATHER:
+        if (s != NULL)
+            copy_block(RVIEW(a, root)->blk[me], RVIEW(a, root)->len[me], s->blk[0], s->len[0]);
+        break;
+    case TC_SCATTER:
+        if (r != NULL)
+            copy_block(r->blk[0], r->len[0], SVIEW(a, root)->blk[me], SVIEW(a, root)->len[me]);
+        break;
+    }
+    barrier(a);
+}
+
+/* Allgather and Gather in place: the thread's own block of its receive view is its
+ * input, so it posts no send view and keeps its receive view's contents. */
+int mpix_fast_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = coll_self(comm, &me);
+    if (a == NULL)
+        return MPIX_FAST_MISS;
+    int inplace = sendbuf == MPI_IN_PLACE;
+    tc_view s, r;
+    if (!view_init(&r, recvbuf, a->n, recvcount, NULL, NULL, recvtype, 1, inplace))
+        return MPIX_FAST_MISS;
+    if (!inplace && !view_init(&s, sendbuf, 1, sendcount, NULL, NULL, sendtype, 0, 0)) {
+        view_free(&r);
+        return MPIX_FAST_MISS;
+    }
+    copy_coll(a, me, TC_ALLGATHER, -1, inplace ? NULL : &s, &r);
+    if (!inplace)
+        view_finish(&s, 0);
+    view_finish(&r, 1);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = coll_self(comm, &me);
+    if (a == NULL || recvcounts == NULL || displs == NULL)
+        return MPIX_FAST_MISS;
+    int inplace = sendbuf == MPI_IN_PLACE;
+    tc_view s, r;
+    if (!view_init(&r, recvbuf, a->n, 0, recvcounts, displs, recvtype, 1, inplace))
+        return MPIX_FAST_MISS;
+    if (!inplace && !view_init(&s, sendbuf, 1, sendcount, NULL, NULL, sendtype, 0, 0)) {
+        view_free(&r);
+        return MPIX_FAST_MISS;
+    }
+    copy_coll(a, me, TC_ALLGATHER, -1, inplace ? NULL : &s, &r);
+    if (!inplace)
+        view_finish(&s, 0);
+    view_finish(&r, 1);
+    return MPI_SUCCESS;
+}
+
+static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = coll_self(comm, &me);
+    if (a == NULL || root < 0 || root >= a->n)
+        return MPIX_FAST_MISS;
+    int inplace = me == root && sendbuf == MPI_IN_PLACE;
+    tc_view s, r;
+    if (me == root && ((displs == NULL) != (recvcounts == NULL) ||
+                       !view_init(&r, recvbuf, a->n, recvcount, recvcounts, displs, recvtype, 1, inplace)))
+        return MPIX_FAST_MISS;
+    if (!inplace && !view_init(&s, sendbuf, 1, sendcount, NULL, NULL, sendtype, 0, 0)) {
+        if (me == root)
+            view_free(&r);
+        return MPIX_FAST_MISS;
+    }
+    copy_coll(a, me, TC_GATHER, root, inplace ? NULL : &s, me == root ? &r : NULL);
+    if (!inplace)
+        view_finish(&s, 0);
+    if (me == root)
+        view_finish(&r, 1);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm);
+}
+
+int mpix_fast_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int me;
+    if (coll_self(comm, &me) != NULL && me == root && (recvcounts == NULL || displs == NULL))
+        return MPIX_FAST_MISS;
+    return gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm);
+}
+
+static int scatter(const void *sendbuf, int sendcount, const int *sendcounts, const int *displs,
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = coll_self(comm, &me);
+    if (a == NULL || root < 0 || root >= a->n)
+        return MPIX_FAST_MISS;
+    int inplace = me == root && recvbuf == MPI_IN_PLACE;
+    tc_view s, r;
+    if (me == root && !view_init(&s, sendbuf, a->n, sendcount, sendcounts, displs, sendtype, 0, 0))
+        return MPIX_FAST_MISS;
+    if (!inplace && !view_init(&r, recvbuf, 1, recvcount, NULL, NULL, recvtype, 1, 0)) {
+        if (me == root)
+            view_free(&s);
+        return MPIX_FAST_MISS;
+    }
+    copy_coll(a, me, TC_SCATTER, root, me == root ? &s : NULL, inplace ? NULL : &r);
+    if (me == root)
+        view_finish(&s, 0);
+    if (!inplace)
+        view_finish(&r, 1);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatter(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int mpix_fast_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int me;
+    if (coll_self(comm, &me) != NULL && me == root && (sendcounts == NULL || displs == NULL))
+        return MPIX_FAST_MISS;
+    return scatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+/* Alltoall(v) in place (every thread passes MPI_IN_PLACE, or the program is
+ * erroneous) goes to Go: each block would be both read and overwritten. */
+static int alltoall(const void *sendbuf, int sendcount, const int *sendcounts, const int *sdispls,
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, const int *recvcounts, const int *rdispls,
+                    MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = coll_self(comm, &me);
+    if (a == NULL || sendbuf == MPI_IN_PLACE)
+        return MPIX_FAST_MISS;
+    tc_view s, r;
+    if (!view_init(&s, sendbuf, a->n, sendcount, sendcounts, sdispls, sendtype, 0, 0))
+        return MPIX_FAST_MISS;
+    if (!view_init(&r, recvbuf, a->n, recvcount, recvcounts, rdispls, recvtype, 1, 0)) {
+        view_free(&s);
+        return MPIX_FAST_MISS;
+    }
+    copy_coll(a, me, TC_ALLTOALL, -1, &s, &r);
+    view_finish(&s, 0);
+    view_finish(&r, 1);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoall(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm);
+}
+
+int mpix_fast_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+    if (sendcounts == NULL || sdispls == NULL || recvcounts == NULL || rdispls == NULL)
+        return MPIX_FAST_MISS;
+    return alltoall(sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm);
+}
+
+/* Scans and reduce-scatters fold straight from every thread's input. MPI requires
+ * the same datatype and op on every thread, so fold_ok answers alike for all. In
+ * place, a thread's input is also where it writes, while others read it: it posts
+ * a private copy instead. */
+enum { TC_SCAN, TC_EXSCAN, TC_REDUCE_SCATTER };
+
+static int fold_coll(int kind, const void *sendbuf, void *recvbuf, int count, const int *recvcounts,
+                     MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    int me;
+    mpix_tc_act *a = coll_self(comm, &me);
+    if (a == NULL || count < 0 || !fold_ok(dt, op))
+        return MPIX_FAST_MISS;
+    int n = a->n, k = fold_kind(dt);
+    int64_t esz = fold_esz(k), total = count; /* elements of this thread's input */
+    if (kind == TC_REDUCE_SCATTER) {
+        total = 0;
+        for (int p = 0; p < n; p++) {
+            int c = recvcounts != NULL ? recvcounts[p] : count;
+            if (c < 0)
+                return MPIX_FAST_MISS;
+            total += c;
+        }
+    }
+    void *copy = NULL;
+    if (sendbuf == MPI_IN_PLACE) {
+        if (kind == TC_EXSCAN && n == 1)
+            return MPI_SUCCESS;
+        if ((copy = malloc(total > 0 ? (size_t)(total * esz) : 1)) == NULL)
+            return MPIX_FAST_MISS;
+        memcpy(copy, recvbuf, (size_t)(total * esz));
+        sendbuf = copy;
+    }
+    a->sbuf[me] = sendbuf;
+    barrier(a);
+    const void *const *in = (const void *const *)a->sbuf;
+    if (kind == TC_SCAN)
+        fold(k, op, in, me + 1, &recvbuf, 1, 0, count);
+    else if (kind == TC_EXSCAN) {
+        if (me > 0)
+            fold(k, op, in, me, &recvbuf, 1, 0, count);
+    } else {
+        int64_t lo = 0;
+        for (int p = 0; p < me; p++)
+            lo += recvcounts != NULL ? recvcounts[p] : count;
+        int64_t mine = recvcounts != NULL ? recvcounts[me] : count;
+        const void *shifted[n]; /* everyone's slice me */
+        for (int p = 0; p < n; p++)
+            shifted[p] = (const char *)in[p] + lo * esz;
+        fold(k, op, shifted, n, &recvbuf, 1, 0, mine);
+    }
+    barrier(a);
+    free(copy);
+    return MPI_SUCCESS;
+}
+
+int mpix_fast_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return fold_coll(TC_SCAN, sendbuf, recvbuf, count, NULL, datatype, op, comm);
+}
+
+int mpix_fast_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm)
+{
+    return fold_coll(TC_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op, comm);
+}
+
+int mpix_fast_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm)
+{
+    return fold_coll(TC_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, NULL, datatype, op, comm);
+}
+
+int mpix_fast_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm)
+{
+    if (recvcounts == NULL)
+        return MPIX_FAST_MISS;
+    return fold_coll(TC_REDUCE_SCATTER, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm);
+}
+
 /* ---- activations ---- */
 
 /* Threadcomm handles to their C state, for MPIX_Threadcomm_start (which has no

@@ -210,6 +210,9 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Allgather(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -234,6 +237,9 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Allgatherv(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (int *)recvcounts, (int *)displs, recvtype, comm);
 }
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
@@ -291,6 +297,9 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Alltoall(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -315,6 +324,9 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Alltoallv(mpix_ctx_get(), (void *)sendbuf, (int *)sendcounts, (int *)sdispls, sendtype, (void *)recvbuf, (int *)recvcounts, (int *)rdispls, recvtype, comm);
 }
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
@@ -909,6 +921,9 @@ int PMPI_Error_string(int errorcode, char string[], int *resultlen)
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Exscan(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
@@ -1497,6 +1512,9 @@ int PMPI_Free_mem(void *base)
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Gather(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 #pragma weak MPI_Gather = PMPI_Gather
@@ -1521,6 +1539,9 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Gatherv(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (int *)recvcounts, (int *)displs, recvtype, root, comm);
 }
 #pragma weak MPI_Gatherv = PMPI_Gatherv
@@ -2691,12 +2712,18 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Reduce_scatter(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, (int *)recvcounts, datatype, op, comm);
 }
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Reduce_scatter_block(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
@@ -2892,6 +2919,9 @@ int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Scan(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 #pragma weak MPI_Scan = PMPI_Scan
@@ -2916,6 +2946,9 @@ int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Scatter(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -2940,6 +2973,9 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rc = mpix_fast_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Scatterv(mpix_ctx_get(), (void *)sendbuf, (int *)sendcounts, (int *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 #pragma weak MPI_Scatterv = PMPI_Scatterv
