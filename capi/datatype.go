@@ -1075,3 +1075,63 @@ func impl_MPI_Test_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag *C.int)
 	setFlag(flag, statusCancelled(status))
 	return nil
 }
+
+// ---- datatypes for the C collectives of threadcomms (tcfast.c's views) ----
+//
+// These answer without raising anything: a threadcomm thread asks before it commits
+// to the C path, and a bad datatype then goes to Go's own collective, which reports
+// it on the threadcomm's error handler.
+
+// mpixGoTypeView reports whether h is a valid, committed datatype, with its extent
+// and the bytes one element packs into.
+//
+//export mpixGoTypeView
+func mpixGoTypeView(h C.MPI_Datatype, extent, size *C.int64_t) (ok C.int) {
+	defer func() {
+		if recover() != nil {
+			ok = 0
+		}
+	}()
+	t, err := datatype.Lookup(int32(h))
+	if err != nil || checkCommitted(t) != nil {
+		return 0
+	}
+	*extent = C.int64_t(t.Extent())
+	*size = C.int64_t(datatype.PackedSize(1, t))
+	return 1
+}
+
+// mpixGoPack packs count elements of h at buf into out (outsize bytes); it returns 1
+// when it did (mpixGoTypeView said yes for h, so only a short buffer refuses).
+//
+//export mpixGoPack
+func mpixGoPack(buf unsafe.Pointer, count C.int64_t, h C.MPI_Datatype, out unsafe.Pointer, outsize C.int64_t) (ok C.int) {
+	defer func() {
+		if recover() != nil {
+			ok = 0
+		}
+	}()
+	t, err := datatype.Lookup(int32(h))
+	var pos int64
+	if err != nil || packInto(buf, int64(count), t, out, int64(outsize), &pos) != nil {
+		return 0
+	}
+	return 1
+}
+
+// mpixGoUnpack is mpixGoPack's inverse: count elements of h from in to buf.
+//
+//export mpixGoUnpack
+func mpixGoUnpack(in unsafe.Pointer, insize C.int64_t, buf unsafe.Pointer, count C.int64_t, h C.MPI_Datatype) (ok C.int) {
+	defer func() {
+		if recover() != nil {
+			ok = 0
+		}
+	}()
+	t, err := datatype.Lookup(int32(h))
+	var pos int64
+	if err != nil || unpackFrom(in, int64(insize), &pos, buf, int64(count), t) != nil {
+		return 0
+	}
+	return 1
+}

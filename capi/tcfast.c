@@ -2035,15 +2035,138 @@ int mpix_fast_MPI_Barrier(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+/* ---- views: the buffers of the copying collectives ----
+ *
+ * Broadcasts, gathers, scatters and all-to-alls between the threads of one process
+ * copy straight between the threads' buffers. Each thread describes its buffer as
+ * blocks (a view: one block per rank, or one) and posts it. A buffer of a derived
+ * datatype travels packed (into a staging area, unpacked after, by Go's datatype
+ * engine): MPI lets one thread pass a derived datatype where another passes a
+ * predefined one of the same signature, and a thread that went to Go would leave the
+ * others waiting, so every thread stays in C whatever its datatypes. */
+
+#define TC_VIEW_INLINE 16
+
+typedef struct tc_view {
+    int nblk;
+    char **blk;   /* block addresses: in the user's buffer, or in tmp when packed */
+    size_t *len;  /* block bytes */
+    char *tmp;    /* packed staging (derived datatype), or NULL */
+    void *user;   /* what to unpack into, for a receive view with tmp */
+    MPI_Datatype dt;
+    int64_t ext;
+    const int *counts, *displs; /* per block (v-variants), or NULL: count each, in order */
+    int count;
+    char *blk_in[TC_VIEW_INLINE];
+    size_t len_in[TC_VIEW_INLINE];
+} tc_view;
+
+static void view_free(tc_view *v)
+{
+    if (v->blk != v->blk_in) {
+        free(v->blk);
+        free(v->len);
+    }
+    free(v->tmp);
+}
+
+/* view_init describes nblk blocks of buf: block b holds counts[b] elements of dt at
+ * displs[b] extents (v-variants), or count elements at b*count extents. A receive
+ * view (recv) of a derived datatype gets a staging area, packed with the buffer's
+ * contents first when keep (in place: some blocks are inputs). It returns 0 on bad
+ * arguments (negative counts, an invalid or uncommitted datatype), having raised
+ * nothing: the caller goes to Go, which reports them. */
+static int view_init(tc_view *v, const void *buf, int nblk, int count, const int *counts, const int *displs,
+                     MPI_Datatype dt, int recv, int keep)
+{
+    memset(v, 0, offsetof(tc_view, blk_in));
+    v->nblk = nblk;
+    v->blk = v->blk_in;
+    v->len = v->len_in;
+    if (nblk > TC_VIEW_INLINE) {
+        v->blk = malloc((size_t)nblk * sizeof *v->blk);
+        v->len = malloc((size_t)nblk * sizeof *v->len);
+        if (v->blk == NULL || v->len == NULL) {
+            free(v->blk);
+            free(v->len);
+            v->blk = v->blk_in; /* view_free frees nothing */
+            return 0;
+        }
+    }
+    v->user = (void *)buf, v->dt = dt, v->count = count, v->counts = counts, v->displs = displs;
+    int64_t size = dt_bytes(dt), ext = size, packed = size; /* packed: bytes an element packs into */
+    if (size == 0 && !mpixGoTypeView(dt, &ext, &packed))
+        goto bad; /* not a committed datatype */
+    v->ext = ext;
+    size_t total = 0;
+    for (int b = 0; b < nblk; b++) {
+        int c = counts != NULL ? counts[b] : count;
+        if (c < 0)
+            goto bad;
+        v->len[b] = (size_t)c * (size_t)packed;
+        total += v->len[b];
+    }
+    if (size > 0) {
+        for (int b = 0; b < nblk; b++) {
+            int64_t at = displs != NULL ? displs[b] : (int64_t)b * count;
+            v->blk[b] = (char *)buf + at * ext;
+        }
+        return 1;
+    }
+    /* Derived: staged. A send view packs now; a receive view packs only when some of
+     * its blocks are inputs (in place), and unpacks in view_finish. */
+    v->tmp = malloc(total > 0 ? total : 1);
+    if (v->tmp == NULL)
+        goto bad;
+    size_t off = 0;
+    for (int b = 0; b < nblk; b++) {
+        v->blk[b] = v->tmp + off;
+        if (!recv || keep) {
+            int c = counts != NULL ? counts[b] : count;
+            int64_t at = displs != NULL ? displs[b] : (int64_t)b * count;
+            if (!mpixGoPack((char *)buf + at * ext, c, dt, v->blk[b], (int64_t)v->len[b]))
+                goto bad;
+        }
+        off += v->len[b];
+    }
+    return 1;
+bad:
+    view_free(v);
+    return 0;
+}
+
+/* view_finish unpacks a staged receive view into the user's buffer (the datatype
+ * passed mpixGoTypeView and the sizes are its own: it cannot refuse), and frees the
+ * view. */
+static void view_finish(tc_view *v, int recv)
+{
+    if (recv && v->tmp != NULL)
+        for (int b = 0; b < v->nblk; b++) {
+            int c = v->counts != NULL ? v->counts[b] : v->count;
+            int64_t at = v->displs != NULL ? v->displs[b] : (int64_t)b * v->count;
+            mpixGoUnpack(v->blk[b], (int64_t)v->len[b], (char *)v->user + at * v->ext, c, v->dt);
+        }
+    view_free(v);
+}
+
+/* copy_block moves one block between two views' blocks; signatures match (MPI's
+ * rule), so the lengths agree unless the program is erroneous: then the shorter. */
+static inline void copy_block(char *dst, size_t dlen, const char *src, size_t slen)
+{
+    size_t n = dlen < slen ? dlen : slen;
+    if (n > 0 && dst != src)
+        memcpy(dst, src, n);
+}
+
 int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    int64_t esz = dt_bytes(datatype);
-    if (a == NULL || count < 0 || esz == 0 || root < 0 || root >= a->n)
+    tc_view v;
+    if (a == NULL || root < 0 || root >= a->n || !view_init(&v, buffer, 1, count, NULL, NULL, datatype, me != root, 0))
         return MPIX_FAST_MISS;
-    a->rbuf[me] = buffer;
-    size_t bytes = (size_t)count * (size_t)esz;
+    a->rbuf[me] = v.blk[0];
+    size_t bytes = v.len[0]; /* the same on every thread: the signatures match */
     if (bytes * (size_t)(a->n - 1) <= TC_ONE_SHOT) {
         /* Small: the last to arrive copies for everyone; one barrier. */
         uint32_t g;
@@ -2054,12 +2177,13 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
             gen_release(a);
         } else
             gen_wait(a, g);
-        return MPI_SUCCESS;
+    } else {
+        barrier(a);
+        if (me != root)
+            memcpy(v.blk[0], a->rbuf[root], bytes);
+        barrier(a); /* the root's buffer is read until here */
     }
-    barrier(a);
-    if (me != root)
-        memcpy(buffer, a->rbuf[root], bytes);
-    barrier(a); /* the root's buffer is read until here */
+    view_finish(&v, me != root);
     return MPI_SUCCESS;
 }
 
@@ -2200,6 +2324,14 @@ static int fold_ok(MPI_Datatype dt, MPI_Op op)
     return k >= 0 && dt_bytes(MPI_INT) > 0 && (kind_ops(k) & op_class(op)) != 0;
 }
 
+/* bad_reduce_bufs is what Go's reductions refuse with MPI_ERR_BUFFER, so that they
+ * report it: MPI_IN_PLACE as the receive buffer, or the send buffer passed as the
+ * receive buffer (count > 0; MPI_IN_PLACE is the way to reduce in place). */
+static inline int bad_reduce_bufs(const void *sbuf, const void *rbuf, int count)
+{
+    return rbuf == MPI_IN_PLACE || (sbuf == rbuf && sbuf != NULL && count > 0);
+}
+
 /* MINLOC and MAXLOC: the better value, and on a tie the lower index. */
 #define TC_LOC_FNS(P)                                                                    \
     static inline P P##_min(P a, P b)                                                    \
@@ -2216,9 +2348,12 @@ TC_LOC_FNS(tc_long_int)
 TC_LOC_FNS(tc_2int)
 TC_LOC_FNS(tc_short_int)
 
-#define TC_ARITH_OPS(T)                                                                  \
-    case (uint32_t)MPI_SUM: TC_FOLD(T, a + b); return 1;                                 \
-    case (uint32_t)MPI_PROD: TC_FOLD(T, a * b); return 1;                                \
+/* Sums and products of integers wrap, computed in U (unsigned, at least as wide as
+ * int): a signed overflow would be undefined behaviour, and MPI leaves the value to
+ * the implementation. */
+#define TC_ARITH_OPS(T, U)                                                               \
+    case (uint32_t)MPI_SUM: TC_FOLD(T, (T)((U)a + (U)b)); return 1;                      \
+    case (uint32_t)MPI_PROD: TC_FOLD(T, (T)((U)a * (U)b)); return 1;                     \
     case (uint32_t)MPI_MAX: TC_FOLD(T, a > b ? a : b); return 1;                         \
     case (uint32_t)MPI_MIN: TC_FOLD(T, a < b ? a : b); return 1;
 #define TC_LOGIC_OPS(T)                                                                  \
@@ -2229,8 +2364,8 @@ TC_LOC_FNS(tc_short_int)
     case (uint32_t)MPI_BAND: TC_FOLD(T, (T)(a & b)); return 1;                           \
     case (uint32_t)MPI_BOR: TC_FOLD(T, (T)(a | b)); return 1;                            \
     case (uint32_t)MPI_BXOR: TC_FOLD(T, (T)(a ^ b)); return 1;
-#define TC_INT(T)                                                                        \
-    switch ((uint32_t)op) { TC_ARITH_OPS(T) TC_LOGIC_OPS(T) TC_BITS_OPS(T) }             \
+#define TC_INT(T, U)                                                                     \
+    switch ((uint32_t)op) { TC_ARITH_OPS(T, U) TC_LOGIC_OPS(T) TC_BITS_OPS(T) }          \
     return 0
 #define TC_LOC(P)                                                                        \
     switch ((uint32_t)op) {                                                              \
@@ -2255,16 +2390,16 @@ __attribute__((optimize("O3"))) TC_CLONES static int fold(int k, MPI_Op op, cons
                                                  void *const *out, int nout, int64_t lo, int64_t hi)
 {
     switch (k) {
-    case TC_I8: TC_INT(int8_t);
-    case TC_U8: TC_INT(uint8_t);
-    case TC_I16: TC_INT(int16_t);
-    case TC_U16: TC_INT(uint16_t);
-    case TC_I32: TC_INT(int32_t);
-    case TC_U32: TC_INT(uint32_t);
-    case TC_I64: TC_INT(int64_t);
-    case TC_U64: TC_INT(uint64_t);
-    case TC_F32: switch ((uint32_t)op) { TC_ARITH_OPS(float) } return 0;
-    case TC_F64: switch ((uint32_t)op) { TC_ARITH_OPS(double) } return 0;
+    case TC_I8: TC_INT(int8_t, uint32_t);
+    case TC_U8: TC_INT(uint8_t, uint32_t);
+    case TC_I16: TC_INT(int16_t, uint32_t);
+    case TC_U16: TC_INT(uint16_t, uint32_t);
+    case TC_I32: TC_INT(int32_t, uint32_t);
+    case TC_U32: TC_INT(uint32_t, uint32_t);
+    case TC_I64: TC_INT(int64_t, uint64_t);
+    case TC_U64: TC_INT(uint64_t, uint64_t);
+    case TC_F32: switch ((uint32_t)op) { TC_ARITH_OPS(float, float) } return 0;
+    case TC_F64: switch ((uint32_t)op) { TC_ARITH_OPS(double, double) } return 0;
     case TC_BOOL: switch ((uint32_t)op) { TC_LOGIC_OPS(_Bool) } return 0;
     case TC_BYTE: switch ((uint32_t)op) { TC_BITS_OPS(uint8_t) } return 0;
     case TC_FLOAT_INT: TC_LOC(tc_float_int);
@@ -2414,7 +2549,7 @@ int mpix_fast_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || count < 0 || root < 0 || root >= a->n || !fold_ok(datatype, op) ||
-        (sendbuf == MPI_IN_PLACE && me != root))
+        (me == root ? bad_reduce_bufs(sendbuf, recvbuf, count) : sendbuf == MPI_IN_PLACE))
         return MPIX_FAST_MISS;
     reduce(a, me, sendbuf, recvbuf, count, fold_kind(datatype), op, root);
     return MPI_SUCCESS;
@@ -2425,143 +2560,10 @@ int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || count < 0 || !fold_ok(datatype, op))
+    if (a == NULL || count < 0 || !fold_ok(datatype, op) || bad_reduce_bufs(sendbuf, recvbuf, count))
         return MPIX_FAST_MISS;
     reduce(a, me, sendbuf, recvbuf, count, fold_kind(datatype), op, -1);
     return MPI_SUCCESS;
-}
-
-/* ---- copy collectives of a single-process activation ----
- *
- * Gathers, scatters, all-to-alls, scans and reduce-scatters between the threads of
- * one process. Each thread describes its buffers as blocks (a view: one block per
- * rank, or one), posts the view, and after one barrier copies or folds its share
- * straight between the threads' buffers; a second barrier keeps every buffer until
- * nobody reads it. A buffer of a derived datatype travels packed (MPI_Pack on
- * MPI_COMM_SELF into a staging area, unpacked after): MPI lets one thread pass a
- * derived datatype where another passes a predefined one of the same signature, and
- * a thread going to Go would leave the others waiting, so every thread stays here
- * whatever its datatypes. */
-
-#define TC_VIEW_INLINE 16
-
-typedef struct tc_view {
-    int nblk;
-    char **blk;   /* block addresses: in the user's buffer, or in tmp when packed */
-    size_t *len;  /* block bytes */
-    char *tmp;    /* packed staging (derived datatype), or NULL */
-    void *user;   /* what to unpack into, for a receive view with tmp */
-    MPI_Datatype dt;
-    MPI_Aint ext;
-    const int *counts, *displs; /* per block (v-variants), or NULL: count each, in order */
-    int count;
-    char *blk_in[TC_VIEW_INLINE];
-    size_t len_in[TC_VIEW_INLINE];
-} tc_view;
-
-static void view_free(tc_view *v)
-{
-    if (v->blk != v->blk_in) {
-        free(v->blk);
-        free(v->len);
-    }
-    free(v->tmp);
-}
-
-/* view_init describes nblk blocks of buf: block b holds counts[b] elements of dt at
- * displs[b] extents (v-variants), or count elements at b*count extents. A receive
- * view (recv) of a derived datatype gets a staging area, packed with the buffer's
- * contents first when keep (in place: some blocks are inputs). It returns 0 on bad
- * arguments (negative counts, an invalid or uncommitted datatype): the caller goes
- * to Go, which says what is wrong. */
-static int view_init(tc_view *v, const void *buf, int nblk, int count, const int *counts, const int *displs,
-                     MPI_Datatype dt, int recv, int keep)
-{
-    memset(v, 0, offsetof(tc_view, blk_in));
-    v->nblk = nblk;
-    v->blk = v->blk_in;
-    v->len = v->len_in;
-    if (nblk > TC_VIEW_INLINE) {
-        v->blk = malloc((size_t)nblk * sizeof *v->blk);
-        v->len = malloc((size_t)nblk * sizeof *v->len);
-        if (v->blk == NULL || v->len == NULL) {
-            free(v->blk);
-            free(v->len);
-            v->blk = v->blk_in; /* view_free frees nothing */
-            return 0;
-        }
-    }
-    v->user = (void *)buf, v->dt = dt, v->count = count, v->counts = counts, v->displs = displs;
-    int64_t size = dt_bytes(dt);
-    MPI_Aint lb, ext = size;
-    if (size == 0 && (PMPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS))
-        goto bad;
-    v->ext = ext;
-    size_t total = 0;
-    for (int b = 0; b < nblk; b++) {
-        int c = counts != NULL ? counts[b] : count;
-        if (c < 0)
-            goto bad;
-        if (size > 0)
-            v->len[b] = (size_t)c * (size_t)size;
-        else {
-            int packed;
-            if (PMPI_Pack_size(c, dt, MPI_COMM_SELF, &packed) != MPI_SUCCESS)
-                goto bad;
-            v->len[b] = (size_t)packed;
-        }
-        total += v->len[b];
-    }
-    if (size > 0) {
-        for (int b = 0; b < nblk; b++) {
-            MPI_Aint at = displs != NULL ? displs[b] : (MPI_Aint)b * count;
-            v->blk[b] = (char *)buf + at * ext;
-        }
-        return 1;
-    }
-    /* Derived: staged. A send view packs now; a receive view packs only when some of
-     * its blocks are inputs (in place), and unpacks in view_finish. */
-    v->tmp = malloc(total > 0 ? total : 1);
-    if (v->tmp == NULL)
-        goto bad;
-    size_t off = 0;
-    for (int b = 0; b < nblk; b++) {
-        v->blk[b] = v->tmp + off;
-        if (!recv || keep) {
-            int c = counts != NULL ? counts[b] : count, pos = 0;
-            MPI_Aint at = displs != NULL ? displs[b] : (MPI_Aint)b * count;
-            if (PMPI_Pack((char *)buf + at * ext, c, dt, v->blk[b], (int)v->len[b], &pos, MPI_COMM_SELF) !=
-                MPI_SUCCESS)
-                goto bad;
-        }
-        off += v->len[b];
-    }
-    return 1;
-bad:
-    view_free(v);
-    return 0;
-}
-
-/* view_finish unpacks a staged receive view into the user's buffer, and frees the
- * view. */
-static void view_finish(tc_view *v, int recv)
-{
-    if (recv && v->tmp != NULL)
-        for (int b = 0; b < v->nblk; b++) {
-            int c = v->counts != NULL ? v->counts[b] : v->count, pos = 0;
-            MPI_Aint at = v->displs != NULL ? v->displs[b] : (MPI_Aint)b * v->count;
-            PMPI_Unpack(v->blk[b], (int)v->len[b], &pos, (char *)v->user + at * v->ext, c, v->dt, MPI_COMM_SELF);
-        }
-    view_free(v);
-}
-
-/* copy_block moves one block between two views' blocks; signatures match (MPI's
- * rule), so the lengths agree unless the program is erroneous: then the shorter. */
-static inline void copy_block(char *dst, size_t dlen, const char *src, size_t slen)
-{
-    size_t n = dlen < slen ? dlen : slen;
-    if (n > 0 && dst != src)
-        memcpy(dst, src, n);
 }
 
 /* The posted views: a thread's send view in sbuf[me], its receive view in rbuf[me],
@@ -2613,7 +2615,7 @@ int mpix_fast_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL)
+    if (a == NULL || recvbuf == MPI_IN_PLACE)
         return MPIX_FAST_MISS;
     int inplace = sendbuf == MPI_IN_PLACE;
     tc_view s, r;
@@ -2635,7 +2637,7 @@ int mpix_fast_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || recvcounts == NULL || displs == NULL)
+    if (a == NULL || recvcounts == NULL || displs == NULL || recvbuf == MPI_IN_PLACE)
         return MPIX_FAST_MISS;
     int inplace = sendbuf == MPI_IN_PLACE;
     tc_view s, r;
@@ -2657,7 +2659,7 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || root < 0 || root >= a->n)
+    if (a == NULL || root < 0 || root >= a->n || (me == root ? recvbuf : sendbuf) == MPI_IN_PLACE)
         return MPIX_FAST_MISS;
     int inplace = me == root && sendbuf == MPI_IN_PLACE;
     tc_view s, r;
@@ -2698,7 +2700,7 @@ static int scatter(const void *sendbuf, int sendcount, const int *sendcounts, co
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || root < 0 || root >= a->n)
+    if (a == NULL || root < 0 || root >= a->n || (me == root ? sendbuf : recvbuf) == MPI_IN_PLACE)
         return MPIX_FAST_MISS;
     int inplace = me == root && recvbuf == MPI_IN_PLACE;
     tc_view s, r;
@@ -2740,7 +2742,7 @@ static int alltoall(const void *sendbuf, int sendcount, const int *sendcounts, c
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || sendbuf == MPI_IN_PLACE)
+    if (a == NULL || sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
         return MPIX_FAST_MISS;
     tc_view s, r;
     if (!view_init(&s, sendbuf, a->n, sendcount, sendcounts, sdispls, sendtype, 0, 0))
@@ -2794,6 +2796,8 @@ static int fold_coll(int kind, const void *sendbuf, void *recvbuf, int count, co
             total += c;
         }
     }
+    if (bad_reduce_bufs(sendbuf, recvbuf, total > 0)) /* total: the same on every thread */
+        return MPIX_FAST_MISS;
     void *copy = NULL;
     if (sendbuf == MPI_IN_PLACE) {
         if (kind == TC_EXSCAN && n == 1)
@@ -3074,6 +3078,8 @@ static int take_seat(mpix_tc_act *a, int want)
     uint32_t had = __atomic_fetch_or(&a->seat_claims, 1u << want, __ATOMIC_ACQ_REL);
     while (had & (1u << want)) {
         want = __builtin_ctz(~had); /* below n: fewer than n threads have claimed */
+        if (want >= a->n)
+            return -1; /* only a start racing the previous finish (erroneous) */
         had = __atomic_fetch_or(&a->seat_claims, 1u << want, __ATOMIC_ACQ_REL);
     }
     return want;
@@ -3103,10 +3109,15 @@ static int tc_start(MPI_Comm comm)
         __atomic_fetch_sub(&a->arrived, 1, __ATOMIC_ACQ_REL);
         return MPIX_FAST_MISS;
     }
+    int seat = a->seats == NULL ? 0 : take_seat(a, x->tc_seat_act == a && x->tc_seat < a->n ? x->tc_seat : (int)me);
+    if (seat < 0) {
+        __atomic_fetch_sub(&a->arrived, 1, __ATOMIC_ACQ_REL);
+        return MPIX_FAST_MISS;
+    }
     x->threadcomm_key = a->team.key;
     x->threadcomm_thread = (int32_t)me;
     if (a->seats != NULL)
-        x->tc_seat = take_seat(a, x->tc_seat_act == a && x->tc_seat < a->n ? x->tc_seat : (int)me);
+        x->tc_seat = seat;
     x->tc_seat_act = a;
     x->tc_act = a;
     x->tc_handle = comm;
@@ -3170,8 +3181,9 @@ static int tc_finish(MPI_Comm comm)
             purge(a);
             __atomic_store_n(&a->stale, 0, __ATOMIC_RELAXED);
         }
-        __atomic_store_n(&a->arrived, 0, __ATOMIC_RELAXED);
+        /* Claims first: a start that sees no arrivals must see no claims either. */
         __atomic_store_n(&a->seat_claims, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&a->arrived, 0, __ATOMIC_RELEASE);
         /* Read before clearing: the line stays shared with the other threads, which
          * read it at their next start, unless Go marked it. */
         uint32_t dirty = __atomic_load_n(&a->team.dirty, __ATOMIC_ACQUIRE);

@@ -3,7 +3,9 @@
  * counts and gaps between blocks, a root that moves, derived datatypes on some ranks
  * only (odd ranks send and receive pairs of ints as one contiguous element, even
  * ranks as two MPI_INTs: same signatures, as MPI allows), a strided receive type
- * whose gaps must stay untouched, and MINLOC scans. Single-process these run in C
+ * whose gaps must stay untouched, MINLOC scans, and misuse that must still get Go's
+ * error classes (uncommitted datatype, misplaced MPI_IN_PLACE, aliased buffers).
+ * Single-process these run in C
  * (capi/tcfast.c: copy collectives; derived datatypes travel packed), across
  * processes in Go: the same answers either way.
  * Argument: threads per process (default 3). */
@@ -39,6 +41,16 @@ static void round_body(int round)
     CHECK_OK(MPI_Comm_size(tc, &size));
     root %= size;
     int sb[2 * MAXR], rb[6 * MAXR];
+
+    /* Bcast of three pairs from the root, each rank with its own description. */
+    if (rank == root)
+        for (int j = 0; j < 6; j++)
+            rb[j] = item(root, 7, j);
+    else
+        fill(rb, 6, UNTOUCHED);
+    CHECK_OK(MPI_Bcast(rb, PCOUNT(3), PTYPE, root, tc));
+    for (int j = 0; j < 6; j++)
+        CHECK(rb[j] == item(root, 7, j), "round %d: bcast[%d] = %d", round, j, rb[j]);
 
     /* Allgather: every rank's pair, in rank order. */
     fill(rb, 2 * size, UNTOUCHED);
@@ -264,6 +276,23 @@ static void round_body(int round)
     CHECK(ip || rb[counts[rank]] == UNTOUCHED, "round %d: reduce_scatter wrote past its count", round);
 }
 
+/* Misuse that Go reports (the C paths step aside for it): an uncommitted datatype,
+ * MPI_IN_PLACE as a receive buffer, a send buffer that is the receive buffer. Every
+ * thread makes the same mistake, so every thread gets the error and none waits. */
+static void misuse(void)
+{
+    int sb[2 * MAXR], rb[6 * MAXR];
+    MPI_Datatype raw;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &raw)); /* never committed */
+    CHECK_CLASS(MPI_Allgather(sb, 1, raw, rb, 2, MPI_INT, tc), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Bcast(rb, 1, raw, 0, tc), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Allgather(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, tc), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Alltoall(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, tc), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Scan(rb, rb, 1, MPI_INT, MPI_SUM, tc), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(rb, rb, 1, MPI_INT, MPI_SUM, tc), MPI_ERR_BUFFER);
+    MPI_Type_free(&raw);
+}
+
 int main(int argc, char **argv)
 {
     int nt = argc > 1 ? atoi(argv[1]) : 3, provided, wsize;
@@ -280,6 +309,10 @@ int main(int argc, char **argv)
 #pragma omp parallel num_threads(nt)
         {
             CHECK_OK(MPIX_Threadcomm_start(tc));
+            if (round == ROUNDS / 2) {
+                CHECK_OK(MPI_Comm_set_errhandler(tc, MPI_ERRORS_RETURN));
+                misuse();
+            }
             round_body(round);
             CHECK_OK(MPIX_Threadcomm_finish(tc));
         }
