@@ -2796,7 +2796,8 @@ static int fold_coll(int kind, const void *sendbuf, void *recvbuf, int count, co
             total += c;
         }
     }
-    if (bad_reduce_bufs(sendbuf, recvbuf, total > 0)) /* total: the same on every thread */
+    /* As Go's checks: a scan's aliasing counts when count > 0, a reduce-scatter's always. */
+    if (bad_reduce_bufs(sendbuf, recvbuf, kind == TC_REDUCE_SCATTER || count > 0))
         return MPIX_FAST_MISS;
     void *copy = NULL;
     if (sendbuf == MPI_IN_PLACE) {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -699,22 +700,29 @@ func (tc *threadcomm) procOf(r int) int { return tc.worldTo[tc.peers[r]] }
 // threadBcast is MPI_Bcast on a threadcomm view: the root's data goes through one
 // packed buffer per process, which the processes' last arrivers broadcast among
 // themselves; a second barrier keeps the buffer until every thread has copied it.
+// The root packs its own data before it arrives: the last arriver may describe the
+// same bytes with another count and datatype (same signature, another layout).
 func threadBcast(v *Comm, buf unsafe.Pointer, count int64, t *datatype.Type, root int) error {
 	tc, l := v.tc, v.tc.local
-	n := packedSize(count, t)
+	n := packedSize(count, t) // the same on every thread: the signatures match
 	if n == 0 {
 		return threadBarrier(v)
 	}
 	rootProc := tc.procOf(root)
 	rootThread := int(tc.threadOf[root])
-	l.send[v.tcThread] = buf
+	var packed []byte
+	if v.Rank == root {
+		packed = make([]byte, n)
+		datatype.Pack(packed, buf, count, t, 0)
+		l.send[v.tcThread] = unsafe.Pointer(&packed[0])
+	}
 	err := l.run(v, func() error {
 		if cap(l.scratch) < int(n) {
 			l.scratch = make([]byte, n)
 		}
 		data := l.scratch[:n]
 		if rootProc == tc.myProc {
-			datatype.Pack(data, l.send[rootThread], count, t, 0)
+			copy(data, unsafe.Slice((*byte)(l.send[rootThread]), n))
 		}
 		if len(tc.base) > 2 {
 			_, err := Bcast(Blocking, unsafe.Pointer(&data[0]), n, byteType(), rootProc, tc.proc)
@@ -722,6 +730,7 @@ func threadBcast(v *Comm, buf unsafe.Pointer, count int64, t *datatype.Type, roo
 		}
 		return nil
 	})
+	runtime.KeepAlive(packed)
 	if err != nil {
 		return err
 	}

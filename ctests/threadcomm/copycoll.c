@@ -19,6 +19,7 @@
 
 static MPI_Comm tc;
 static MPI_Datatype pair, strided; /* 2 contiguous ints; 2 ints with one int between */
+static MPI_Datatype spaced;         /* a pair resized to 12 bytes: pairs one int apart */
 
 /* The two ints a rank contributes to block q (q: the receiver, or 0). */
 static int item(int rank, int q, int j) { return rank * 1000 + q * 10 + j; }
@@ -42,14 +43,17 @@ static void round_body(int round)
     root %= size;
     int sb[2 * MAXR], rb[6 * MAXR];
 
-    /* Bcast of three pairs from the root, each rank with its own description. */
+    /* Bcast of three pairs from the root, each rank with its own description; every
+     * third round the root's pairs lie 12 bytes apart (a resized type), where the
+     * others receive six contiguous ints. */
+    int gapped = rank == root && round % 3 == 0;
     if (rank == root)
         for (int j = 0; j < 6; j++)
-            rb[j] = item(root, 7, j);
+            rb[gapped ? j / 2 * 3 + j % 2 : j] = item(root, 7, j);
     else
         fill(rb, 6, UNTOUCHED);
-    CHECK_OK(MPI_Bcast(rb, PCOUNT(3), PTYPE, root, tc));
-    for (int j = 0; j < 6; j++)
+    CHECK_OK(MPI_Bcast(rb, gapped ? 3 : PCOUNT(3), gapped ? spaced : PTYPE, root, tc));
+    for (int j = 0; j < 6 && rank != root; j++)
         CHECK(rb[j] == item(root, 7, j), "round %d: bcast[%d] = %d", round, j, rb[j]);
 
     /* Allgather: every rank's pair, in rank order. */
@@ -304,6 +308,8 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Type_commit(&pair));
     CHECK_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &strided));
     CHECK_OK(MPI_Type_commit(&strided));
+    CHECK_OK(MPI_Type_create_resized(pair, 0, 3 * sizeof(int), &spaced));
+    CHECK_OK(MPI_Type_commit(&spaced));
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, nt, &tc));
     for (int round = 0; round < ROUNDS; round++) {
 #pragma omp parallel num_threads(nt)
@@ -320,6 +326,7 @@ int main(int argc, char **argv)
     CHECK_OK(MPIX_Threadcomm_free(&tc));
     MPI_Type_free(&pair);
     MPI_Type_free(&strided);
+    MPI_Type_free(&spaced);
     int wrank;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0)
