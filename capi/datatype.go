@@ -1101,36 +1101,28 @@ func mpixGoTypeView(h C.MPI_Datatype, extent, size *C.int64_t) (ok C.int) {
 	return 1
 }
 
-// mpixGoPack packs count elements of h at buf into out (outsize bytes); it returns 1
-// when it did (mpixGoTypeView said yes for h, so only a short buffer refuses).
+// mpixGoPack packs count elements of h at buf into packed (size bytes), or, with
+// unpack, unpacks them from packed into buf; it returns 1 when it did
+// (mpixGoTypeView said yes for h, so only a wrong size refuses).
 //
 //export mpixGoPack
-func mpixGoPack(buf unsafe.Pointer, count C.int64_t, h C.MPI_Datatype, out unsafe.Pointer, outsize C.int64_t) (ok C.int) {
+func mpixGoPack(unpack C.int, buf unsafe.Pointer, count C.int64_t, h C.MPI_Datatype, packed unsafe.Pointer, size C.int64_t) (ok C.int) {
 	defer func() {
 		if recover() != nil {
 			ok = 0
 		}
 	}()
 	t, err := datatype.Lookup(int32(h))
-	var pos int64
-	if err != nil || packInto(buf, int64(count), t, out, int64(outsize), &pos) != nil {
+	if err != nil {
 		return 0
 	}
-	return 1
-}
-
-// mpixGoUnpack is mpixGoPack's inverse: count elements of h from in to buf.
-//
-//export mpixGoUnpack
-func mpixGoUnpack(in unsafe.Pointer, insize C.int64_t, buf unsafe.Pointer, count C.int64_t, h C.MPI_Datatype) (ok C.int) {
-	defer func() {
-		if recover() != nil {
-			ok = 0
-		}
-	}()
-	t, err := datatype.Lookup(int32(h))
 	var pos int64
-	if err != nil || unpackFrom(in, int64(insize), &pos, buf, int64(count), t) != nil {
+	if unpack != 0 {
+		err = unpackFrom(packed, int64(size), &pos, buf, int64(count), t)
+	} else {
+		err = packInto(buf, int64(count), t, packed, int64(size), &pos)
+	}
+	if err != nil {
 		return 0
 	}
 	return 1

@@ -2124,7 +2124,7 @@ static int view_init(tc_view *v, const void *buf, int nblk, int count, const int
         if (!recv || keep) {
             int c = counts != NULL ? counts[b] : count;
             int64_t at = displs != NULL ? displs[b] : (int64_t)b * count;
-            if (!mpixGoPack((char *)buf + at * ext, c, dt, v->blk[b], (int64_t)v->len[b]))
+            if (!mpixGoPack(0, (char *)buf + at * ext, c, dt, v->blk[b], (int64_t)v->len[b]))
                 goto bad;
         }
         off += v->len[b];
@@ -2144,7 +2144,7 @@ static void view_finish(tc_view *v, int recv)
         for (int b = 0; b < v->nblk; b++) {
             int c = v->counts != NULL ? v->counts[b] : v->count;
             int64_t at = v->displs != NULL ? v->displs[b] : (int64_t)b * v->count;
-            mpixGoUnpack(v->blk[b], (int64_t)v->len[b], (char *)v->user + at * v->ext, c, v->dt);
+            mpixGoPack(1, (char *)v->user + at * v->ext, c, v->dt, v->blk[b], (int64_t)v->len[b]);
         }
     view_free(v);
 }
@@ -2608,168 +2608,148 @@ static void copy_coll(mpix_tc_act *a, int me, int kind, int root, tc_view *s, tc
     barrier(a);
 }
 
-/* Allgather and Gather in place: the thread's own block of its receive view is its
- * input, so it posts no send view and keeps its receive view's contents. */
-int mpix_fast_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm)
+/* tc_side is a buffer argument of a copying collective before it becomes a view:
+ * nblk blocks of count elements of dt (counts[b] at displs[b] in the v-variants). */
+typedef struct tc_side {
+    const void *buf;
+    int nblk, count;
+    const int *counts, *displs;
+    MPI_Datatype dt;
+} tc_side;
+
+/* copy_run is a copying collective for the calling thread: it makes its views of sd
+ * and rd (NULL: no view on that side, in place or an argument only the root has;
+ * keep: the receive view holds an input), runs copy_coll, and unpacks and frees the
+ * views. It returns 0 on bad arguments, before any barrier: the caller goes to Go. */
+static int copy_run(mpix_tc_act *a, int me, int kind, int root, const tc_side *sd, const tc_side *rd, int keep)
+{
+    tc_view s, r;
+    if (rd != NULL && !view_init(&r, rd->buf, rd->nblk, rd->count, rd->counts, rd->displs, rd->dt, 1, keep))
+        return 0;
+    if (sd != NULL && !view_init(&s, sd->buf, sd->nblk, sd->count, sd->counts, sd->displs, sd->dt, 0, 0)) {
+        if (rd != NULL)
+            view_free(&r);
+        return 0;
+    }
+    copy_coll(a, me, kind, root, sd != NULL ? &s : NULL, rd != NULL ? &r : NULL);
+    if (sd != NULL)
+        view_finish(&s, 0);
+    if (rd != NULL)
+        view_finish(&r, 1);
+    return 1;
+}
+
+/* The entry points below check what Go would refuse (MPI_IN_PLACE where MPI forbids
+ * it, a v-variant's missing arrays where they count) and describe the buffers; vv
+ * says a v-variant. Allgather(v) and Gather(v) in place: the thread's own block of its
+ * receive view is its input, so it posts no send view and keeps its receive view. */
+static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, int vv)
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || recvbuf == MPI_IN_PLACE)
+    if (a == NULL || recvbuf == MPI_IN_PLACE || (vv && (recvcounts == NULL || displs == NULL)))
         return MPIX_FAST_MISS;
     int inplace = sendbuf == MPI_IN_PLACE;
-    tc_view s, r;
-    if (!view_init(&r, recvbuf, a->n, recvcount, NULL, NULL, recvtype, 1, inplace))
-        return MPIX_FAST_MISS;
-    if (!inplace && !view_init(&s, sendbuf, 1, sendcount, NULL, NULL, sendtype, 0, 0)) {
-        view_free(&r);
-        return MPIX_FAST_MISS;
-    }
-    copy_coll(a, me, TC_ALLGATHER, -1, inplace ? NULL : &s, &r);
-    if (!inplace)
-        view_finish(&s, 0);
-    view_finish(&r, 1);
-    return MPI_SUCCESS;
+    tc_side s = {sendbuf, 1, sendcount, NULL, NULL, sendtype};
+    tc_side r = {recvbuf, a->n, recvcount, recvcounts, displs, recvtype};
+    return copy_run(a, me, TC_ALLGATHER, -1, inplace ? NULL : &s, &r, inplace) ? MPI_SUCCESS : MPIX_FAST_MISS;
+}
+
+int mpix_fast_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 0);
 }
 
 int mpix_fast_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int me;
-    mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || recvcounts == NULL || displs == NULL || recvbuf == MPI_IN_PLACE)
-        return MPIX_FAST_MISS;
-    int inplace = sendbuf == MPI_IN_PLACE;
-    tc_view s, r;
-    if (!view_init(&r, recvbuf, a->n, 0, recvcounts, displs, recvtype, 1, inplace))
-        return MPIX_FAST_MISS;
-    if (!inplace && !view_init(&s, sendbuf, 1, sendcount, NULL, NULL, sendtype, 0, 0)) {
-        view_free(&r);
-        return MPIX_FAST_MISS;
-    }
-    copy_coll(a, me, TC_ALLGATHER, -1, inplace ? NULL : &s, &r);
-    if (!inplace)
-        view_finish(&s, 0);
-    view_finish(&r, 1);
-    return MPI_SUCCESS;
+    return allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, 1);
 }
 
 static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                  const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+                  const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, int vv)
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || root < 0 || root >= a->n || (me == root ? recvbuf : sendbuf) == MPI_IN_PLACE)
+    if (a == NULL || root < 0 || root >= a->n || (me == root ? recvbuf : sendbuf) == MPI_IN_PLACE ||
+        (vv && me == root && (recvcounts == NULL || displs == NULL)))
         return MPIX_FAST_MISS;
     int inplace = me == root && sendbuf == MPI_IN_PLACE;
-    tc_view s, r;
-    if (me == root && ((displs == NULL) != (recvcounts == NULL) ||
-                       !view_init(&r, recvbuf, a->n, recvcount, recvcounts, displs, recvtype, 1, inplace)))
-        return MPIX_FAST_MISS;
-    if (!inplace && !view_init(&s, sendbuf, 1, sendcount, NULL, NULL, sendtype, 0, 0)) {
-        if (me == root)
-            view_free(&r);
-        return MPIX_FAST_MISS;
-    }
-    copy_coll(a, me, TC_GATHER, root, inplace ? NULL : &s, me == root ? &r : NULL);
-    if (!inplace)
-        view_finish(&s, 0);
-    if (me == root)
-        view_finish(&r, 1);
-    return MPI_SUCCESS;
+    tc_side s = {sendbuf, 1, sendcount, NULL, NULL, sendtype};
+    tc_side r = {recvbuf, a->n, recvcount, recvcounts, displs, recvtype};
+    return copy_run(a, me, TC_GATHER, root, inplace ? NULL : &s, me == root ? &r : NULL, inplace) ? MPI_SUCCESS
+                                                                                                : MPIX_FAST_MISS;
 }
 
 int mpix_fast_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm);
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, 0);
 }
 
 int mpix_fast_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int me;
-    if (coll_self(comm, &me) != NULL && me == root && (recvcounts == NULL || displs == NULL))
-        return MPIX_FAST_MISS;
-    return gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm);
+    return gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 1);
 }
 
 static int scatter(const void *sendbuf, int sendcount, const int *sendcounts, const int *displs,
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                   MPI_Comm comm)
+                   MPI_Comm comm, int vv)
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || root < 0 || root >= a->n || (me == root ? sendbuf : recvbuf) == MPI_IN_PLACE)
+    if (a == NULL || root < 0 || root >= a->n || (me == root ? sendbuf : recvbuf) == MPI_IN_PLACE ||
+        (vv && me == root && (sendcounts == NULL || displs == NULL)))
         return MPIX_FAST_MISS;
     int inplace = me == root && recvbuf == MPI_IN_PLACE;
-    tc_view s, r;
-    if (me == root && !view_init(&s, sendbuf, a->n, sendcount, sendcounts, displs, sendtype, 0, 0))
-        return MPIX_FAST_MISS;
-    if (!inplace && !view_init(&r, recvbuf, 1, recvcount, NULL, NULL, recvtype, 1, 0)) {
-        if (me == root)
-            view_free(&s);
-        return MPIX_FAST_MISS;
-    }
-    copy_coll(a, me, TC_SCATTER, root, me == root ? &s : NULL, inplace ? NULL : &r);
-    if (me == root)
-        view_finish(&s, 0);
-    if (!inplace)
-        view_finish(&r, 1);
-    return MPI_SUCCESS;
+    tc_side s = {sendbuf, a->n, sendcount, sendcounts, displs, sendtype};
+    tc_side r = {recvbuf, 1, recvcount, NULL, NULL, recvtype};
+    return copy_run(a, me, TC_SCATTER, root, me == root ? &s : NULL, inplace ? NULL : &r, 0) ? MPI_SUCCESS
+                                                                                          : MPIX_FAST_MISS;
 }
 
 int mpix_fast_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return scatter(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return scatter(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, 0);
 }
 
 int mpix_fast_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int me;
-    if (coll_self(comm, &me) != NULL && me == root && (sendcounts == NULL || displs == NULL))
-        return MPIX_FAST_MISS;
-    return scatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return scatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 1);
 }
 
 /* Alltoall(v) in place (every thread passes MPI_IN_PLACE, or the program is
  * erroneous) goes to Go: each block would be both read and overwritten. */
 static int alltoall(const void *sendbuf, int sendcount, const int *sendcounts, const int *sdispls,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, const int *recvcounts, const int *rdispls,
-                    MPI_Datatype recvtype, MPI_Comm comm)
+                    MPI_Datatype recvtype, MPI_Comm comm, int vv)
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
+    if (a == NULL || sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE ||
+        (vv && (sendcounts == NULL || sdispls == NULL || recvcounts == NULL || rdispls == NULL)))
         return MPIX_FAST_MISS;
-    tc_view s, r;
-    if (!view_init(&s, sendbuf, a->n, sendcount, sendcounts, sdispls, sendtype, 0, 0))
-        return MPIX_FAST_MISS;
-    if (!view_init(&r, recvbuf, a->n, recvcount, recvcounts, rdispls, recvtype, 1, 0)) {
-        view_free(&s);
-        return MPIX_FAST_MISS;
-    }
-    copy_coll(a, me, TC_ALLTOALL, -1, &s, &r);
-    view_finish(&s, 0);
-    view_finish(&r, 1);
-    return MPI_SUCCESS;
+    tc_side s = {sendbuf, a->n, sendcount, sendcounts, sdispls, sendtype};
+    tc_side r = {recvbuf, a->n, recvcount, recvcounts, rdispls, recvtype};
+    return copy_run(a, me, TC_ALLTOALL, -1, &s, &r, 0) ? MPI_SUCCESS : MPIX_FAST_MISS;
 }
 
 int mpix_fast_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return alltoall(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm);
+    return alltoall(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, 0);
 }
 
 int mpix_fast_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm)
 {
-    if (sendcounts == NULL || sdispls == NULL || recvcounts == NULL || rdispls == NULL)
-        return MPIX_FAST_MISS;
-    return alltoall(sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm);
+    return alltoall(sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm, 1);
 }
 
 /* Scans and reduce-scatters fold straight from every thread's input. MPI requires
@@ -2799,14 +2779,15 @@ static int fold_coll(int kind, const void *sendbuf, void *recvbuf, int count, co
     /* As Go's checks: a scan's aliasing counts when count > 0, a reduce-scatter's always. */
     if (bad_reduce_bufs(sendbuf, recvbuf, kind == TC_REDUCE_SCATTER || count > 0))
         return MPIX_FAST_MISS;
+    /* In place: a private copy of the input, on the stack when small (a scalar scan
+     * allocates nothing). */
+    _Alignas(16) char small[256];
     void *copy = NULL;
     if (sendbuf == MPI_IN_PLACE) {
-        if (kind == TC_EXSCAN && n == 1)
-            return MPI_SUCCESS;
-        if ((copy = malloc(total > 0 ? (size_t)(total * esz) : 1)) == NULL)
+        size_t bytes = (size_t)(total * esz);
+        if (bytes > sizeof small && (copy = malloc(bytes)) == NULL)
             return MPIX_FAST_MISS;
-        memcpy(copy, recvbuf, (size_t)(total * esz));
-        sendbuf = copy;
+        sendbuf = memcpy(copy != NULL ? copy : small, recvbuf, bytes);
     }
     a->sbuf[me] = sendbuf;
     barrier(a);
