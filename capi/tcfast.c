@@ -69,6 +69,9 @@ int mpix_omp_team_size(void);
 #define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
 #define TC_BAR_SPIN 512       /* barrier polls before yielding the core */
 #define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
+#define TC_BAR_FLAT 3          /* teams up to this size arrive on one counter; larger
+                                * ones up a tree (barrier_arrive) */
+#define TC_BAR_FANIN 4         /* the arrival tree's nodes' children */
 #define TC_ONE_SHOT (64 << 10) /* broadcasts copying up to this many bytes in all: one
                                 * thread does the work inside a single barrier */
 #define TC_ONE_FOLD (4 << 10)  /* teams without seats: reductions whose last arriver
@@ -230,7 +233,9 @@ struct mpix_tc_act {
      * (high half, the futex word), so that an arrival learns its generation and the
      * last one releases with one atomic on one line. What a barrier's waiters read
      * after it (the finish's decision) and the start's arrivals share the line: a
-     * region's synchronisation moves this one line between cores, nothing else. */
+     * region's synchronisation moves this one line between cores, nothing else.
+     * (Above TC_BAR_FLAT threads, arrivals go up bar_nodes instead, and the low
+     * half stays 0.) */
     uint64_t bar;
     uint32_t sleepers;
     uint32_t arrived;   /* threads that started the region in C (n: Go started it) */
@@ -248,6 +253,9 @@ struct mpix_tc_act {
     tc_own *own;
     uint32_t *drained, *acks;
     tc_seat *seats; /* NULL above TC_BOX_MAXN threads */
+    /* The barrier's arrival tree (NULL up to TC_BAR_FLAT threads, see
+     * barrier_arrive): its levels one after the other, leaves first. */
+    struct tc_bar_node *bar_nodes;
     tc_thread th[];
 };
 _Static_assert(offsetof(struct mpix_tc_act, bar) == 64 && offsetof(struct mpix_tc_act, sbuf) == 128,
@@ -1964,21 +1972,53 @@ static void gen_wait(mpix_tc_act *a, uint32_t g)
  * sees the sleeper. */
 static void gen_release(mpix_tc_act *a)
 {
-    __atomic_fetch_add(&a->bar, TC_BAR_GEN - (uint64_t)a->n, __ATOMIC_SEQ_CST);
+    /* (With a tree, bar holds only the generation.) */
+    __atomic_fetch_add(&a->bar, TC_BAR_GEN - (a->bar_nodes != NULL ? 0 : (uint64_t)a->n), __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&a->sleepers, __ATOMIC_SEQ_CST) != 0)
         syscall(SYS_futex, bar_futex(a), FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
+
+/* A node of the barrier's arrival tree, on a line of its own. */
+typedef struct tc_bar_node {
+    uint32_t count; /* atomic: arrivals in this generation */
+    int32_t members;
+} __attribute__((aligned(64))) tc_bar_node;
 
 /* barrier_arrive is the arrival half of a barrier: it returns 1 to the last of the n
  * threads to arrive, which must then call gen_release(a) (after any work that the
  * others must see), and 0 to the others, which call gen_wait(a, *g). No thread
  * arrives again before the release, so the generation read with the arrival is the
- * one being counted. */
+ * one being counted.
+ *
+ * Up to TC_BAR_FLAT threads, arrivals and the generation share one word: a thread
+ * learns its generation from its arrival, and the release is one atomic on one line.
+ * Above, n read-modify-writes of the line that n-1 waiters keep reading serialise
+ * behind those reads (at 16 threads, twice OpenMP's barrier). There the waiters read
+ * only the generation, and threads arrive up a tree of counters, TC_BAR_FANIN to a
+ * node, each on its own line: the last arrival at a node arrives at its parent, and
+ * the last at the root releases. A node's last clears it before going up, which the
+ * release passes on to every waiter before it can arrive again. */
 static inline int barrier_arrive(mpix_tc_act *a, uint32_t *g)
 {
-    uint64_t w = __atomic_fetch_add(&a->bar, 1, __ATOMIC_ACQ_REL);
-    *g = (uint32_t)(w >> 32);
-    return (uint32_t)w + 1 == (uint32_t)a->n;
+    if (a->bar_nodes == NULL) {
+        uint64_t w = __atomic_fetch_add(&a->bar, 1, __ATOMIC_ACQ_REL);
+        *g = (uint32_t)(w >> 32);
+        return (uint32_t)w + 1 == (uint32_t)a->n;
+    }
+    *g = bar_gen(a); /* it cannot move before this thread has arrived */
+    int32_t i = mpix_tls_ctx->threadcomm_thread, width = a->n;
+    for (tc_bar_node *level = a->bar_nodes;;) {
+        int32_t nodes = (width + TC_BAR_FANIN - 1) / TC_BAR_FANIN;
+        i /= TC_BAR_FANIN;
+        tc_bar_node *node = &level[i];
+        if (__atomic_add_fetch(&node->count, 1, __ATOMIC_ACQ_REL) != (uint32_t)node->members)
+            return 0;
+        __atomic_store_n(&node->count, 0, __ATOMIC_RELAXED);
+        if (nodes == 1)
+            return 1;
+        level += nodes;
+        width = nodes;
+    }
 }
 
 static void barrier(mpix_tc_act *a)
@@ -2911,9 +2951,24 @@ static void act_release(mpix_tc_act *a)
         free(a->acks);
     }
     free(a->seats);
+    free(a->bar_nodes);
     free(a->sbuf);
     free(a->rbuf);
     free(a);
+}
+
+/* bar_tree lays out the barrier's arrival tree for n threads in nodes (when not
+ * NULL), level after level from the leaves, and returns its number of nodes. */
+static int32_t bar_tree(tc_bar_node *nodes, int32_t n)
+{
+    int32_t total = 0;
+    for (int32_t width = n; width > 1; width = (width + TC_BAR_FANIN - 1) / TC_BAR_FANIN) {
+        int32_t level = (width + TC_BAR_FANIN - 1) / TC_BAR_FANIN;
+        for (int32_t j = 0; nodes != NULL && j < level; j++)
+            nodes[total + j] = (tc_bar_node){.members = j < level - 1 ? TC_BAR_FANIN : width - j * TC_BAR_FANIN};
+        total += level;
+    }
+    return total;
 }
 
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
@@ -2951,6 +3006,13 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
             (want > 0 || (want < 0 && n <= __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED))) &&
             (a->seats = aligned_alloc(64, (size_t)n * sizeof(tc_seat))) != NULL)
             memset(a->seats, 0, (size_t)n * sizeof(tc_seat));
+    }
+    if (n > TC_BAR_FLAT && !a->spanning) { /* (spanning: Go's collectives) */
+        if ((a->bar_nodes = aligned_alloc(64, (size_t)bar_tree(NULL, n) * sizeof(tc_bar_node))) == NULL) {
+            act_release(a);
+            return NULL;
+        }
+        bar_tree(a->bar_nodes, n);
     }
     if (a->sbuf == NULL || a->rbuf == NULL) {
         act_release(a);
