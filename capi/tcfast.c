@@ -69,10 +69,6 @@ int mpix_omp_team_size(void);
 #define TC_ORPHAN_SPINS 20000 /* polls before a waiting sender copies and leaves */
 #define TC_BAR_SPIN 512       /* barrier polls before yielding the core */
 #define TC_BAR_YIELDS 32      /* yields before sleeping on the futex */
-#define TC_BAR_YIELDS_FIT 20000 /* the same when the team fits the cores: a thread that
-                                 * lost its core for a while (another program, a
-                                 * hypervisor) comes back to waiters that see it at once,
-                                 * where sleepers would each need a wake */
 #define TC_BAR_FLAT 3          /* teams up to this size arrive on one counter; larger
                                 * ones up a tree (barrier_arrive) */
 #define TC_BAR_FANIN 4         /* the arrival tree's nodes' children */
@@ -232,8 +228,7 @@ struct mpix_tc_act {
      * are indexed by thread (rank - base). */
     int32_t base, size;
     uint32_t spanning;
-    uint32_t bar_yields; /* a collective's yields before it sleeps (poll_wait) */
-    char pad0[16];
+    char pad0[20];
     /* Barrier, on a line of its own: one word of arrivals (low half) and generation
      * (high half, the futex word), so that an arrival learns its generation and the
      * last one releases with one atomic on one line. What a barrier's waiters read
@@ -1926,9 +1921,8 @@ static inline int moved(const uint32_t *w, uint32_t g, int reached)
 }
 
 /* poll_wait is a collective's wait up to sleeping, for word w to have moved: it spins
- * briefly (the threads of a region usually arrive together), then yields, a little
- * when there are more threads than cores and long when the team fits them
- * (a->bar_yields). It returns 0 when the caller should sleep. Sleeping at
+ * briefly (the threads of a region usually arrive together), then yields a little
+ * (more threads than cores). It returns 0 when the caller should sleep. Sleeping at
  * once when the team outnumbers the CPUs (libgomp's throttled wait) measured worse
  * here on a quiet machine (docs/performance.md, session 12). */
 static inline __attribute__((always_inline)) int poll_wait(mpix_tc_act *a, const uint32_t *w, uint32_t g,
@@ -1950,7 +1944,7 @@ static inline __attribute__((always_inline)) int poll_wait(mpix_tc_act *a, const
         if (i >= TC_SPIN_FAST)
             cpu_relax(); /* not at first: a pause is ~140 cycles of not seeing w move */
     }
-    for (uint32_t i = 0, yields = a->bar_yields; i < yields; i++) {
+    for (uint32_t i = 0; i < TC_BAR_YIELDS; i++) {
         if (moved(w, g, reached))
             return 1;
         sched_yield();
@@ -2989,7 +2983,6 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
     a->base = base;
     a->size = ranks;
     a->spanning = ranks != n;
-    a->bar_yields = n <= __atomic_load_n(&mpix_fast_table->cores, __ATOMIC_RELAXED) ? TC_BAR_YIELDS_FIT : TC_BAR_YIELDS;
     a->sbuf = calloc((size_t)n, sizeof *a->sbuf);
     a->rbuf = calloc((size_t)n, sizeof *a->rbuf);
     if (n <= TC_BOX_MAXN) {
