@@ -1984,6 +1984,10 @@ typedef struct tc_bar_node {
     int32_t members;
 } __attribute__((aligned(64))) tc_bar_node;
 
+/* bar_level is the number of tree nodes that width arrivals (threads, or the nodes of
+ * the level below) go up to. */
+static inline int32_t bar_level(int32_t width) { return (width + TC_BAR_FANIN - 1) / TC_BAR_FANIN; }
+
 /* barrier_arrive is the arrival half of a barrier: it returns 1 to the last of the n
  * threads to arrive, which must then call gen_release(a) (after any work that the
  * others must see), and 0 to the others, which call gen_wait(a, *g). No thread
@@ -2008,7 +2012,7 @@ static inline int barrier_arrive(mpix_tc_act *a, uint32_t *g)
     *g = bar_gen(a); /* it cannot move before this thread has arrived */
     int32_t i = mpix_tls_ctx->threadcomm_thread, width = a->n;
     for (tc_bar_node *level = a->bar_nodes;;) {
-        int32_t nodes = (width + TC_BAR_FANIN - 1) / TC_BAR_FANIN;
+        int32_t nodes = bar_level(width);
         i /= TC_BAR_FANIN;
         tc_bar_node *node = &level[i];
         if (__atomic_add_fetch(&node->count, 1, __ATOMIC_ACQ_REL) != (uint32_t)node->members)
@@ -2962,8 +2966,8 @@ static void act_release(mpix_tc_act *a)
 static int32_t bar_tree(tc_bar_node *nodes, int32_t n)
 {
     int32_t total = 0;
-    for (int32_t width = n; width > 1; width = (width + TC_BAR_FANIN - 1) / TC_BAR_FANIN) {
-        int32_t level = (width + TC_BAR_FANIN - 1) / TC_BAR_FANIN;
+    for (int32_t width = n; width > 1; width = bar_level(width)) {
+        int32_t level = bar_level(width);
         for (int32_t j = 0; nodes != NULL && j < level; j++)
             nodes[total + j] = (tc_bar_node){.members = j < level - 1 ? TC_BAR_FANIN : width - j * TC_BAR_FANIN};
         total += level;

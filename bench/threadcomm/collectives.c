@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <mpi.h>
 #include <mpix.h>
+#include "figure5.h"
 
 #define N 1024
 #define BATCHES 5
@@ -20,12 +21,6 @@ enum { BARRIER, BCAST, ALLREDUCE, ALLREDUCE_1KI, REDUCE_1KI, ALLGATHER, ALLTOALL
 static const char *const names[CASES] = {"Barrier",      "Bcast_int",     "Allreduce_int", "Allreduce_1Ki",
                                          "Reduce_1Ki",   "Allgather_int", "Alltoall_int",  "Scan_int",
                                          "omp_barrier",  "omp_atomic_sum_int"};
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {

@@ -14,14 +14,7 @@
 #include <string.h>
 #include <mpi.h>
 #include <mpix.h>
-
-#define N 1024
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "figure5.h"
 
 int main(int argc, char **argv)
 {
@@ -36,38 +29,12 @@ int main(int argc, char **argv)
     MPIX_Threadcomm_init(MPI_COMM_SELF, nt, &all);
     double *mpi = malloc(blocks * sizeof(double)), *omp = malloc(blocks * sizeof(double)),
            *ratio = malloc(blocks * sizeof(double));
-    int sum[N];
     for (int b = -2; b < blocks; b++) {
-        double t0 = MPI_Wtime();
-        for (int it = 0; it < r; it++) {
-#pragma omp parallel num_threads(nt)
-            {
-                MPIX_Threadcomm_start(all);
-                int my[N];
-                int tid = omp_get_thread_num();
-                for (int i = 0; i < N; i++)
-                    my[i] = tid;
-                MPI_Reduce(my, sum, N, MPI_INT, MPI_SUM, 0, all);
-                MPIX_Threadcomm_finish(all);
-            }
-        }
-        double t1 = MPI_Wtime();
-        int check = sum[N - 1];
-        for (int it = 0; it < r; it++) {
-            memset(sum, 0, sizeof sum);
-#pragma omp parallel num_threads(nt) reduction(+ : sum[:N])
-            {
-                int tid = omp_get_thread_num();
-                for (int i = 0; i < N; i++)
-                    sum[i] = tid;
-            }
-        }
-        double t2 = MPI_Wtime();
-        if (check != sum[N - 1])
-            fprintf(stderr, "reduce mismatch: %d vs %d\n", check, sum[N - 1]);
+        double tm, to;
+        figure5(all, nt, r, &tm, &to);
         if (b >= 0) {
-            mpi[b] = (t1 - t0) / r * 1e6;
-            omp[b] = (t2 - t1) / r * 1e6;
+            mpi[b] = tm / r * 1e6;
+            omp[b] = to / r * 1e6;
             ratio[b] = mpi[b] / omp[b];
         }
     }

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <mpi.h>
 #include <mpix.h>
+#include "figure5.h"
 
-#define N 1024
 #define WINDOW 64
 
 int main(int argc, char **argv)
@@ -119,37 +119,11 @@ int main(int argc, char **argv)
            tm / to);
 
     /* Figure 5: reduce 1 Ki ints, region entry and exit included. */
-    int sum[N];
     long riters = iters / 10 + 1;
-    double t0 = MPI_Wtime();
-    for (long it = 0; it < riters; it++) {
-#pragma omp parallel num_threads(nt)
-        {
-            MPIX_Threadcomm_start(all);
-            int my[N];
-            int tid = omp_get_thread_num();
-            for (int i = 0; i < N; i++)
-                my[i] = tid;
-            MPI_Reduce(my, sum, N, MPI_INT, MPI_SUM, 0, all);
-            MPIX_Threadcomm_finish(all);
-        }
-    }
-    double t1 = MPI_Wtime();
-    int check = sum[N - 1];
-    for (long it = 0; it < riters; it++) {
-        memset(sum, 0, sizeof sum);
-#pragma omp parallel num_threads(nt) reduction(+ : sum[:N])
-        {
-            int tid = omp_get_thread_num();
-            for (int i = 0; i < N; i++)
-                sum[i] = tid;
-        }
-    }
-    double t2 = MPI_Wtime();
-    if (check != sum[N - 1])
-        fprintf(stderr, "reduce mismatch: %d vs %d\n", check, sum[N - 1]);
-    printf("reduce mpi %d %.3f\nreduce omp %d %.3f\nreduce ratio %d %.2f\n", nt, (t1 - t0) / riters * 1e6, nt,
-           (t2 - t1) / riters * 1e6, nt, (t1 - t0) / (t2 - t1));
+    double rm, ro;
+    figure5(all, nt, riters, &rm, &ro);
+    printf("reduce mpi %d %.3f\nreduce omp %d %.3f\nreduce ratio %d %.2f\n", nt, rm / riters * 1e6, nt,
+           ro / riters * 1e6, nt, rm / ro);
 
     free(sbuf);
     free(rbuf);
