@@ -15,7 +15,8 @@ all: lib headers tools pc
 deps:
 	@scripts/install-deps.sh
 
-# Regenerate the bindings from ../shared/mpi-standard/apis.json and include/mpix.h.
+# Regenerate the bindings from capi/gen's inputs (apis.json, fastpaths.txt, mpi41.h,
+# legacy.h) and include/mpix.h; nothing outside the repository is read.
 generate:
 	cd capi && $(GO) generate
 

@@ -230,147 +230,75 @@ func impl_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+func impl_MPI_Gatherv[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
 	return gathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, nil)
 }
 
-func impl_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
-	return gathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, nil)
-}
-
-func impl_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Igatherv[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return gathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
 }
 
-func impl_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return gathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
-}
-
-func impl_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Gatherv_init[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return gathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
 }
 
-func impl_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return gathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtypeH, root, comm, request)
-}
-
-func impl_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
+func impl_MPI_Scatterv[N, D, S cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, displs *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount S, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
 	return scattervForms(core.Blocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, nil)
 }
 
-func impl_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm) error {
-	return scattervForms(core.Blocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, nil)
-}
-
-func impl_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iscatterv[N, D, S cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, displs *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount S, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
 	return scattervForms(core.Nonblocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
 }
 
-func impl_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, request *C.MPI_Request) error {
-	return scattervForms(core.Nonblocking, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
-}
-
-func impl_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Scatterv_init[N, D, S cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, displs *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount S, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return scattervForms(core.Persistent, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
 }
 
-func impl_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtypeH C.MPI_Datatype, root C.int, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return scattervForms(core.Persistent, sendbuf, sendcounts, displs, sendtypeH, recvbuf, int64(recvcount), recvtypeH, root, comm, request)
-}
-
-func impl_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Allgatherv[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtype *datatype.Type, comm *core.Comm) error {
 	return allgathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, nil)
 }
 
-func impl_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
-	return allgathervForms(core.Blocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, nil)
-}
-
-func impl_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Iallgatherv[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
 	return allgathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
 }
 
-func impl_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	return allgathervForms(core.Nonblocking, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
-}
-
-func impl_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Allgatherv_init[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return allgathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
 }
 
-func impl_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return allgathervForms(core.Persistent, sendbuf, int64(sendcount), sendtypeH, recvbuf, recvcounts, displs, recvtype, comm, request)
-}
-
-func impl_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Alltoallv[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtype *datatype.Type, comm *core.Comm) error {
 	return alltoallvForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, nil)
 }
 
-func impl_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
-	return alltoallvForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, nil)
-}
-
-func impl_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ialltoallv[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
 	return alltoallvForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
 }
 
-func impl_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	return alltoallvForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
-}
-
-func impl_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Alltoallv_init[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return alltoallvForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
 }
 
-func impl_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypeH C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return alltoallvForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypeH, recvbuf, recvcounts, rdispls, recvtype, comm, request)
-}
-
-func impl_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
+func impl_MPI_Reduce_scatter[N cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *N, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
 	return reduceScatterForms(core.Blocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, nil)
 }
 
-func impl_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm) error {
-	return reduceScatterForms(core.Blocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, nil)
-}
-
-func impl_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ireduce_scatter[N cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *N, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
 	return reduceScatterForms(core.Nonblocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
 }
 
-func impl_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, request *C.MPI_Request) error {
-	return reduceScatterForms(core.Nonblocking, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
-}
-
-func impl_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Reduce_scatter_init[N cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *N, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return reduceScatterForms(core.Persistent, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
 }
 
-func impl_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ *datatype.Type, op_ *op.Op, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return reduceScatterForms(core.Persistent, sendbuf, recvbuf, recvcounts, datatype_, op_, comm, request)
-}
-
-func impl_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+func impl_MPI_Alltoallw[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
 	return alltoallwForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nil)
 }
 
-func impl_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
-	return alltoallwForms(core.Blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nil)
-}
-
-func impl_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ialltoallw[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
 	return alltoallwForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
 }
 
-func impl_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
-	return alltoallwForms(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
-}
-
-func impl_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return alltoallwForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
-}
-
-func impl_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Alltoallw_init[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return alltoallwForms(core.Persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
 }
 

@@ -523,27 +523,15 @@ func nbrAllgatherv[C1 ~int32 | ~int64, D ~int32 | ~int64](m core.CollMode, sbuf 
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Neighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Neighbor_allgatherv[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtype *datatype.Type, comm *core.Comm) error {
 	return nbrAllgatherv(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, nil)
 }
 
-func impl_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
-	return nbrAllgatherv(core.Blocking, sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, nil)
-}
-
-func impl_MPI_Ineighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ineighbor_allgatherv[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
 	return nbrAllgatherv(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, request)
 }
 
-func impl_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	return nbrAllgatherv(core.Nonblocking, sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, request)
-}
-
-func impl_MPI_Neighbor_allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return nbrAllgatherv(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, request)
-}
-
-func impl_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Neighbor_allgatherv_init[S, N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount S, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *N, displs *D, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return nbrAllgatherv(core.Persistent, sendbuf, int64(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, comm, request)
 }
 
@@ -567,27 +555,15 @@ func nbrAlltoallv[C1 ~int32 | ~int64, D ~int32 | ~int64](m core.CollMode, sbuf u
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Neighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm) error {
+func impl_MPI_Neighbor_alltoallv[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtype *datatype.Type, comm *core.Comm) error {
 	return nbrAlltoallv(core.Blocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, nil)
 }
 
-func impl_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm) error {
-	return nbrAlltoallv(core.Blocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, nil)
-}
-
-func impl_MPI_Ineighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ineighbor_alltoallv[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
 	return nbrAlltoallv(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request)
 }
 
-func impl_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, request *C.MPI_Request) error {
-	return nbrAlltoallv(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request)
-}
-
-func impl_MPI_Neighbor_alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return nbrAlltoallv(core.Persistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request)
-}
-
-func impl_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Neighbor_alltoallv_init[N, D cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *D, sendtype *datatype.Type, recvbuf unsafe.Pointer, recvcounts *N, rdispls *D, recvtype *datatype.Type, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return nbrAlltoallv(core.Persistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request)
 }
 
@@ -613,26 +589,14 @@ func nbrAlltoallw[C1 ~int32 | ~int64](m core.CollMode, sbuf unsafe.Pointer, scou
 	return finishColl(r, err, request)
 }
 
-func impl_MPI_Neighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
+func impl_MPI_Neighbor_alltoallw[N cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
 	return nbrAlltoallw(core.Blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nil)
 }
 
-func impl_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm) error {
-	return nbrAlltoallw(core.Blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nil)
-}
-
-func impl_MPI_Ineighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
+func impl_MPI_Ineighbor_alltoallw[N cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
 	return nbrAlltoallw(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
 }
 
-func impl_MPI_Ineighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, request *C.MPI_Request) error {
-	return nbrAlltoallw(core.Nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
-}
-
-func impl_MPI_Neighbor_alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
-	return nbrAlltoallw(core.Persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
-}
-
-func impl_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
+func impl_MPI_Neighbor_alltoallw_init[N cInteger](ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *N, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *N, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm *core.Comm, info *core.Info, request *C.MPI_Request) error {
 	return nbrAlltoallw(core.Persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)
 }

@@ -2371,7 +2371,7 @@ func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
 	}
-	if err := impl_MPI_Allgatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Allgatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Allgatherv_c, commObj, err)
 	}
 	return 0
@@ -2431,7 +2431,7 @@ func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 	if request == nil {
 		return raise(fnMPI_Allgatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Allgatherv_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Allgatherv_init(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Allgatherv_init_c, commObj, err)
 	}
 	return 0
@@ -2727,7 +2727,7 @@ func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
 	}
-	if err := impl_MPI_Alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Alltoallv_c, commObj, err)
 	}
 	return 0
@@ -2781,7 +2781,7 @@ func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if request == nil {
 		return raise(fnMPI_Alltoallv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Alltoallv_init_c(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Alltoallv_init(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Alltoallv_init_c, commObj, err)
 	}
 	return 0
@@ -2813,7 +2813,7 @@ func mpixgo_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if err != nil {
 		return raise(fnMPI_Alltoallw_c, nil, err)
 	}
-	if err := impl_MPI_Alltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
+	if err := impl_MPI_Alltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
 		return raise(fnMPI_Alltoallw_c, commObj, err)
 	}
 	return 0
@@ -2859,7 +2859,7 @@ func mpixgo_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if request == nil {
 		return raise(fnMPI_Alltoallw_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Alltoallw_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Alltoallw_init(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Alltoallw_init_c, commObj, err)
 	}
 	return 0
@@ -5165,7 +5165,7 @@ func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if err != nil {
 		return raise(fnMPI_Gatherv_c, nil, err)
 	}
-	if err := impl_MPI_Gatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj); err != nil {
+	if err := impl_MPI_Gatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Gatherv_c, commObj, err)
 	}
 	return 0
@@ -5217,7 +5217,7 @@ func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if request == nil {
 		return raise(fnMPI_Gatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Gatherv_init_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Gatherv_init(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Gatherv_init_c, commObj, err)
 	}
 	return 0
@@ -5909,7 +5909,7 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if request == nil {
 		return raise(fnMPI_Iallgatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iallgatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Iallgatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Iallgatherv_c, commObj, err)
 	}
 	return 0
@@ -6073,7 +6073,7 @@ func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts
 	if request == nil {
 		return raise(fnMPI_Ialltoallv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ialltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Ialltoallv(ctx, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Ialltoallv_c, commObj, err)
 	}
 	return 0
@@ -6111,7 +6111,7 @@ func mpixgo_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts
 	if request == nil {
 		return raise(fnMPI_Ialltoallw_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ialltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
+	if err := impl_MPI_Ialltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
 		return raise(fnMPI_Ialltoallw_c, commObj, err)
 	}
 	return 0
@@ -6388,7 +6388,7 @@ func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if request == nil {
 		return raise(fnMPI_Igatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Igatherv_c(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, request); err != nil {
+	if err := impl_MPI_Igatherv(ctx, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Igatherv_c, commObj, err)
 	}
 	return 0
@@ -6586,7 +6586,7 @@ func mpixgo_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 	if request == nil {
 		return raise(fnMPI_Ineighbor_allgatherv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ineighbor_allgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Ineighbor_allgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv_c, commObj, err)
 	}
 	return 0
@@ -6706,7 +6706,7 @@ func mpixgo_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 	if request == nil {
 		return raise(fnMPI_Ineighbor_alltoallv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ineighbor_alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
+	if err := impl_MPI_Ineighbor_alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, request); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv_c, commObj, err)
 	}
 	return 0
@@ -6744,7 +6744,7 @@ func mpixgo_MPI_Ineighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 	if request == nil {
 		return raise(fnMPI_Ineighbor_alltoallw_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ineighbor_alltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
+	if err := impl_MPI_Ineighbor_alltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, request); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw_c, commObj, err)
 	}
 	return 0
@@ -7292,7 +7292,7 @@ func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvb
 	if request == nil {
 		return raise(fnMPI_Ireduce_scatter_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Ireduce_scatter_c(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, request); err != nil {
+	if err := impl_MPI_Ireduce_scatter(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, request); err != nil {
 		return raise(fnMPI_Ireduce_scatter_c, commObj, err)
 	}
 	return 0
@@ -7513,7 +7513,7 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	if request == nil {
 		return raise(fnMPI_Iscatterv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Iscatterv_c(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, request); err != nil {
+	if err := impl_MPI_Iscatterv(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, request); err != nil {
 		return raise(fnMPI_Iscatterv_c, commObj, err)
 	}
 	return 0
@@ -8036,7 +8036,7 @@ func mpixgo_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 	if err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
 	}
-	if err := impl_MPI_Neighbor_allgatherv_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Neighbor_allgatherv(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_c, commObj, err)
 	}
 	return 0
@@ -8104,7 +8104,7 @@ func mpixgo_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Point
 	if request == nil {
 		return raise(fnMPI_Neighbor_allgatherv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Neighbor_allgatherv_init_c(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Neighbor_allgatherv_init(ctx, sendbuf, sendcount, sendtypeObj, recvbuf, recvcounts, displs, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init_c, commObj, err)
 	}
 	return 0
@@ -8286,7 +8286,7 @@ func mpixgo_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
 	}
-	if err := impl_MPI_Neighbor_alltoallv_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
+	if err := impl_MPI_Neighbor_alltoallv(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_c, commObj, err)
 	}
 	return 0
@@ -8348,7 +8348,7 @@ func mpixgo_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 	if request == nil {
 		return raise(fnMPI_Neighbor_alltoallv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Neighbor_alltoallv_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Neighbor_alltoallv_init(ctx, sendbuf, sendcounts, sdispls, sendtypeObj, recvbuf, recvcounts, rdispls, recvtypeObj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init_c, commObj, err)
 	}
 	return 0
@@ -8380,7 +8380,7 @@ func mpixgo_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 	if err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_c, nil, err)
 	}
-	if err := impl_MPI_Neighbor_alltoallw_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
+	if err := impl_MPI_Neighbor_alltoallw(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_c, commObj, err)
 	}
 	return 0
@@ -8426,7 +8426,7 @@ func mpixgo_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 	if request == nil {
 		return raise(fnMPI_Neighbor_alltoallw_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Neighbor_alltoallw_init_c(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Neighbor_alltoallw_init(ctx, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init_c, commObj, err)
 	}
 	return 0
@@ -9241,7 +9241,7 @@ func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbu
 	if err != nil {
 		return raise(fnMPI_Reduce_scatter_c, nil, err)
 	}
-	if err := impl_MPI_Reduce_scatter_c(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj); err != nil {
+	if err := impl_MPI_Reduce_scatter(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj); err != nil {
 		return raise(fnMPI_Reduce_scatter_c, commObj, err)
 	}
 	return 0
@@ -9303,7 +9303,7 @@ func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, r
 	if request == nil {
 		return raise(fnMPI_Reduce_scatter_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Reduce_scatter_init_c(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Reduce_scatter_init(ctx, sendbuf, recvbuf, recvcounts, datatype_Obj, op_Obj, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Reduce_scatter_init_c, commObj, err)
 	}
 	return 0
@@ -9848,7 +9848,7 @@ func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 	if err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
 	}
-	if err := impl_MPI_Scatterv_c(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj); err != nil {
+	if err := impl_MPI_Scatterv(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj); err != nil {
 		return raise(fnMPI_Scatterv_c, commObj, err)
 	}
 	return 0
@@ -9900,7 +9900,7 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	if request == nil {
 		return raise(fnMPI_Scatterv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
-	if err := impl_MPI_Scatterv_init_c(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, infoObj, request); err != nil {
+	if err := impl_MPI_Scatterv_init(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, commObj, infoObj, request); err != nil {
 		return raise(fnMPI_Scatterv_init_c, commObj, err)
 	}
 	return 0

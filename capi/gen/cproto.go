@@ -21,6 +21,11 @@ var typeKind = map[string]string{
 	"MPI_Errhandler": "ERRHANDLER", "MPI_Session": "SESSION", "MPI_Status": "STATUS",
 }
 
+// featureLine matches the marker that opens a feature's prototypes in include/mpix.h:
+// "/* feature MPIX_HAVE_THREADCOMM */". Each prototype belongs to the last marker
+// above it; the feature test (features.go) checks those of every defined macro.
+var featureLine = regexp.MustCompile(`^/\* feature (MPIX_HAVE_[A-Z0-9_]+) \*/$`)
+
 // loadProtoFile parses the one-line prototypes of a header. A missing file yields none.
 func loadProtoFile(path string, ext bool) ([]*Proc, error) {
 	fh, err := os.Open(path)
@@ -34,12 +39,18 @@ func loadProtoFile(path string, ext bool) ([]*Proc, error) {
 	var procs []*Proc
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	feature := ""
 	for n := 1; sc.Scan(); n++ {
-		m := protoLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		line := strings.TrimSpace(sc.Text())
+		if m := featureLine.FindStringSubmatch(line); m != nil {
+			feature = m[1]
+			continue
+		}
+		m := protoLine.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		f := &Proc{Name: m[2], Ret: m[1], Ext: ext}
+		f := &Proc{Name: m[2], Ret: m[1], Ext: ext, Feature: feature}
 		if strings.TrimSpace(m[3]) != "void" && strings.TrimSpace(m[3]) != "" {
 			for _, ps := range strings.Split(m[3], ",") {
 				p, err := parseParam(strings.TrimSpace(ps))

@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -120,27 +119,38 @@ var nonNegative = map[string]bool{
 
 // implemented scans the hand-written Go files of capi for impl_<Name> functions.
 func implemented(dir string) (map[string]bool, error) {
+	have, _, err := scanImpls(dir)
+	return have, err
+}
+
+// scanImpls scans the hand-written Go files of capi for impl_<Name> functions, and
+// says which of them are generic (have type parameters).
+func scanImpls(dir string) (have, generic map[string]bool, err error) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	have := map[string]bool{}
+	have, generic = map[string]bool{}, map[string]bool{}
 	for _, path := range files {
 		if strings.HasPrefix(filepath.Base(path), "z") || strings.HasSuffix(path, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "impl_") {
-				have[strings.TrimPrefix(fd.Name.Name, "impl_")] = true
+				name := strings.TrimPrefix(fd.Name.Name, "impl_")
+				have[name] = true
+				if fd.Type.TypeParams != nil && fd.Type.TypeParams.NumFields() > 0 {
+					generic[name] = true
+				}
 			}
 		}
 	}
-	return have, nil
+	return have, generic, nil
 }
 
 // widenings are the scalar input types of a standard binding that its large-count
@@ -149,40 +159,86 @@ var widenings = map[[2]string]bool{
 	{"int", "MPI_Count"}: true, {"MPI_Aint", "MPI_Count"}: true, {"int", "MPI_Aint"}: true,
 }
 
-// deriveFromLarge finds the procedures without an implementation of their own whose
-// _c twin has one and differs only in scalar input counts: their export widens those
-// arguments and calls the twin's implementation, so int and MPI_Count forms share one
-// piece of code. It returns procedure name -> implementation name. Derivation is only
-// right where the two forms behave alike apart from the count width; procedures that
-// record how they were called (the datatype constructors, for MPI_Type_get_envelope)
-// keep an implementation of their own, which turns derivation off for them.
-func deriveFromLarge(procs []*Proc, have map[string]bool) map[string]string {
+// countTypes are the C types of counts and displacements, which a standard binding
+// and its large-count (_c) twin may spell differently.
+var countTypes = map[string]bool{"int": true, "MPI_Count": true, "MPI_Aint": true}
+
+// deriveFromLarge finds the procedures without an implementation of their own that
+// can use their twin's (MPI_X and MPI_X_c). It returns procedure name -> name of the
+// procedure whose implementation the export calls:
+//
+//   - MPI_X differs from MPI_X_c only in scalar input counts, and impl_MPI_X_c exists:
+//     the export widens those arguments and calls it, so int and MPI_Count forms share
+//     one piece of code;
+//   - the twins differ only in the width of counts and displacements, scalar or array
+//     (int[] against MPI_Count[] or MPI_Aint[]), and the twin's implementation is
+//     generic over those types: the export passes its own arguments and Go
+//     instantiates the implementation for them. That is how the v- and w-collectives'
+//     _c forms share the int forms' code without copying arrays.
+//
+// Derivation is only right where the two forms behave alike apart from the count
+// width; procedures that record how they were called (the datatype constructors, for
+// MPI_Type_get_envelope) keep an implementation of their own, which turns derivation
+// off for them.
+func deriveFromLarge(procs []*Proc, have, generic map[string]bool) map[string]string {
 	byName := map[string]*Proc{}
 	for _, f := range procs {
 		byName[f.Name] = f
 	}
 	via := map[string]string{}
 	for _, f := range procs {
-		g := byName[f.Name+"_c"]
-		if have[f.Name] || g == nil || !have[g.Name] || len(f.Params) != len(g.Params) || f.Ret != g.Ret {
+		if have[f.Name] {
 			continue
 		}
-		ok := true
-		for i, p := range f.Params {
-			q := g.Params[i]
-			if p.GoType() == q.GoType() {
-				continue
-			}
-			if p.levels() != 0 || q.levels() != 0 || p.Dir != "in" || !widenings[[2]string{p.Base, q.Base}] {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if g := byName[f.Name+"_c"]; g != nil && have[g.Name] && !generic[g.Name] && widensScalars(f, g) {
 			via[f.Name] = g.Name
+			continue
+		}
+		twin := byName[f.Name+"_c"]
+		if strings.HasSuffix(f.Name, "_c") {
+			twin = byName[strings.TrimSuffix(f.Name, "_c")]
+		}
+		if twin != nil && generic[twin.Name] && sameButCounts(f, twin) {
+			via[f.Name] = twin.Name
 		}
 	}
 	return via
+}
+
+// widensScalars reports whether g (a _c twin) differs from f only in scalar input
+// counts that it widens.
+func widensScalars(f, g *Proc) bool {
+	if len(f.Params) != len(g.Params) || f.Ret != g.Ret {
+		return false
+	}
+	for i, p := range f.Params {
+		q := g.Params[i]
+		if p.GoType() == q.GoType() {
+			continue
+		}
+		if p.levels() != 0 || q.levels() != 0 || p.Dir != "in" || !widenings[[2]string{p.Base, q.Base}] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameButCounts reports whether f and g have the same parameters apart from the
+// width of counts and displacements (input scalars or arrays of the same depth).
+func sameButCounts(f, g *Proc) bool {
+	if len(f.Params) != len(g.Params) || f.Ret != g.Ret {
+		return false
+	}
+	for i, p := range f.Params {
+		q := g.Params[i]
+		if p.GoType() == q.GoType() {
+			continue
+		}
+		if !countTypes[p.Base] || !countTypes[q.Base] || p.levels() != q.levels() || p.Dir != "in" || q.Dir != "in" {
+			return false
+		}
+	}
+	return true
 }
 
 // emitPrototypes renders the MPI_ and PMPI_ prototypes for include/mpi.h.
@@ -226,28 +282,12 @@ func spliceHeader(path, body string) error {
 	return os.WriteFile(path, []byte(out), 0o644)
 }
 
-// fastPathRE matches a C fast path's declaration in capi/fast.h.
-var fastPathRE = regexp.MustCompile(`(?m)^int mpix_fast_(\w+)\(`)
-
-// fastPaths lists the procedures capi/fast.h declares a C fast path for.
-func fastPaths(header string) (map[string]bool, error) {
-	raw, err := os.ReadFile(header)
-	if err != nil {
-		return nil, err
-	}
-	fast := map[string]bool{}
-	for _, m := range fastPathRE.FindAllStringSubmatch(string(raw), -1) {
-		fast[m[1]] = true
-	}
-	return fast, nil
-}
-
 // emitShim renders capi/zshim.c: each PMPI_X calls its Go export once with the thread
 // context; MPI_X is a weak alias so tools can interpose. A procedure with a C fast
 // path (fast) tries it first and enters Go only when it answers MPIX_FAST_MISS.
 func emitShim(procs []*Proc, fast map[string]bool) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "/* %s */\n\n#include \"capi.h\"\n#include \"fast.h\"\n#include \"_cgo_export.h\"\n", banner)
+	fmt.Fprintf(&b, "/* %s */\n\n#include \"capi.h\"\n#include \"zfast.h\"\n#include \"_cgo_export.h\"\n", banner)
 	for _, f := range procs {
 		if fast[f.Name] {
 			var names []string
@@ -280,7 +320,7 @@ func emitShim(procs []*Proc, fast map[string]bool) []byte {
 // emitExports renders capi/zexports.go: for each procedure an //export that recovers
 // panics, checks initialization and generic arguments, resolves handles and calls the
 // hand-written impl_<Name>, or reports that the procedure is not implemented yet.
-func emitExports(procs []*Proc, have map[string]bool, via map[string]string) []byte {
+func emitExports(procs []*Proc, have map[string]bool, via map[string]string, generic map[string]bool) []byte {
 	byName := map[string]*Proc{}
 	for _, f := range procs {
 		byName[f.Name] = f
@@ -318,14 +358,15 @@ func emitExports(procs []*Proc, have map[string]bool, via map[string]string) []b
 		case via[f.Name] != "":
 			impl = byName[via[f.Name]]
 		}
-		emitExport(&b, f, impl)
+		emitExport(&b, f, impl, impl != nil && impl != f && !generic[impl.Name])
 	}
 	return b.Bytes()
 }
 
 // emitExport renders the export of f; impl is the procedure whose implementation it
-// calls (f itself, its large-count twin, or nil when there is none).
-func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc) {
+// calls (f itself, its twin, or nil when there is none); widen says that the twin's
+// implementation takes wider scalar counts, which the export converts.
+func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 	impl := implProc != nil
 	id := "fn" + f.GoName()
 	var params []string
@@ -392,7 +433,7 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc) {
 		callArgs = append(callArgs, p.GoIdent())
 	}
 	implName := implProc.Name
-	if implProc != f { // the large-count twin's implementation: widen the counts
+	if widen { // the large-count twin's implementation: widen the counts
 		for i, p := range f.callParams() {
 			if q := implProc.callParams()[i]; p.GoType() != q.GoType() {
 				callArgs[i+1] = fmt.Sprintf("C.%s(%s)", q.Base, callArgs[i+1])

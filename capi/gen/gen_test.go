@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,11 +15,7 @@ import (
 const root = "../.."
 
 func apisPath(t *testing.T) string {
-	p := filepath.Join(root, "..", "shared", "mpi-standard", "apis.json")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("apis.json not available at %s: %v", p, err)
-	}
-	return p
+	return filepath.Join(root, "capi", "gen", "apis.json")
 }
 
 func loadAll(t *testing.T) map[string]*Proc {
@@ -131,7 +128,7 @@ func TestPrototypesMatchMPICH(t *testing.T) {
 func TestGeneratedFilesUpToDate(t *testing.T) {
 	apis := apisPath(t)
 	tmp := t.TempDir()
-	for _, rel := range []string{"include/mpi.h", "include/mpix.h", "capi/gen/legacy.h", "capi/gen/mpi41.h", "capi/fast.h"} {
+	for _, rel := range []string{"include/mpi.h", "include/mpix.h", "capi/gen/legacy.h", "capi/gen/mpi41.h", "capi/gen/fastpaths.txt"} {
 		data, err := os.ReadFile(filepath.Join(root, rel))
 		if os.IsNotExist(err) {
 			continue
@@ -148,7 +145,8 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(tmp, "capi", filepath.Base(g)), data, 0o644))
 	}
 	require.NoError(t, run(tmp, apis, false, ""))
-	for _, rel := range []string{"include/mpi.h", "capi/zshim.c", "capi/zexports.go", "ctests/generated/unimplemented.c"} {
+	for _, rel := range []string{"include/mpi.h", "capi/zshim.c", "capi/zfast.h", "capi/zexports.go",
+		"ctests/generated/unimplemented.c", "ctests/generated/features.c"} {
 		want, err := os.ReadFile(filepath.Join(tmp, rel))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(root, rel))
@@ -184,4 +182,84 @@ func TestImplementedProceduresHaveCTests(t *testing.T) {
 		re := regexp.MustCompile(`\b` + name + `\(`)
 		require.True(t, re.MatchString(all), "%s is implemented but no C test in ctests/ calls it", name)
 	}
+}
+
+// Every feature-test macro mpix.h defines covers only implemented procedures (the
+// generated ctest features.c checks the same against the built library).
+func TestDefinedFeaturesAreImplemented(t *testing.T) {
+	all := loadAll(t)
+	defined, err := definedFeatures(filepath.Join(root, "include", "mpix.h"))
+	require.NoError(t, err)
+	require.NotEmpty(t, defined)
+	have, generic, err := scanImpls(filepath.Join(root, "capi"))
+	require.NoError(t, err)
+	var procs []*Proc
+	for _, f := range all {
+		procs = append(procs, f)
+	}
+	sortProcs(procs)
+	via := deriveFromLarge(procs, have, generic)
+	for _, f := range procs {
+		if f.Ext && defined[f.Feature] {
+			require.True(t, have[f.Name] || via[f.Name] != "", "mpix.h defines %s but %s is not implemented", f.Feature, f.Name)
+		}
+	}
+}
+
+// The fast paths the shim calls (capi/zfast.h, from fastpaths.txt) are the ones the C
+// data plane defines: every header in the repository that declares an mpix_fast_MPI_*
+// function must name only listed procedures and compile together with zfast.h (the
+// compiler rejects conflicting declarations), wherever that header lives.
+func TestFastPathsAgreeWithC(t *testing.T) {
+	all := loadAll(t)
+	var procs []*Proc
+	for _, f := range all {
+		procs = append(procs, f)
+	}
+	sortProcs(procs)
+	fast, err := loadFastPaths(filepath.Join(root, "capi", "gen", "fastpaths.txt"), procs)
+	require.NoError(t, err)
+	require.NotEmpty(t, fast)
+	decl := regexp.MustCompile(`(?m)^int mpix_fast_(MPIX?_\w+)\(`)
+	var headers []string
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "build" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, ".h") || filepath.Base(path) == "zfast.h" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(data), -1) {
+			require.True(t, fast[m[1]], "%s declares mpix_fast_%s, which capi/gen/fastpaths.txt does not list", path, m[1])
+			if len(headers) == 0 || headers[len(headers)-1] != path {
+				headers = append(headers, path)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not found")
+	}
+	var b strings.Builder
+	// The C files that include these headers include the C library's first.
+	b.WriteString("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include \"zfast.h\"\n")
+	args := []string{"-fsyntax-only", "-I", filepath.Join(root, "include"), "-I", filepath.Join(root, "capi")}
+	for _, h := range headers {
+		abs, err := filepath.Abs(h)
+		require.NoError(t, err)
+		fmt.Fprintf(&b, "#include \"%s\"\n", abs)
+		args = append(args, "-I", filepath.Dir(abs))
+	}
+	src := filepath.Join(t.TempDir(), "fast.c")
+	require.NoError(t, os.WriteFile(src, []byte(b.String()), 0o644))
+	out, err := exec.Command("gcc", append(args, src)...).CombinedOutput()
+	require.NoError(t, err, "capi/zfast.h disagrees with %v:\n%s", headers, out)
 }

@@ -10,12 +10,12 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "repository root")
-	apis := flag.String("apis", "", "MPI Forum apis.json (default: <root>/../shared/mpi-standard/apis.json)")
+	apis := flag.String("apis", "", "MPI Forum apis.json (default: <root>/capi/gen/apis.json, the repository's copy)")
 	dump := flag.Bool("dump", false, "print the prototypes and exit")
 	sig := flag.String("sig", "", "print the Go signature impl_<NAME> must have and exit")
 	flag.Parse()
 	if *apis == "" {
-		*apis = filepath.Join(*root, "..", "shared", "mpi-standard", "apis.json")
+		*apis = filepath.Join(*root, "capi", "gen", "apis.json")
 	}
 	if err := run(*root, *apis, *dump, *sig); err != nil {
 		fmt.Fprintln(os.Stderr, "capi/gen:", err)
@@ -40,6 +40,9 @@ func run(root, apis string, dump bool, sig string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkFeatureMarkers(ext); err != nil {
+		return err
+	}
 	procs = append(append(append(procs, legacy...), mpi41...), ext...)
 	sortProcs(procs)
 	switch {
@@ -57,11 +60,11 @@ func run(root, apis string, dump bool, sig string) error {
 		}
 		return fmt.Errorf("no procedure %s", sig)
 	}
-	have, err := implemented(filepath.Join(root, "capi"))
+	have, generic, err := scanImpls(filepath.Join(root, "capi"))
 	if err != nil {
 		return err
 	}
-	via := deriveFromLarge(procs, have)
+	via := deriveFromLarge(procs, have, generic)
 	implementedToo := map[string]bool{}
 	for name := range have {
 		implementedToo[name] = true
@@ -72,8 +75,11 @@ func run(root, apis string, dump bool, sig string) error {
 	if err := spliceHeader(filepath.Join(root, "include", "mpi.h"), emitPrototypes(procs)); err != nil {
 		return err
 	}
-	fast, err := fastPaths(filepath.Join(root, "capi", "fast.h"))
+	fast, err := loadFastPaths(filepath.Join(root, "capi", "gen", "fastpaths.txt"), procs)
 	if err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(root, "capi", "zfast.h"), emitFastHeader(procs, fast)); err != nil {
 		return err
 	}
 	if err := writeIfChanged(filepath.Join(root, "capi", "zshim.c"), emitShim(procs, fast)); err != nil {
@@ -86,7 +92,10 @@ func run(root, apis string, dump bool, sig string) error {
 	if err := writeIfChanged(filepath.Join(testDir, "unimplemented.c"), emitUnimplementedTest(procs, implementedToo)); err != nil {
 		return err
 	}
-	src, err := format.Source(emitExports(procs, have, via))
+	if err := writeIfChanged(filepath.Join(testDir, "features.c"), emitFeatureTest(procs)); err != nil {
+		return err
+	}
+	src, err := format.Source(emitExports(procs, have, via, generic))
 	if err != nil {
 		return fmt.Errorf("formatting zexports.go: %w", err)
 	}

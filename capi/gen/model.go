@@ -17,6 +17,9 @@ type Proc struct {
 	Ret    string  // C return type
 	Params []Param // C parameters in order
 	Ext    bool    // declared in mpix.h rather than apis.json
+	// Feature is the MPIX_HAVE_* macro whose section of mpix.h declares the procedure
+	// ("" outside mpix.h).
+	Feature string
 }
 
 // Param is one C parameter.

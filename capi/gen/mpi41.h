@@ -1,4 +1,4 @@
-/* MPI-4.1 procedures missing from ../shared/mpi-standard/apis.json, which describes
+/* MPI-4.1 procedures missing from apis.json (beside this file), which describes
  * MPI-4.0. One prototype per line, as in the MPI-4.1 standard; capi/gen reads this file
  * and declares them in mpi.h like every other standard procedure. */
 int MPI_Buffer_flush(void);
