@@ -157,10 +157,8 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 
 // Every procedure with an implementation is exercised by at least one C test.
 func TestImplementedProceduresHaveCTests(t *testing.T) {
-	have, err := implemented(filepath.Join(root, "capi"))
-	require.NoError(t, err)
 	var sources []string
-	err = filepath.WalkDir(filepath.Join(root, "ctests"), func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(root, "ctests"), func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -178,6 +176,17 @@ func TestImplementedProceduresHaveCTests(t *testing.T) {
 	})
 	require.NoError(t, err)
 	all := strings.Join(sources, "\n")
+	// Exports derived from a twin's implementation (deriveFromLarge) count too.
+	have, generic, err := scanImpls(filepath.Join(root, "capi"))
+	require.NoError(t, err)
+	var procs []*Proc
+	for _, f := range loadAll(t) {
+		procs = append(procs, f)
+	}
+	sortProcs(procs)
+	for name := range deriveFromLarge(procs, have, generic) {
+		have[name] = true
+	}
 	for name := range have {
 		re := regexp.MustCompile(`\b` + name + `\(`)
 		require.True(t, re.MatchString(all), "%s is implemented but no C test in ctests/ calls it", name)
@@ -262,4 +271,50 @@ func TestFastPathsAgreeWithC(t *testing.T) {
 	require.NoError(t, os.WriteFile(src, []byte(b.String()), 0o644))
 	out, err := exec.Command("gcc", append(args, src)...).CombinedOutput()
 	require.NoError(t, err, "capi/zfast.h disagrees with %v:\n%s", headers, out)
+}
+
+// A _c twin whose count arrays differ from its int form's calls the int form's
+// implementation when that is generic, and the reverse; a non-generic one is not used
+// for array counts, and scalar-only twins still widen into impl_X_c.
+func TestDeriveFromLarge(t *testing.T) {
+	parse := func(name, params string) *Proc {
+		f := &Proc{Name: name, Ret: "int"}
+		for _, ps := range strings.Split(params, ", ") {
+			p, err := parseParam(ps)
+			require.NoError(t, err)
+			f.Params = append(f.Params, p)
+		}
+		return f
+	}
+	gv := parse("MPI_Gatherv", "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm")
+	gvc := parse("MPI_Gatherv_c", "const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm")
+	bc := parse("MPI_Bcast", "void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm")
+	bcc := parse("MPI_Bcast_c", "void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm")
+	gc := parse("MPI_Get_count", "const MPI_Status *status, MPI_Datatype datatype, int *count")
+	gcc := parse("MPI_Get_count_c", "const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count")
+	procs := []*Proc{bc, bcc, gc, gcc, gv, gvc}
+	tests := []struct {
+		name          string
+		have, generic []string
+		want          map[string]string
+	}{
+		{"generic int form", []string{"MPI_Gatherv"}, []string{"MPI_Gatherv"}, map[string]string{"MPI_Gatherv_c": "MPI_Gatherv"}},
+		{"generic _c form", []string{"MPI_Gatherv_c"}, []string{"MPI_Gatherv_c"}, map[string]string{"MPI_Gatherv": "MPI_Gatherv_c"}},
+		{"array counts need a generic impl", []string{"MPI_Gatherv"}, nil, map[string]string{}},
+		{"scalar widening", []string{"MPI_Bcast_c"}, nil, map[string]string{"MPI_Bcast": "MPI_Bcast_c"}},
+		{"output counts are not widened", []string{"MPI_Get_count_c"}, []string{"MPI_Get_count_c"}, map[string]string{}},
+		{"both implemented", []string{"MPI_Gatherv", "MPI_Gatherv_c"}, []string{"MPI_Gatherv"}, map[string]string{}},
+	}
+	set := func(names []string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, deriveFromLarge(procs, set(tc.have), set(tc.generic)))
+		})
+	}
 }

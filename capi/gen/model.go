@@ -1,9 +1,16 @@
-// Command gen writes mpix's C bindings from one description of the API: the MPI Forum's
-// machine-readable apis.json (every MPI-4.1 procedure) plus the extension prototypes in
-// include/mpix.h. It emits the prototypes section of include/mpi.h, the C shim
-// (strong PMPI_X, weak MPI_X, the thread-context pointer passed down) and the Go
-// //export stubs with their generic argument checks. Adding a function to the library
-// is one entry in apis.json or one line in mpix.h plus a Go impl_<name> function in capi.
+// Command gen writes mpix's C bindings from one description of the API, all of it in
+// the repository: the MPI Forum's machine-readable capi/gen/apis.json (the MPI-4.0
+// procedures), capi/gen/mpi41.h (the MPI-4.1 additions), capi/gen/legacy.h (MPI-1
+// names MPICH still exports), the extension prototypes in include/mpix.h and the list
+// of procedures with a C fast path, capi/gen/fastpaths.txt. It emits the prototypes
+// section of include/mpi.h, the C shim capi/zshim.c (strong PMPI_X, weak MPI_X, the
+// thread-context pointer passed down, the fast path tried first), the fast paths'
+// declarations capi/zfast.h, the Go //export stubs capi/zexports.go with their generic
+// argument checks, and two C tests in ctests/generated: unimplemented.c (every
+// procedure without an implementation fails with MPI_ERR_UNSUPPORTED_OPERATION) and
+// features.c (every procedure under a feature macro mpix.h defines is implemented).
+// Adding a function to the library is one line in mpix.h (or mpi41.h) plus a Go
+// impl_<name> function in capi.
 package main
 
 import (
