@@ -19,24 +19,9 @@ import (
 
 // ---- argument helpers ----
 
-// intsIn copies n C ints (an array argument) into int64s.
-func intsIn(name string, p *C.int, n int) ([]int64, error) {
-	if n == 0 {
-		return []int64{}, nil
-	}
-	if p == nil {
-		return nil, core.Errorf(core.ErrArg, "%s must not be NULL", name)
-	}
-	out := make([]int64, n)
-	for i, v := range unsafe.Slice(p, n) {
-		out[i] = int64(v)
-	}
-	return out, nil
-}
-
 // plainInts copies n C ints into ints.
 func plainInts(name string, p *C.int, n int) ([]int, error) {
-	v, err := intsIn(name, p, n)
+	v, err := countsIn(name, p, n)
 	if err != nil {
 		return nil, err
 	}
@@ -47,8 +32,8 @@ func plainInts(name string, p *C.int, n int) ([]int, error) {
 	return out, nil
 }
 
-// longsIn copies n MPI_Aint or MPI_Count values.
-func longsIn[T ~int64](name string, p *T, n int) ([]int64, error) {
+// countsIn copies n C counts or displacements (int, MPI_Aint or MPI_Count) into int64s.
+func countsIn[T cInteger](name string, p *T, n int) ([]int64, error) {
 	if n == 0 {
 		return []int64{}, nil
 	}
@@ -60,6 +45,13 @@ func longsIn[T ~int64](name string, p *T, n int) ([]int64, error) {
 		out[i] = int64(v)
 	}
 	return out, nil
+}
+
+// isLarge reports whether T is the large-count (_c) binding's count type: a
+// constructor records which binding made a type, for MPI_Type_get_envelope.
+func isLarge[T cInteger]() bool {
+	var v T
+	return unsafe.Sizeof(v) == 8
 }
 
 // typesIn resolves an array of datatype handles.
@@ -144,71 +136,37 @@ func impl_MPI_Type_hvector(ctx *C.mpix_ctx, count C.int, blocklength C.int, stri
 	return impl_MPI_Type_create_hvector(ctx, count, blocklength, stride, oldtype, newtype)
 }
 
-func impl_MPI_Type_indexed(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
+func impl_MPI_Type_indexed[N cInteger](ctx *C.mpix_ctx, count N, array_of_blocklengths *N, array_of_displacements *N, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
 	n, err := countIn("count", int64(count))
 	if err != nil {
 		return err
 	}
-	bl, err := intsIn("array_of_blocklengths", array_of_blocklengths, n)
+	bl, err := countsIn("array_of_blocklengths", array_of_blocklengths, n)
 	if err != nil {
 		return err
 	}
-	d, err := intsIn("array_of_displacements", array_of_displacements, n)
+	d, err := countsIn("array_of_displacements", array_of_displacements, n)
 	if err != nil {
 		return err
 	}
-	t, err := datatype.Indexed(bl, d, oldtype, false)
+	t, err := datatype.Indexed(bl, d, oldtype, isLarge[N]())
 	return newType(newtype, t, err)
 }
 
-func impl_MPI_Type_indexed_c(ctx *C.mpix_ctx, count C.MPI_Count, array_of_blocklengths *C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
+func impl_MPI_Type_create_hindexed[N, A cInteger](ctx *C.mpix_ctx, count N, array_of_blocklengths *N, array_of_displacements *A, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
 	n, err := countIn("count", int64(count))
 	if err != nil {
 		return err
 	}
-	bl, err := longsIn("array_of_blocklengths", array_of_blocklengths, n)
+	bl, err := countsIn("array_of_blocklengths", array_of_blocklengths, n)
 	if err != nil {
 		return err
 	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
+	d, err := countsIn("array_of_displacements", array_of_displacements, n)
 	if err != nil {
 		return err
 	}
-	t, err := datatype.Indexed(bl, d, oldtype, true)
-	return newType(newtype, t, err)
-}
-
-func impl_MPI_Type_create_hindexed(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.MPI_Aint, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
-	n, err := countIn("count", int64(count))
-	if err != nil {
-		return err
-	}
-	bl, err := intsIn("array_of_blocklengths", array_of_blocklengths, n)
-	if err != nil {
-		return err
-	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
-	if err != nil {
-		return err
-	}
-	t, err := datatype.Hindexed(bl, d, oldtype, false)
-	return newType(newtype, t, err)
-}
-
-func impl_MPI_Type_create_hindexed_c(ctx *C.mpix_ctx, count C.MPI_Count, array_of_blocklengths *C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
-	n, err := countIn("count", int64(count))
-	if err != nil {
-		return err
-	}
-	bl, err := longsIn("array_of_blocklengths", array_of_blocklengths, n)
-	if err != nil {
-		return err
-	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
-	if err != nil {
-		return err
-	}
-	t, err := datatype.Hindexed(bl, d, oldtype, true)
+	t, err := datatype.Hindexed(bl, d, oldtype, isLarge[N]())
 	return newType(newtype, t, err)
 }
 
@@ -217,68 +175,42 @@ func impl_MPI_Type_hindexed(ctx *C.mpix_ctx, count C.int, array_of_blocklengths 
 	return impl_MPI_Type_create_hindexed(ctx, count, array_of_blocklengths, array_of_displacements, oldtype, newtype)
 }
 
-func impl_MPI_Type_create_indexed_block(ctx *C.mpix_ctx, count C.int, blocklength C.int, array_of_displacements *C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
+func impl_MPI_Type_create_indexed_block[N cInteger](ctx *C.mpix_ctx, count N, blocklength N, array_of_displacements *N, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
 	n, err := countIn("count", int64(count))
 	if err != nil {
 		return err
 	}
-	d, err := intsIn("array_of_displacements", array_of_displacements, n)
+	d, err := countsIn("array_of_displacements", array_of_displacements, n)
 	if err != nil {
 		return err
 	}
-	t, err := datatype.IndexedBlock(int64(blocklength), d, oldtype, false)
+	t, err := datatype.IndexedBlock(int64(blocklength), d, oldtype, isLarge[N]())
 	return newType(newtype, t, err)
 }
 
-func impl_MPI_Type_create_indexed_block_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
+func impl_MPI_Type_create_hindexed_block[N, A cInteger](ctx *C.mpix_ctx, count N, blocklength N, array_of_displacements *A, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
 	n, err := countIn("count", int64(count))
 	if err != nil {
 		return err
 	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
+	d, err := countsIn("array_of_displacements", array_of_displacements, n)
 	if err != nil {
 		return err
 	}
-	t, err := datatype.IndexedBlock(int64(blocklength), d, oldtype, true)
+	t, err := datatype.HindexedBlock(int64(blocklength), d, oldtype, isLarge[N]())
 	return newType(newtype, t, err)
 }
 
-func impl_MPI_Type_create_hindexed_block(ctx *C.mpix_ctx, count C.int, blocklength C.int, array_of_displacements *C.MPI_Aint, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
+func impl_MPI_Type_create_struct[N, A cInteger](ctx *C.mpix_ctx, count N, array_of_blocklengths *N, array_of_displacements *A, array_of_types *C.MPI_Datatype, newtype *C.MPI_Datatype) error {
 	n, err := countIn("count", int64(count))
 	if err != nil {
 		return err
 	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
+	bl, err := countsIn("array_of_blocklengths", array_of_blocklengths, n)
 	if err != nil {
 		return err
 	}
-	t, err := datatype.HindexedBlock(int64(blocklength), d, oldtype, false)
-	return newType(newtype, t, err)
-}
-
-func impl_MPI_Type_create_hindexed_block_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.MPI_Count, array_of_displacements *C.MPI_Count, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
-	n, err := countIn("count", int64(count))
-	if err != nil {
-		return err
-	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
-	if err != nil {
-		return err
-	}
-	t, err := datatype.HindexedBlock(int64(blocklength), d, oldtype, true)
-	return newType(newtype, t, err)
-}
-
-func impl_MPI_Type_create_struct(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C.int, array_of_displacements *C.MPI_Aint, array_of_types *C.MPI_Datatype, newtype *C.MPI_Datatype) error {
-	n, err := countIn("count", int64(count))
-	if err != nil {
-		return err
-	}
-	bl, err := intsIn("array_of_blocklengths", array_of_blocklengths, n)
-	if err != nil {
-		return err
-	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
+	d, err := countsIn("array_of_displacements", array_of_displacements, n)
 	if err != nil {
 		return err
 	}
@@ -286,28 +218,7 @@ func impl_MPI_Type_create_struct(ctx *C.mpix_ctx, count C.int, array_of_blocklen
 	if err != nil {
 		return err
 	}
-	t, err := datatype.Struct(bl, d, ts, false)
-	return newType(newtype, t, err)
-}
-
-func impl_MPI_Type_create_struct_c(ctx *C.mpix_ctx, count C.MPI_Count, array_of_blocklengths *C.MPI_Count, array_of_displacements *C.MPI_Count, array_of_types *C.MPI_Datatype, newtype *C.MPI_Datatype) error {
-	n, err := countIn("count", int64(count))
-	if err != nil {
-		return err
-	}
-	bl, err := longsIn("array_of_blocklengths", array_of_blocklengths, n)
-	if err != nil {
-		return err
-	}
-	d, err := longsIn("array_of_displacements", array_of_displacements, n)
-	if err != nil {
-		return err
-	}
-	ts, err := typesIn(array_of_types, n)
-	if err != nil {
-		return err
-	}
-	t, err := datatype.Struct(bl, d, ts, true)
+	t, err := datatype.Struct(bl, d, ts, isLarge[N]())
 	return newType(newtype, t, err)
 }
 
@@ -317,45 +228,24 @@ func impl_MPI_Type_struct(ctx *C.mpix_ctx, count C.int, array_of_blocklengths *C
 	return impl_MPI_Type_create_struct(ctx, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype)
 }
 
-func impl_MPI_Type_create_subarray(ctx *C.mpix_ctx, ndims C.int, array_of_sizes *C.int, array_of_subsizes *C.int, array_of_starts *C.int, order C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
+func impl_MPI_Type_create_subarray[N cInteger](ctx *C.mpix_ctx, ndims C.int, array_of_sizes *N, array_of_subsizes *N, array_of_starts *N, order C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
 	if ndims < 1 {
 		return core.Errorf(core.ErrArg, "ndims must be positive (%d)", int(ndims))
 	}
 	n := int(ndims)
-	sizes, err := intsIn("array_of_sizes", array_of_sizes, n)
+	sizes, err := countsIn("array_of_sizes", array_of_sizes, n)
 	if err != nil {
 		return err
 	}
-	subsizes, err := intsIn("array_of_subsizes", array_of_subsizes, n)
+	subsizes, err := countsIn("array_of_subsizes", array_of_subsizes, n)
 	if err != nil {
 		return err
 	}
-	starts, err := intsIn("array_of_starts", array_of_starts, n)
+	starts, err := countsIn("array_of_starts", array_of_starts, n)
 	if err != nil {
 		return err
 	}
-	t, err := datatype.Subarray(sizes, subsizes, starts, int(order), oldtype, false)
-	return newType(newtype, t, err)
-}
-
-func impl_MPI_Type_create_subarray_c(ctx *C.mpix_ctx, ndims C.int, array_of_sizes *C.MPI_Count, array_of_subsizes *C.MPI_Count, array_of_starts *C.MPI_Count, order C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
-	if ndims < 1 {
-		return core.Errorf(core.ErrArg, "ndims must be positive (%d)", int(ndims))
-	}
-	n := int(ndims)
-	sizes, err := longsIn("array_of_sizes", array_of_sizes, n)
-	if err != nil {
-		return err
-	}
-	subsizes, err := longsIn("array_of_subsizes", array_of_subsizes, n)
-	if err != nil {
-		return err
-	}
-	starts, err := longsIn("array_of_starts", array_of_starts, n)
-	if err != nil {
-		return err
-	}
-	t, err := datatype.Subarray(sizes, subsizes, starts, int(order), oldtype, true)
+	t, err := datatype.Subarray(sizes, subsizes, starts, int(order), oldtype, isLarge[N]())
 	return newType(newtype, t, err)
 }
 
@@ -376,12 +266,12 @@ func darrayArgs(n int, distribs, dargs, psizes *C.int) ([]int, []int, []int, err
 	return d, a, p, nil
 }
 
-func impl_MPI_Type_create_darray(ctx *C.mpix_ctx, size C.int, rank C.int, ndims C.int, array_of_gsizes *C.int, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
+func impl_MPI_Type_create_darray[N cInteger](ctx *C.mpix_ctx, size C.int, rank C.int, ndims C.int, array_of_gsizes *N, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
 	if ndims < 1 {
 		return core.Errorf(core.ErrArg, "ndims must be positive (%d)", int(ndims))
 	}
 	n := int(ndims)
-	g, err := intsIn("array_of_gsizes", array_of_gsizes, n)
+	g, err := countsIn("array_of_gsizes", array_of_gsizes, n)
 	if err != nil {
 		return err
 	}
@@ -389,24 +279,7 @@ func impl_MPI_Type_create_darray(ctx *C.mpix_ctx, size C.int, rank C.int, ndims 
 	if err != nil {
 		return err
 	}
-	t, err := datatype.Darray(int(size), int(rank), g, d, a, p, int(order), oldtype, false)
-	return newType(newtype, t, err)
-}
-
-func impl_MPI_Type_create_darray_c(ctx *C.mpix_ctx, size C.int, rank C.int, ndims C.int, array_of_gsizes *C.MPI_Count, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype *datatype.Type, newtype *C.MPI_Datatype) error {
-	if ndims < 1 {
-		return core.Errorf(core.ErrArg, "ndims must be positive (%d)", int(ndims))
-	}
-	n := int(ndims)
-	g, err := longsIn("array_of_gsizes", array_of_gsizes, n)
-	if err != nil {
-		return err
-	}
-	d, a, p, err := darrayArgs(n, array_of_distribs, array_of_dargs, array_of_psizes)
-	if err != nil {
-		return err
-	}
-	t, err := datatype.Darray(int(size), int(rank), g, d, a, p, int(order), oldtype, true)
+	t, err := datatype.Darray(int(size), int(rank), g, d, a, p, int(order), oldtype, isLarge[N]())
 	return newType(newtype, t, err)
 }
 

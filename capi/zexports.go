@@ -11364,7 +11364,7 @@ func mpixgo_MPI_Type_create_darray_c(ctx *C.mpix_ctx, size C.int, rank C.int, nd
 	if newtype == nil {
 		return raise(fnMPI_Type_create_darray_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
 	}
-	if err := impl_MPI_Type_create_darray_c(ctx, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtypeObj, newtype); err != nil {
+	if err := impl_MPI_Type_create_darray(ctx, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtypeObj, newtype); err != nil {
 		return raise(fnMPI_Type_create_darray_c, nil, err)
 	}
 	return 0
@@ -11481,7 +11481,7 @@ func mpixgo_MPI_Type_create_hindexed_block_c(ctx *C.mpix_ctx, count C.MPI_Count,
 	if newtype == nil {
 		return raise(fnMPI_Type_create_hindexed_block_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
 	}
-	if err := impl_MPI_Type_create_hindexed_block_c(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
+	if err := impl_MPI_Type_create_hindexed_block(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
 		return raise(fnMPI_Type_create_hindexed_block_c, nil, err)
 	}
 	return 0
@@ -11503,7 +11503,7 @@ func mpixgo_MPI_Type_create_hindexed_c(ctx *C.mpix_ctx, count C.MPI_Count, array
 	if newtype == nil {
 		return raise(fnMPI_Type_create_hindexed_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
 	}
-	if err := impl_MPI_Type_create_hindexed_c(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
+	if err := impl_MPI_Type_create_hindexed(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
 		return raise(fnMPI_Type_create_hindexed_c, nil, err)
 	}
 	return 0
@@ -11603,7 +11603,7 @@ func mpixgo_MPI_Type_create_indexed_block_c(ctx *C.mpix_ctx, count C.MPI_Count, 
 	if newtype == nil {
 		return raise(fnMPI_Type_create_indexed_block_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
 	}
-	if err := impl_MPI_Type_create_indexed_block_c(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
+	if err := impl_MPI_Type_create_indexed_block(ctx, count, blocklength, array_of_displacements, oldtypeObj, newtype); err != nil {
 		return raise(fnMPI_Type_create_indexed_block_c, nil, err)
 	}
 	return 0
@@ -11692,7 +11692,7 @@ func mpixgo_MPI_Type_create_struct_c(ctx *C.mpix_ctx, count C.MPI_Count, array_o
 	if newtype == nil {
 		return raise(fnMPI_Type_create_struct_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
 	}
-	if err := impl_MPI_Type_create_struct_c(ctx, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); err != nil {
+	if err := impl_MPI_Type_create_struct(ctx, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); err != nil {
 		return raise(fnMPI_Type_create_struct_c, nil, err)
 	}
 	return 0
@@ -11730,7 +11730,7 @@ func mpixgo_MPI_Type_create_subarray_c(ctx *C.mpix_ctx, ndims C.int, array_of_si
 	if newtype == nil {
 		return raise(fnMPI_Type_create_subarray_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
 	}
-	if err := impl_MPI_Type_create_subarray_c(ctx, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtypeObj, newtype); err != nil {
+	if err := impl_MPI_Type_create_subarray(ctx, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtypeObj, newtype); err != nil {
 		return raise(fnMPI_Type_create_subarray_c, nil, err)
 	}
 	return 0
@@ -12190,7 +12190,7 @@ func mpixgo_MPI_Type_indexed_c(ctx *C.mpix_ctx, count C.MPI_Count, array_of_bloc
 	if newtype == nil {
 		return raise(fnMPI_Type_indexed_c, nil, core.Errorf(core.ErrArg, "newtype must not be NULL"))
 	}
-	if err := impl_MPI_Type_indexed_c(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
+	if err := impl_MPI_Type_indexed(ctx, count, array_of_blocklengths, array_of_displacements, oldtypeObj, newtype); err != nil {
 		return raise(fnMPI_Type_indexed_c, nil, err)
 	}
 	return 0

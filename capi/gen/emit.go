@@ -177,9 +177,10 @@ var countTypes = map[string]bool{"int": true, "MPI_Count": true, "MPI_Aint": tru
 //     _c forms share the int forms' code without copying arrays.
 //
 // Derivation is only right where the two forms behave alike apart from the count
-// width; procedures that record how they were called (the datatype constructors, for
-// MPI_Type_get_envelope) keep an implementation of their own, which turns derivation
-// off for them.
+// width. Procedures that record how they were called (the datatype constructors, for
+// MPI_Type_get_envelope) keep an implementation of their own per form, which turns
+// derivation off for them, or have a generic one that tells the forms apart by their
+// count type (isLarge in capi/datatype.go).
 func deriveFromLarge(procs []*Proc, have, generic map[string]bool) map[string]string {
 	byName := map[string]*Proc{}
 	for _, f := range procs {
