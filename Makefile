@@ -5,7 +5,7 @@ GO      ?= go
 PREFIX  := $(CURDIR)/build
 LIB     := $(PREFIX)/lib
 NP      ?= 2
-GOSRC   := $(shell find capi core cmd shm ofi transport vci \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -not -name '*_test.go') go.mod
+GOSRC   := $(shell find capi core cmd shm ofi transport vci threadcomm kernels \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -not -name '*_test.go') go.mod
 HEADERS := include/mpi.h include/mpix.h
 
 .PHONY: all deps generate lib tools headers pc demo check test gotest ctest clean bench

@@ -31,7 +31,7 @@ mpix_ctx *mpix_ctx_new(void)
     if (c == NULL)
         abort();
     c->serial = __atomic_add_fetch(&ctx_serial, 1, __ATOMIC_RELAXED);
-    c->threadcomm_thread = -1;
+    c->tc = &mpix_tc_tls;
     c->vci_hint = -1;
     pthread_once(&ctx_once, ctx_key_init);
     pthread_setspecific(ctx_key, c);

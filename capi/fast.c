@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "fastint.h"
-#include "tcfast.h"
+#include "threadcomm.h"
 
 mpix_fast_header *mpix_fast_table;
 uint32_t mpix_fast_dtsize[256];

@@ -2,7 +2,7 @@ package main
 
 /*
 #include "fast.h"
-#include "tcfast.h"
+#include "threadcomm.h"
 */
 import "C"
 
@@ -31,12 +31,6 @@ func init() {
 	}
 	C.mpix_fast_table = (*C.mpix_fast_header)(core.FastTable())
 }
-
-// mpixGoProgress lets a long C wait (tcfast.c) make a round of progress on every
-// VCI, which other requests, and other communicators' traffic, may need.
-//
-//export mpixGoProgress
-func mpixGoProgress() { core.Progress() }
 
 // mpixGoProgressFrom is the same for a C wait on VCI vci (lite.c), with Go's rule for
 // global progress (core.ProgressFrom).

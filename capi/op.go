@@ -13,31 +13,12 @@ import (
 	"mpix/core"
 	"mpix/core/datatype"
 	"mpix/core/op"
+	_ "mpix/kernels" // core/op's kernels for long double, _Float128 and _Float16
 )
 
 // Reduction operations: MPI_Op_create/free/commutative and MPI_Reduce_local. The
-// semantics are in core/op; this file wraps user C functions as Go functions and gives
-// core/op the C kernels for long double, _Float128 and _Float16.
-
-func init() { op.SetForeignKernel(foreignKernel) }
-
-// foreignKinds maps core/op's foreign element kinds onto op.c's.
-var foreignKinds = map[op.Foreign]C.int{
-	op.Float16:           C.MPIX_FOREIGN_FLOAT16,
-	op.LongDouble:        C.MPIX_FOREIGN_LONG_DOUBLE,
-	op.LongDoubleComplex: C.MPIX_FOREIGN_LONG_DOUBLE_COMPLEX,
-	op.Float128:          C.MPIX_FOREIGN_FLOAT128,
-	op.Float128Complex:   C.MPIX_FOREIGN_FLOAT128_COMPLEX,
-	op.LongDoubleInt:     C.MPIX_FOREIGN_LONG_DOUBLE_INT,
-}
-
-func foreignKernel(k op.Kind, f op.Foreign, in, inout unsafe.Pointer, n, stride, idx int64) bool {
-	o := op.Predefined(k)
-	if o == nil {
-		return false
-	}
-	return C.mpix_op_foreign(C.MPI_Op(o.Handle), foreignKinds[f], in, inout, C.int64_t(n), C.int64_t(stride), C.int64_t(idx)) == 0
-}
+// semantics are in core/op; this file wraps user C functions as Go functions. The C
+// kernels for the types Go cannot compute register themselves (package kernels).
 
 func createOp(fn op.UserFunc, maxCount int64, commute C.int, handle *C.MPI_Op) error {
 	o, err := op.Create(fn, maxCount, commute != 0)

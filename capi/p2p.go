@@ -2,7 +2,7 @@ package main
 
 /*
 #include "capi.h"
-#include "tcfast.h"
+#include "threadcomm.h"
 */
 import "C"
 
@@ -11,6 +11,7 @@ import (
 
 	"mpix/core"
 	"mpix/core/datatype"
+	tc "mpix/threadcomm"
 )
 
 // Point-to-point bindings. Each converts C values and calls core; the int and _c
@@ -48,7 +49,7 @@ func send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, co
 
 func isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode, req *C.MPI_Request) error {
 	if comm.LocalPeer(int(dest)) { // to a thread whose receives run in C (tcfast.c)
-		return tcIsend(buf, count, t, dest, tag, comm, mode, false, req)
+		return tc.Isend(buf, count, t, int(dest), int(tag), comm, mode, false, (*int32)(unsafe.Pointer(req)))
 	}
 	r, err := core.Isend(buf, count, t, int(dest), int(tag), comm, mode)
 	if err != nil {
@@ -74,7 +75,7 @@ func irecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int,
 		if err := core.CheckRecvArgs(count, t, int(source), int(tag), comm); err != nil {
 			return err
 		}
-		return tcIrecv(buf, count, t, source, tag, comm, 0, req)
+		return tc.Irecv(buf, count, t, int(source), int(tag), comm, 0, (*int32)(unsafe.Pointer(req)))
 	}
 	r, err := core.Irecv(buf, count, t, int(source), int(tag), comm)
 	if err != nil {
@@ -123,7 +124,7 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, sta
 	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, status *C.MPI_Status) error {
 	if comm.HasLocalP2P() { // the thread's receives run in C (tcfast.c)
 		var h C.MPI_Request
-		if err := tcIsendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, replace, &h); err != nil {
+		if err := tc.Isendrecv(sbuf, scount, stype, int(dest), int(stag), rbuf, rcount, rtype, int(source), int(rtag), comm, replace, (*int32)(unsafe.Pointer(&h))); err != nil {
 			return err
 		}
 		return tcWait(&h, status)
@@ -140,7 +141,7 @@ func sendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, sta
 func isendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, stag C.int,
 	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, req *C.MPI_Request) error {
 	if comm.HasLocalP2P() {
-		return tcIsendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, replace, req)
+		return tc.Isendrecv(sbuf, scount, stype, int(dest), int(stag), rbuf, rcount, rtype, int(source), int(rtag), comm, replace, (*int32)(unsafe.Pointer(req)))
 	}
 	r, err := core.Isendrecv(sbuf, scount, stype, int(dest), int(stag), rbuf, rcount, rtype, int(source), int(rtag), comm, replace)
 	if err != nil {
@@ -167,7 +168,7 @@ func impl_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.M
 
 func sendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode, req *C.MPI_Request) error {
 	if comm.LocalPeer(int(dest)) {
-		return tcIsend(buf, count, t, dest, tag, comm, mode, true, req)
+		return tc.Isend(buf, count, t, int(dest), int(tag), comm, mode, true, (*int32)(unsafe.Pointer(req)))
 	}
 	r, err := core.SendInit(buf, count, t, int(dest), int(tag), comm, mode)
 	if err != nil {
@@ -192,7 +193,7 @@ func impl_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Coun
 
 func recvInit(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
 	if comm.HasLocalP2P() && source != C.int(core.ProcNull) { // the types C's fast path left
-		return tcRecvInit(buf, count, t, source, tag, comm, req)
+		return tc.RecvInit(buf, count, t, int(source), int(tag), comm, (*int32)(unsafe.Pointer(req)))
 	}
 	r, err := core.RecvInit(buf, count, t, int(source), int(tag), comm)
 	if err != nil {
@@ -262,21 +263,6 @@ func startable(h C.MPI_Request) error {
 	return core.CheckStart(r)
 }
 
-// mpixStartableGo tells the C MPI_Startall whether a request of Go's can start.
-//
-//export mpixStartableGo
-func mpixStartableGo(h C.MPI_Request) (ok C.int) {
-	defer func() {
-		if recover() != nil {
-			ok = 0 // C then misses, and Go's MPI_Startall reports the error
-		}
-	}()
-	if startable(h) != nil {
-		return 0
-	}
-	return 1
-}
-
 // ---- probe and matched receive ----
 
 func impl_MPI_Iprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm *core.Comm, flag *C.int, status *C.MPI_Status) error {
@@ -339,7 +325,7 @@ func imrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Me
 func mrecv(buf unsafe.Pointer, count int64, t *datatype.Type, message *C.MPI_Message, status *C.MPI_Status) error {
 	if isThreadcommRequest(C.MPI_Request(*message)) { // taken by the C queues' MPI_Mprobe
 		var h C.MPI_Request
-		if err := tcImrecv(buf, count, t, message, &h); err != nil {
+		if err := tc.Imrecv(buf, count, t, (*int32)(unsafe.Pointer(message)), (*int32)(unsafe.Pointer(&h))); err != nil {
 			return err
 		}
 		return tcWait(&h, status)
@@ -358,7 +344,7 @@ func impl_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt
 }
 func impl_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt *datatype.Type, message *C.MPI_Message, request *C.MPI_Request) error {
 	if isThreadcommRequest(C.MPI_Request(*message)) { // taken by the C queues' MPI_Mprobe
-		return tcImrecv(buf, int64(count), dt, message, request)
+		return tc.Imrecv(buf, int64(count), dt, (*int32)(unsafe.Pointer(message)), (*int32)(unsafe.Pointer(request)))
 	}
 	r, err := imrecv(buf, int64(count), dt, message)
 	if err == nil {

@@ -2,7 +2,7 @@ package main
 
 /*
 #include "capi.h"
-#include "tcfast.h"
+#include "threadcomm.h"
 */
 import "C"
 

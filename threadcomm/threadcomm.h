@@ -1,17 +1,48 @@
-/* Threadcomm messages between the threads of one process (tcfast.c). */
-#ifndef MPIX_TCFAST_H
-#define MPIX_TCFAST_H
+/* The thread communicator's C data plane as the rest of the library sees it: the
+ * per-thread state, the activation's head that Go reads, the entries Go's path calls
+ * and the C fast paths capi dispatches to (MPIX_FAST_MISS: the call goes to Go). */
+#ifndef MPIX_THREADCOMM_H
+#define MPIX_THREADCOMM_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+
+/* Thread-local state uses the initial-exec model: the general one costs a
+ * __tls_get_addr call per access, and the library needs static TLS anyway (Go's
+ * runtime does). */
+#ifndef MPIX_TLS
+#define MPIX_TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
+
+/* mpix_tc_self is one OS thread's place in thread communicators. It lives in C
+ * thread-local storage (Go has none); capi's thread context points at it, so that Go
+ * reads it through the context the shim passes down. */
+typedef struct mpix_tc_self {
+    uint64_t key;   /* activation key of the active threadcomm, 0 if none */
+    int32_t thread; /* thread index in it, -1 if none */
+    /* The seat this thread takes in reductions. It stays after the finish, with the
+     * activation it belongs to (seat_act), so that the next region gives the thread
+     * the same seat, and the same slice of each result, whatever its rank then: its
+     * slice stays in its own cache. */
+    int32_t seat;
+    void *act;         /* mpix_tc_act * when its threads' messages run in C */
+    MPI_Comm handle;   /* the handle of that threadcomm */
+    void *seat_act;
+} mpix_tc_self;
+
+extern MPIX_TLS mpix_tc_self mpix_tc_tls;
+
+/* mpix_omp_team_size is the size of the calling thread's OpenMP team, or -1 outside
+ * one or without an OpenMP runtime (omp.c). */
+int mpix_omp_team_size(void);
 
 /* The C state of a threadcomm whose ranks are all threads of this process: its
  * threads' queues and barrier, made at its first MPIX_Threadcomm_start (through Go)
  * and kept until MPIX_Threadcomm_free, so that later regions start and finish in C. */
 typedef struct mpix_tc_act mpix_tc_act;
 
-/* The head of mpix_tc_act, which Go reads (capi/threadcomm.go). */
+/* The head of mpix_tc_act, which Go reads (threadcomm/cstate.go). */
 typedef struct mpix_tc_team {
     uint32_t state; /* MPIX_TC_* (atomic) */
     uint32_t dirty; /* atomic: Go resolved the threadcomm during the region */

@@ -1,5 +1,5 @@
 /* Threadcomm helpers that need the OpenMP runtime, if the program has one. */
-#include "capi.h"
+#include "threadcomm.h"
 
 /* Weak: resolved when the program links an OpenMP runtime, NULL otherwise. */
 extern int omp_get_num_threads(void) __attribute__((weak));

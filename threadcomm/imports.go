@@ -1,0 +1,3 @@
+package threadcomm
+
+import _ "mpix/kernels" // the reduction kernels its collectives fold with
