@@ -46,7 +46,7 @@ func checkFastLayout() error {
 		}
 	}
 	if tc := C.MPI_Request(int32(-0x14000000)); (C.mpix_tc_is_request(tc) != 0) != isThreadcommRequest(tc) {
-		return fmt.Errorf("wait.go's isThreadcommRequest disagrees with tcfast.c")
+		return fmt.Errorf("wait.go's isThreadcommRequest disagrees with threadcomm/tc.h")
 	}
 	return nil
 }

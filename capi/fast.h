@@ -198,7 +198,7 @@ int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
 int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 
-/* Threadcomm traffic between the threads of one process (tcfast.c): these answer
+/* Threadcomm traffic between the threads of one process (threadcomm/): these answer
  * MPIX_FAST_MISS for anything else. MPI_Isend, MPI_Wait, MPI_Test and MPI_Waitall
  * (fast.c) try the threadcomm forms first. */
 int mpix_tc_fast_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -248,7 +248,7 @@ void mpix_vci_unlock(mpix_vci_shared *v);
 /* Layout facts for capi/fast.go's check. */
 size_t mpix_fast_layout(int what);
 
-/* Threadcomm region entry and exit, and rank and size, in C (tcfast.c): a
+/* Threadcomm region entry and exit, and rank and size, in C (threadcomm/region.c): a
  * single-process threadcomm whose previous region ended in C starts and finishes
  * without entering Go; the first start, a region that used Go, and every misuse
  * answer MPIX_FAST_MISS and go to Go. */

@@ -48,7 +48,7 @@ func send(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, co
 }
 
 func isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag C.int, comm *core.Comm, mode core.SendMode, req *C.MPI_Request) error {
-	if comm.LocalPeer(int(dest)) { // to a thread whose receives run in C (tcfast.c)
+	if comm.LocalPeer(int(dest)) { // to a thread whose receives run in C (package threadcomm)
 		return tc.Isend(buf, count, t, int(dest), int(tag), comm, mode, false, (*int32)(unsafe.Pointer(req)))
 	}
 	r, err := core.Isend(buf, count, t, int(dest), int(tag), comm, mode)
@@ -70,7 +70,7 @@ func recv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, 
 
 func irecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag C.int, comm *core.Comm, req *C.MPI_Request) error {
 	if comm.HasLocalP2P() && source != C.int(core.ProcNull) {
-		// The thread's receives run in C (tcfast.c); the C fast path took the
+		// The thread's receives run in C (package threadcomm); the C fast path took the
 		// builtin types, this is the rest.
 		if err := core.CheckRecvArgs(count, t, int(source), int(tag), comm); err != nil {
 			return err
@@ -122,7 +122,7 @@ func impl_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, dt
 
 func sendrecv(sbuf unsafe.Pointer, scount int64, stype *datatype.Type, dest, stag C.int,
 	rbuf unsafe.Pointer, rcount int64, rtype *datatype.Type, source, rtag C.int, comm *core.Comm, replace bool, status *C.MPI_Status) error {
-	if comm.HasLocalP2P() { // the thread's receives run in C (tcfast.c)
+	if comm.HasLocalP2P() { // the thread's receives run in C (package threadcomm)
 		var h C.MPI_Request
 		if err := tc.Isendrecv(sbuf, scount, stype, int(dest), int(stag), rbuf, rcount, rtype, int(source), int(rtag), comm, replace, (*int32)(unsafe.Pointer(&h))); err != nil {
 			return err

@@ -15,7 +15,7 @@ import (
 )
 
 // The Test and Wait families over request arrays that hold requests of the threadcomm
-// C queues (tcfast.c): a thread whose receives run in C gets C requests from
+// C queues (package threadcomm): a thread whose receives run in C gets C requests from
 // MPI_Irecv and from its sends to threads of its process, and Go requests from its
 // sends to other processes, and may complete them together. C's own fast paths take
 // Waitall, and Testall and Waitany over C requests only; the rest comes here, where

@@ -30,7 +30,7 @@ func statusSlice(st *C.MPI_Status, n C.int) []C.MPI_Status {
 }
 
 // isThreadcommRequest reports whether h is a request of the threadcomm C queues
-// (tcfast.c's TC_REQ_TAG), without a cgo call per handle.
+// (threadcomm/tc.h: TC_REQ_TAG), without a cgo call per handle.
 func isThreadcommRequest(h C.MPI_Request) bool { return uint32(h)&0xfc000000 == 0xec000000 }
 
 // lookupAll resolves an array of request handles (nil entries for MPI_REQUEST_NULL).

@@ -427,7 +427,7 @@ int mpix_tc_cancel(MPI_Request h)
 /* mpix_tc_request_state advances C request h once without completing it (force: a
  * direct send that waited long enough leaves a copy, as in a Wait): 0 when it is
  * inactive (a persistent request not started), 1 pending, 2 complete; -1 when h is
- * not a live C request (capi/tcwait.go). */
+ * not a live C request (capi/tcwait.go: mixed sets). */
 int mpix_tc_request_state(MPI_Request h, int force)
 {
     tc_req *r = req_lookup(h);
