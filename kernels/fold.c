@@ -184,8 +184,10 @@ FOLD_LOC_FNS(fold_short_int)
     return 0
 
 /* On x86-64, built for AVX2 too and picked at load time where the CPU has it: twice
- * the SSE2 rate. (Clones need the compiler's attribute and the loader's ifuncs.) */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+ * the SSE2 rate. (Clones need the compiler's attribute and the loader's ifuncs.) Not
+ * under ThreadSanitizer: gcc instruments the ifunc resolver, which the loader runs
+ * before libtsan is initialised, and the program dies in relocation (make sanitize). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
 #if __has_attribute(target_clones) && defined(__GLIBC__)
 #define FOLD_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
