@@ -1,7 +1,7 @@
 /* collectives: the cost of threadcomm collectives inside one parallel region, back to
  * back, in µs per call (median of 5 batches of ITERS calls, as rank 0 times them), with
  * OpenMP's barrier and an OpenMP "allreduce" of one int (an atomic add between two
- * barriers) beside them (docs/performance.md, session 15):
+ * barriers) beside them (docs/performance.md, "Thread communicators"):
  *
  *     mpixcc -O2 -fopenmp -o collectives bench/threadcomm/collectives.c
  *     mpixexec -n 1 -env OMP_NUM_THREADS 16 ./collectives [ITERS]

@@ -2,7 +2,7 @@
  * per reduction, vs OpenMP's reduction clause) in alternating blocks of R MPI regions
  * and R OpenMP regions, so that both see the same machine state; a noisy machine
  * moves both. Prints the median over blocks of each one's µs per region and of the
- * per-block ratio, with its quartiles (docs/performance.md, sessions 14-15):
+ * per-block ratio, with its quartiles (docs/performance.md, "Thread communicators"):
  *
  *     mpixcc -O2 -fopenmp -o interleaved bench/threadcomm/interleaved.c
  *     mpixexec -n 1 -env OMP_NUM_THREADS 16 ./interleaved [BLOCKS [R]]

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         printf("reduce %d threads %6d ints %7d bytes %.3f us\n", nt, n, n * 4, best);
     }
     /* A scalar MPI_Allreduce (a dot product's), back to back, against MPI_Barrier: the
-     * seats' one round (capi/tcfast.c: seat_small) should cost about a barrier. */
+     * seats' one round (threadcomm/coll.c: seat_small) should cost about a barrier. */
     double best_ar = 1e30, best_bar = 1e30;
     for (int round = 0; round < rounds; round++) {
         double t0 = 0, t1 = 0, t2 = 0;

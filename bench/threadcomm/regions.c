@@ -1,5 +1,5 @@
-/* regions: where a threadcomm region's time goes, against OpenMP (the reduce target
- * of issue 6; docs/performance.md). Rounds of five loops of parallel regions, each
+/* regions: where a threadcomm region's time goes, against OpenMP's (the reduce ratio
+ * that docs/performance.md reports). Rounds of five loops of parallel regions, each
  * region:
  *   empty      fills a 1 Ki-int array (as the reduce loops do), nothing else;
  *   start+fin  the same between MPIX_Threadcomm_start and _finish;

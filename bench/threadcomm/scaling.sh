@@ -3,15 +3,15 @@
 # MPI_Reduce of 1 Ki ints vs OpenMP's `reduction`, one region each) at several team
 # sizes, with the team bound to cores (OMP_PROC_BIND=close OMP_PLACES=cores, as the
 # paper's "16 threads bound to cores") and unbound, RUNS runs each. Prints, per size
-# and binding, the median over runs of each figure in µs and of the ratios issue 6
-# sets targets for (barrier <= 1.5, reduce < 1). Run from the repository root after
+# and binding, the median over runs of each figure in µs and of the ratios the paper's
+# comparison is about (barrier: mpi/omp, aim <= 1.5; reduce: mpi/omp, aim < 1). Run from the repository root after
 # `make`:
 #
 #     bench/threadcomm/scaling.sh [RUNS [THREADS...]]
 #
 # RUNS defaults to 5; THREADS to 2 4 8 ... up to the machine's CPUs. Sizes above the
-# CPUs oversubscribe them, which neither side is built for. (docs/performance.md,
-# session 15.)
+# CPUs oversubscribe them, which neither side is built for. (docs/performance.md
+# gives the last figures.)
 set -eu
 runs=${1:-5}
 [ $# -gt 0 ] && shift

@@ -6,8 +6,8 @@
  *   MPI_Reduce of 1 Ki ints on a threadcomm vs OpenMP's reduction clause, each
  *     including the parallel region's entry and exit (Figure 5).
  * Prints "latency SIZE US", "bandwidth SIZE MB/s" (1 MB = 10^6 bytes),
- * "barrier mpi|omp THREADS US", "reduce mpi|omp THREADS US", and the ratios issue 6
- * sets targets for: "barrier ratio THREADS X" (mpi/omp, target <= 1.5) and
+ * "barrier mpi|omp THREADS US", "reduce mpi|omp THREADS US", and the ratios the
+ * paper's comparison is about: "barrier ratio THREADS X" (mpi/omp, target <= 1.5) and
  * "reduce ratio THREADS X" (mpi/omp, target < 1). The latency and bandwidth targets
  * compare with MPICH's two processes: 8-byte latency <= 0.6x, 1 MiB bandwidth >= 1.5x.
  *
