@@ -8,7 +8,7 @@ package main
 //go:generate go run ./gen -root ..
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -O2 -Wall
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../shm -I${SRCDIR}/../vci -O2 -Wall
 #include "capi.h"
 static void *mpix_in_place(void) { return MPI_IN_PLACE; }
 */

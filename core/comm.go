@@ -172,7 +172,7 @@ func newComm(ctx, sendCtx uint32, rank int, local, remote *Group, eng *Engine, i
 	c.errh.Store(ErrhFatal)
 	if vcis != nil {
 		disownFor(eng) // made on an owned VCI by its owner: it is shared from now on
-		vcis.Acquire(eng.vci)
+		vcis.Acquire(eng.Index())
 	}
 	c.Handle = comms.Add(c)
 	publishComm(c)

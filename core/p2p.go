@@ -311,7 +311,7 @@ func ProgressFrom(v int) int {
 	if v < 0 || v >= len(engines) {
 		return 0
 	}
-	if e := engines[v]; e.globalEvery <= 0 {
+	if e := engines[v]; e.GlobalOff() {
 		return e.progressShared()
 	}
 	return Progress()

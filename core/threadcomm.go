@@ -634,7 +634,7 @@ func (tc *threadcomm) failPosted() {
 		// A VCI a thread owns (single-thread hints) holds no threadcomm receive (the
 		// views and duplicates are made without hints), and only its owner may
 		// touch it.
-		if e.owned.Load() {
+		if e.Owned() {
 			continue
 		}
 		locked := e.enter()

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -12,6 +13,7 @@ import (
 	"mpix/ofi"
 	"mpix/shm"
 	"mpix/transport"
+	"mpix/vci"
 )
 
 // Config holds the MPIX_* settings read at MPI_Init. The knobs themselves live in
@@ -183,15 +185,15 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 	}
 	engines = make([]*Engine, nvcis)
 	for v := range engines {
-		engines[v] = NewEngine(self, routes[v], spin)
-		engines[v].vci, engines[v].arenaSpins = v, arenaSpins
-		engines[v].sh.Index = uint32(v)
+		engines[v] = newEngine(vci.New(v, spin), self, routes[v], spin)
+		engines[v].arenaSpins = arenaSpins
 		if sms[v] != nil {
-			engines[v].sh.setShm(sms[v].FastView())
+			engines[v].Shared().Shm = uintptr(unsafe.Pointer(sms[v].FastView()))
 		}
 	}
 	for _, e := range engines {
-		e.all, e.globalEvery = engines, Settings.GlobalEvery
+		e.all = engines
+		e.SetGlobalProgress(Settings.GlobalEvery, len(engines))
 	}
 	engine = engines[0]
 	vcis = newVCIPool(nvcis)

@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"mpix/vci"
 )
@@ -174,21 +173,10 @@ func (c *Comm) checkSpreadWildcards(source, tag int) error {
 	return nil
 }
 
-// setOwned marks e as owned by one single-thread communicator (or not), for Go and
-// for C's fast path, which then skips the lock too.
-func (e *Engine) setOwned(owned bool) {
-	e.owned.Store(owned)
-	v := uint32(0)
-	if owned {
-		v = 1
-	}
-	atomic.StoreUint32(&e.sh.Owned, v)
-}
-
 // enter takes e's lock unless a single-thread communicator owns e, in which case
 // the caller is that communicator's thread; exit undoes what enter did.
 func (e *Engine) enter() bool {
-	if e.owned.Load() {
+	if e.Owned() {
 		return false
 	}
 	e.lock()
@@ -206,11 +194,11 @@ func (e *Engine) exit(locked bool) {
 // progressShared is one round of progress on e made by a thread that may not own
 // it (global progress): an owned VCI is left to its owner.
 func (e *Engine) progressShared() int {
-	if e.owned.Load() || !e.tryLock() { // owned, or another thread progresses it now
+	if e.Owned() || !e.tryLock() { // owned, or another thread progresses it now
 		return 0
 	}
 	defer e.unlock()
-	if e.owned.Load() { // claimed while this thread took the lock
+	if e.Owned() { // claimed while this thread took the lock
 		return 0
 	}
 	return e.progress()
@@ -332,7 +320,7 @@ func (p *vciPlan) apply(c *Comm) {
 		c.vr.by = p.by
 		for _, v := range p.spread {
 			c.vr.set = append(c.vr.set, engines[v])
-			if v != p.base.vci {
+			if v != p.base.Index() {
 				vcis.Acquire(v)
 			}
 		}
@@ -352,7 +340,7 @@ func (p *vciPlan) apply(c *Comm) {
 	}
 	for _, k := range []string{hintVCI, hintSenderVCI, hintReceiverVCI} {
 		if _, ok, _ := in.Get(k); ok {
-			in.Set(k, strconv.Itoa(c.eng.vci))
+			in.Set(k, strconv.Itoa(c.eng.Index()))
 		}
 	}
 	if p.spread != nil {
@@ -371,7 +359,7 @@ func (p *vciPlan) claim(c *Comm) bool {
 		engs = c.vr.set
 	}
 	for _, e := range engs {
-		e.setOwned(true)
+		e.SetOwned(true)
 	}
 	ok := true
 	for _, e := range engs {
@@ -381,8 +369,8 @@ func (p *vciPlan) claim(c *Comm) bool {
 	}
 	if !ok {
 		for _, e := range engs {
-			e.setOwned(false)
-			vcis.Disown(e.vci)
+			e.SetOwned(false)
+			vcis.Disown(e.Index())
 		}
 	}
 	return ok
@@ -394,23 +382,23 @@ func (c *Comm) releaseVCIs() {
 		return
 	}
 	// An owned VCI is c's alone and c's thread frees it: later users lock again.
-	c.eng.setOwned(false)
+	c.eng.SetOwned(false)
 	for _, e := range c.vr.set {
-		e.setOwned(false)
+		e.SetOwned(false)
 		if e != c.eng {
-			vcis.Release(e.vci)
+			vcis.Release(e.Index())
 		}
 	}
-	vcis.Release(c.eng.vci)
+	vcis.Release(c.eng.Index())
 }
 
 // disownFor is called when a communicator other than the owner is made on eng
 // (an intercommunicator on its parent's VCI): the caller is the owner's thread, so
 // the VCI can go back to locking at once.
 func disownFor(eng *Engine) {
-	if eng != nil && eng.owned.Load() {
-		eng.setOwned(false)
-		vcis.Disown(eng.vci)
+	if eng != nil && eng.Owned() {
+		eng.SetOwned(false)
+		vcis.Disown(eng.Index())
 	}
 }
 
@@ -420,7 +408,7 @@ func disownFor(eng *Engine) {
 func ProgressFor(rs []*Request) int {
 	n := 0
 	for _, r := range rs {
-		if r != nil && r.eng != nil && r.eng.owned.Load() {
+		if r != nil && r.eng != nil && r.eng.Owned() {
 			n += r.eng.progress()
 		}
 	}
@@ -431,7 +419,7 @@ func ProgressFor(rs []*Request) int {
 func WaitUntilFor(rs []*Request, done func() bool) {
 	owned := false
 	for _, r := range rs {
-		if r != nil && r.eng != nil && r.eng.owned.Load() {
+		if r != nil && r.eng != nil && r.eng.Owned() {
 			owned = true
 		}
 	}
@@ -444,7 +432,7 @@ func WaitUntilFor(rs []*Request, done func() bool) {
 			return true
 		}
 		for _, r := range rs {
-			if r != nil && r.eng != nil && r.eng.owned.Load() {
+			if r != nil && r.eng != nil && r.eng.Owned() {
 				r.eng.progress()
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"mpix/vci"
 )
 
 func TestParseVCIHints(t *testing.T) {
@@ -44,7 +46,7 @@ func TestParseVCIHints(t *testing.T) {
 // Both sides of a message compute its VCI from what the receiver knows: the
 // sender's rank in the communicator and the tag.
 func TestSpreadPick(t *testing.T) {
-	set := []*Engine{{vci: 4}, {vci: 5}, {vci: 6}}
+	set := []*Engine{{VCI: vci.New(4, 0)}, {VCI: vci.New(5, 0)}, {VCI: vci.New(6, 0)}}
 	tests := []struct {
 		by       uint8
 		src, tag int
@@ -60,19 +62,19 @@ func TestSpreadPick(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rt := vciRoute{set: set, by: tt.by}
-		if got := rt.pick(tt.src, tt.tag).vci; got != tt.want {
+		if got := rt.pick(tt.src, tt.tag).Index(); got != tt.want {
 			t.Errorf("by %d, pick(%d, %d) = VCI %d, want %d", tt.by, tt.src, tt.tag, got, tt.want)
 		}
 		sender := &Comm{Rank: tt.src, vr: rt}
 		recv := &Comm{vr: rt}
 		if s, r := sender.sendEng(0, tt.tag), recv.recvEng(tt.src, tt.tag); s != r {
-			t.Errorf("by %d, (%d, %d): sender uses VCI %d, receiver VCI %d", tt.by, tt.src, tt.tag, s.vci, r.vci)
+			t.Errorf("by %d, (%d, %d): sender uses VCI %d, receiver VCI %d", tt.by, tt.src, tt.tag, s.Index(), r.Index())
 		}
 	}
 }
 
 func TestSpreadWildcards(t *testing.T) {
-	set := []*Engine{{vci: 1}, {vci: 2}}
+	set := []*Engine{{VCI: vci.New(1, 0)}, {VCI: vci.New(2, 0)}}
 	tests := []struct {
 		by          uint8
 		source, tag int
