@@ -14,7 +14,13 @@ static void *mpix_in_place(void) { return MPI_IN_PLACE; }
 */
 import "C"
 
-import "mpix/core"
+import (
+	"mpix/core"
+	// The transports register their fabrics with mpix/transport from init; core opens
+	// endpoints through that registry.
+	_ "mpix/ofi"
+	_ "mpix/shm"
+)
 
 // funcID identifies a procedure (see zexports.go).
 type funcID int
