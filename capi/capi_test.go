@@ -87,3 +87,9 @@ func TestCoreConstantsMatchHeader(t *testing.T) {
 		require.Equal(t, uint32(v), uint32(got), "%s", name)
 	}
 }
+
+// Every layout C's fast paths share with Go agrees (vci.h, shm/fastabi.h with core's
+// types, threadcomm's request handles): otherwise the library starts without them.
+func TestFastLayoutsAgree(t *testing.T) {
+	require.NoError(t, checkFastLayout())
+}

@@ -1,49 +1,56 @@
 package main
 
 /*
-#include "fast.h"
+#include "fastabi.h"
 #include "threadcomm.h"
+void mpix_dispatch_init(void);
 */
 import "C"
 
 import (
 	"fmt"
+	"os"
 
 	"mpix/core"
 	"mpix/core/datatype"
+	"mpix/shm"
+	"mpix/vci"
 )
 
-// The C fast paths (fast.c) get the communicator table and the sizes of the builtin
-// datatypes at load time, once the layouts of fast.h are known to match Go's. Should
-// they ever differ (a change on one side only), the fast paths stay off: every call
-// then takes the Go path, which is slower but right.
+// The C fast paths (fast.h) get the communicator table and the sizes of the builtin
+// datatypes at load time, once the C layouts are known to match Go's. Should they ever
+// differ (a change on one side only), the library says so once and runs without
+// them: every call then takes the Go path, which is slower but right.
 func init() {
 	if err := checkFastLayout(); err != nil {
+		fmt.Fprintf(os.Stderr, "mpix: C fast paths off: %v\n", err)
 		return
 	}
+	var types []shm.FastType
 	for _, t := range datatype.Builtins() {
 		// Only types whose data is their size in bytes from the buffer's start.
 		if t.Size() > 0 && t.Contiguous() && t.TrueLB() == 0 && t.LB() == 0 && t.Extent() == t.Size() {
-			i := t.Handle() & 0xff
-			C.mpix_fast_dthandle[i] = C.MPI_Datatype(t.Handle())
-			C.mpix_fast_dtsize[i] = C.uint32_t(t.Size())
+			types = append(types, shm.FastType{Handle: t.Handle(), Size: int(t.Size())})
 		}
 	}
-	C.mpix_fast_table = (*C.mpix_fast_header)(core.FastTable())
+	C.mpix_dispatch_init()
+	shm.EnableFastPath(core.FastTable(), types)
 }
 
-// mpixGoProgressFrom is the same for a C wait on VCI vci (lite.c), with Go's rule for
-// global progress (core.ProgressFrom).
+// mpixGoProgressFrom is the same for a C wait on VCI vci (shm/lite.c, through
+// dispatch.c), with Go's rule for global progress (core.ProgressFrom).
 //
 //export mpixGoProgressFrom
 func mpixGoProgressFrom(vci C.uint32_t) { core.ProgressFrom(int(vci)) }
 
-// checkFastLayout compares fast.h's structures with the Go types they mirror.
+// checkFastLayout compares the C structures the fast paths share with Go against
+// the Go types they mirror.
 func checkFastLayout() error {
-	for i, want := range core.FastLayout() {
-		if got := uintptr(C.mpix_fast_layout(C.int(i))); got != want {
-			return fmt.Errorf("fast.h layout fact %d is %d in C and %d in Go", i, got, want)
-		}
+	if err := vci.CheckLayout(); err != nil {
+		return err
+	}
+	if err := shm.CheckLayout(core.FastLayout()); err != nil {
+		return err
 	}
 	if tc := C.MPI_Request(int32(-0x14000000)); (C.mpix_tc_is_request(tc) != 0) != isThreadcommRequest(tc) {
 		return fmt.Errorf("wait.go's isThreadcommRequest disagrees with threadcomm/tc.h")

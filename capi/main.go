@@ -8,13 +8,19 @@ package main
 //go:generate go run ./gen -root ..
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../threadcomm -O2 -Wall
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../threadcomm -I${SRCDIR}/../shm -I${SRCDIR}/../vci -O2 -Wall
 #include "capi.h"
 static void *mpix_in_place(void) { return MPI_IN_PLACE; }
 */
 import "C"
 
-import "mpix/core"
+import (
+	"mpix/core"
+	// The transports register their fabrics with mpix/transport from init; core opens
+	// endpoints through that registry.
+	_ "mpix/ofi"
+	_ "mpix/shm"
+)
 
 // funcID identifies a procedure (see zexports.go).
 type funcID int

@@ -6,19 +6,23 @@ import (
 	"golang.org/x/sys/unix"
 
 	"mpix/core/datatype"
-	"mpix/shm"
+	"mpix/transport"
 )
 
 // Shared-memory collectives. A communicator whose processes all run on this node gets,
-// at its first eligible blocking collective, an arena (shm.Arena) through which
+// at its first eligible blocking collective, an arena (transport.Arena) through which
 // barriers, small broadcasts and small allreduces cost a few cache-line transfers and
 // one C-to-Go crossing, instead of a schedule of messages. Whether a call goes through
 // the arena depends only on the communicator and the data size (and, for reductions,
 // on the datatype, which MPI requires to be the same everywhere), so every member
 // always takes the same path.
 
-// nodeJob names this job's shared-memory files; empty when the shm transport is off.
-var nodeJob string
+// nodeJob names this job's node-local resources, and arenas is the node-local fabric
+// that makes arenas; empty and nil when that fabric is off or offers none.
+var (
+	nodeJob string
+	arenas  transport.Collectives
+)
 
 // arenaSlot is the most data a collective moves through the arena.
 const arenaSlot = 64 << 10
@@ -32,7 +36,7 @@ const (
 
 // arenaFor returns c's arena, making it on first use (collective over c), or nil.
 // MPI forbids concurrent collectives on one communicator, so its arena needs no lock.
-func (c *Comm) arenaFor() *shm.Arena {
+func (c *Comm) arenaFor() transport.Arena {
 	switch c.arenaState {
 	case arenaReady:
 		return c.arena
@@ -40,7 +44,7 @@ func (c *Comm) arenaFor() *shm.Arena {
 		return nil
 	}
 	c.arenaState = arenaNone
-	if nodeJob == "" || c.IsInter() || c.Size < 2 || proc.peers == nil {
+	if arenas == nil || nodeJob == "" || c.IsInter() || c.Size < 2 || proc.peers == nil {
 		return nil
 	}
 	node := proc.peers[c.peers[0]].Node
@@ -49,22 +53,22 @@ func (c *Comm) arenaFor() *shm.Arena {
 			return nil
 		}
 	}
-	path := shm.ArenaPath(nodeJob, c.ContextID, c.peers[0])
-	var a *shm.Arena
+	leader := c.peers[0]
+	var a transport.Arena
 	var err error
 	if c.Rank == 0 {
-		a, err = shm.CreateArena(path, c.Size, 0, arenaSlot)
+		a, err = arenas.CreateArena(nodeJob, c.ContextID, leader, c.Size, arenaSlot)
 	}
 	// Rank 0 says whether it made the file; then everyone says whether they mapped it.
 	if !c.agreeAll(err == nil) {
 		return nil
 	}
 	if c.Rank != 0 {
-		a, err = shm.OpenArena(path, c.Size, c.Rank, arenaSlot)
+		a, err = arenas.OpenArena(nodeJob, c.ContextID, leader, c.Size, c.Rank, arenaSlot)
 	}
 	ok := c.agreeAll(err == nil)
 	if c.Rank == 0 {
-		shm.Unlink(path)
+		arenas.RemoveArena(nodeJob, c.ContextID, leader)
 	}
 	if !ok {
 		if a != nil {

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"mpix/core/attr"
-	"mpix/shm"
+	"mpix/transport"
 )
 
 // Comm is a communicator: a group of processes (two for an intercommunicator) and a
@@ -49,7 +49,7 @@ type Comm struct {
 	errh atomic.Pointer[Errhandler]
 
 	// arena is the shared memory of node-local collectives (collshm.go).
-	arena      *shm.Arena
+	arena      transport.Arena
 	arenaState uint8
 
 	mu    sync.Mutex // guards name, info and topo
@@ -172,7 +172,7 @@ func newComm(ctx, sendCtx uint32, rank int, local, remote *Group, eng *Engine, i
 	c.errh.Store(ErrhFatal)
 	if vcis != nil {
 		disownFor(eng) // made on an owned VCI by its owner: it is shared from now on
-		vcis.Acquire(eng.vci)
+		vcis.Acquire(eng.Index())
 	}
 	c.Handle = comms.Add(c)
 	publishComm(c)

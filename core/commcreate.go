@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"unsafe"
+
+	"mpix/vci"
 )
 
 // Communicator creation. Every constructor is a schedule on the parent's internal
@@ -139,7 +141,7 @@ func allocContext(s *schedule, c *Comm, done func(id uint32) error) {
 // 0 if there is none, or what its hints ask for: vcihints.go), then on a context;
 // done receives both. The communicator done makes must be given the rest of the
 // plan with apply.
-func allocContextVCI(s *schedule, c *Comm, h vciHints, done func(id uint32, p *vciPlan) error) {
+func allocContextVCI(s *schedule, c *Comm, h vci.Hints, done func(id uint32, p *vciPlan) error) {
 	if vcis == nil || vcis.Len() == 1 {
 		allocContext(s, c, func(id uint32) error { return done(id, planFor(c.eng)) })
 		return

@@ -223,7 +223,7 @@ func makeEndpoints(parent *Comm, counts []int64, base uint32, engs []*Engine, co
 		c.info = info.copyUnregistered()
 		c.errh.Store(ErrhFatal)
 		if vcis != nil {
-			vcis.Acquire(c.eng.vci)
+			vcis.Acquire(c.eng.Index())
 		}
 		c.Handle = comms.Add(c)
 		out[j] = c

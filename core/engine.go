@@ -2,18 +2,25 @@ package core
 
 import (
 	"errors"
-	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"mpix/core/datatype"
 	"mpix/transport"
+	"mpix/vci"
 )
 
-// Engine is one stream of point-to-point communication: the endpoints it sends and
-// polls, its matching queues, and the requests that wait for protocol messages. The
-// process has one today; the VCI work makes one per VCI, each with its own lock.
+// The futex operations the threadcomm barrier sleeps with (vci.FutexWaitPrivate).
+const (
+	futexWaitPrivate = vci.FutexWaitPrivate
+	futexWakePrivate = vci.FutexWakePrivate
+)
+
+// Engine is one stream of point-to-point communication: the VCI it runs on (its lock,
+// the page shared with C, ownership and the global-progress rule), the endpoints it
+// sends and polls, its matching queues, and the requests that wait for protocol
+// messages. The process has one per VCI.
 //
 // Protocols (all messages carry a transport.Header):
 //   - eager: one message with the packed data; a synchronous send sets FlagSync and
@@ -23,13 +30,10 @@ import (
 //     the sender's memory directly (shm's process_vm_readv) copies once and answers Fin;
 //     otherwise it answers CTS and the sender streams Data chunks.
 type Engine struct {
-	// sh holds the VCI's lock and what C's fast paths need to know (fastabi.go); it
-	// lives outside the Go heap, on its own cache lines.
-	sh       *vciShared
-	raceSync atomic.Uint32        // see raceEnabled
-	self     int                  // this process's world rank
-	route    []transport.Endpoint // endpoint per world rank
-	eps      []transport.Endpoint // distinct endpoints, polled in order
+	*vci.VCI
+	self  int                  // this process's world rank
+	route []transport.Endpoint // endpoint per world rank
+	eps   []transport.Endpoint // distinct endpoints, polled in order
 
 	posted     []*Request    // receives waiting for a message, in posting order
 	unexpected []*unexpected // messages waiting for a receive, in arrival order
@@ -53,65 +57,30 @@ type Engine struct {
 	// queued, so no transport is re-entered from its own callback.
 	polling bool
 
-	vci         int       // this engine's index among the process's VCIs
-	all         []*Engine // every VCI of the process, for global progress
-	globalEvery int       // own empty polls between rounds of global progress (0: never)
-	// misses counts calls that polled only this VCI and left their operation unfinished
-	// (Test, Iprobe, arena spins); every globalEvery-th makes a round on every VCI. It
-	// has a line of its own: threads testing on one VCI all add to it, while every
-	// call reads owned and all.
-	_      [64]byte
-	misses atomic.Uint32
-	_      [60]byte
-	// owned: a single-thread communicator owns this VCI and uses it without the lock
-	// (vcihints.go); other threads' global progress leaves it alone.
-	owned atomic.Bool
+	all   []*Engine   // every VCI of the process, for global progress
 	trace *protoTrace // MPIX_DEBUG_STUCK: the last protocol messages (stuck.go)
-	_     [64]byte
 }
 
-// lock takes the VCI's lock and counts it.
-func (e *Engine) lock() {
-	e.sh.lock()
-	e.acquired()
-}
-
-// tryLock takes the VCI's lock if it is free, and counts it.
-func (e *Engine) tryLock() bool {
-	if !e.sh.tryLock() {
-		return false
-	}
-	e.acquired()
-	return true
-}
-
-// acquired counts an acquisition of the lock and shows it to the race detector.
-func (e *Engine) acquired() {
-	e.sh.Locks++
-	if raceEnabled {
-		e.raceSync.Load()
-	}
-}
+// lock takes the VCI's lock; tryLock takes it if it is free.
+func (e *Engine) lock()         { e.Lock() }
+func (e *Engine) tryLock() bool { return e.TryLock() }
 
 // unlock publishes whether C may bypass the engine, then releases the VCI's lock.
 func (e *Engine) unlock() {
 	e.publishIdle()
-	if raceEnabled {
-		e.raceSync.Store(0)
-	}
-	e.sh.unlock()
+	e.Unlock()
 }
 
-// publishIdle tells C's fast path what the engine holds (vciShared.Idle).
+// publishIdle tells C's fast path what the engine holds (vci.Shared.Idle).
 func (e *Engine) publishIdle() {
 	idle := uint32(0)
 	if len(e.posted) == 0 && len(e.unexpected) == 0 && len(e.pending) == 0 && len(e.scheds) == 0 {
-		idle |= idleRecv
+		idle |= vci.IdleRecv
 	}
 	if len(e.outbox) == 0 {
-		idle |= idleSend
+		idle |= vci.IdleSend
 	}
-	e.sh.Idle = idle
+	e.Shared().Idle = idle
 }
 
 // unexpected is a message that arrived before its receive was posted.
@@ -129,10 +98,15 @@ type outMsg struct {
 	stream  bool     // Data chunks of req's buffer, from hdr.Offset to req's size
 }
 
-// NewEngine makes an engine for world rank self that reaches rank r through route[r].
+// NewEngine makes an engine on a VCI of its own for world rank self that reaches rank
+// r through route[r].
 func NewEngine(self int, route []transport.Endpoint, spinLimit int) *Engine {
-	e := &Engine{self: self, route: route, pending: map[uint64]*Request{}, readsFrom: map[int32]bool{}, spinLimit: spinLimit,
-		sh: newVCIShared(spinLimit)}
+	return newEngine(vci.New(0, spinLimit), self, route, spinLimit)
+}
+
+func newEngine(v *vci.VCI, self int, route []transport.Endpoint, spinLimit int) *Engine {
+	e := &Engine{VCI: v, self: self, route: route, pending: map[uint64]*Request{}, readsFrom: map[int32]bool{},
+		spinLimit: spinLimit}
 	seen := map[transport.Endpoint]bool{}
 	for _, ep := range route {
 		if ep != nil && !seen[ep] {
@@ -390,7 +364,7 @@ func (e *Engine) deliver(h *transport.Header, payload []byte) {
 		if e.forwards != nil && e.forward(h, payload) {
 			return
 		}
-		if e.sh.Lite != nil {
+		if e.Shared().Lite != nil {
 			e.absorbLite() // C's posted receives come first (fastlite.go)
 		}
 		for i, r := range e.posted {
@@ -639,7 +613,7 @@ func (e *Engine) progress() int {
 
 // Progress makes one round of progress.
 func (e *Engine) Progress() int {
-	if e.owned.Load() {
+	if e.Owned() {
 		return e.progress() // only the owning thread gets here
 	}
 	e.lock()
@@ -664,7 +638,7 @@ func (e *Engine) wait(done func() bool) {
 			empty, sinceGlobal = 0, 0
 			continue
 		}
-		if sinceGlobal++; e.globalEvery > 0 && sinceGlobal >= e.globalEvery && len(e.all) > 1 {
+		if sinceGlobal++; e.GlobalDue(sinceGlobal) {
 			sinceGlobal = 0
 			if e.progressOthers() > 0 {
 				empty = 0
@@ -689,7 +663,7 @@ const crowdedPolls = 16
 // again instead of queueing for the lock: with hundreds of threads waiting on one
 // VCI (a threadcomm's), queueing on the futex made every wait a convoy.
 func (e *Engine) poll() int {
-	if e.owned.Load() {
+	if e.Owned() {
 		return e.progress() // only the owning thread gets here
 	}
 	if !e.tryLock() {
@@ -706,7 +680,7 @@ func (e *Engine) poll() int {
 // (a rendezvous whose Data a manual-progress provider still holds), and the peer that
 // waits for that data never answers the tested request: vci_stress_ofi hung so.
 func (e *Engine) missed() {
-	if e.globalEvery > 0 && len(e.all) > 1 && e.misses.Add(1)%uint32(e.globalEvery) == 0 {
+	if e.Missed() {
 		e.progressOthers()
 	}
 }
@@ -720,19 +694,4 @@ func (e *Engine) progressOthers() int {
 		}
 	}
 	return n
-}
-
-// FastMessages is how many messages C's fast path moved on this VCI.
-func (e *Engine) FastMessages() uint64 {
-	e.sh.lock()
-	defer e.sh.unlock()
-	return e.sh.FastMsgs
-}
-
-// LockCount is how many times the VCI's lock was taken (for the MPI_T counter and
-// the tests that check Table 1 of the ICS'20 paper).
-func (e *Engine) LockCount() uint64 {
-	e.sh.lock()
-	defer e.sh.unlock()
-	return e.sh.Locks
 }

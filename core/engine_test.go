@@ -437,7 +437,8 @@ func TestTestLoopMakesGlobalProgress(t *testing.T) {
 			a, b := world(2, 64, 64, false), world(2, 64, 64, false) // two VCIs per rank
 			all := []*Engine{a[1].eng, b[1].eng}
 			for _, e := range all {
-				e.all, e.globalEvery = all, tc.globalEvery
+				e.all = all
+				e.SetGlobalProgress(tc.globalEvery, len(all))
 			}
 			// Rank 1 tests a receive on VCI a that nothing answers, while a message for
 			// its receive on VCI b sits in VCI b's transport.

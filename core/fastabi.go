@@ -1,50 +1,17 @@
 package core
 
 import (
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
-
-	"mpix/shm"
-	"mpix/transport"
 )
 
-// The fast ABI: memory that the Go engine shares with capi's C fast paths (capi/fast.c,
-// layouts mirrored in capi/fast.h). Every MPI call that enters Go pays the cgo
+// The fast ABI: memory that the Go engine shares with the C fast paths (shm/fast.c and
+// the threadcomm C; layouts mirrored in shm/fastabi.h, the VCI's own in vci/vci.h). Every MPI call that enters Go pays the cgo
 // crossing, about 220 ns (docs/performance.md), more than MPICH's whole 8-byte latency;
 // so MPI_Send and MPI_Recv of small contiguous messages to node-local peers run in C
 // when the Go side of their VCI has nothing that must come first. Everything here lives
 // in anonymous mappings outside the Go heap, so that C may keep pointers to it.
-
-// vciShared is the part of a VCI that C reads and writes.
-type vciShared struct {
-	// Lock is the VCI's lock, taken by Go and C alike: 0 free, 1 held, 2 held with
-	// sleepers (a futex word; see lock).
-	Lock uint32
-	// Idle says, under Lock, what the Go side holds: idleRecv when no receive is posted,
-	// no message waits unmatched and no protocol (rendezvous, synchronous send,
-	// collective schedule) waits for progress; idleSend when no send is queued. C
-	// receives only when both bits are set and sends only with idleSend, so it never
-	// overtakes Go, and never spins while Go has requests that need progress.
-	Idle      uint32
-	Locks     uint64  // acquisitions of Lock, counted under it (MPI_T mpix_vci_lock_acquisitions)
-	SpinLimit uint32  // empty polls a C wait may spin before it hands over to Go
-	Owned     uint32  // 1: one single-thread communicator owns the VCI, nobody takes Lock (vcihints.go)
-	Shm       uintptr // *shm.FastView of the VCI's shared-memory endpoint, or 0
-	FastMsgs  uint64  // messages C sent or received without Go, counted under Lock (MPI_T mpix_fastpath_messages)
-	Index     uint32  // the VCI's index (engines), which lite request handles carry
-	_         uint32
-	Lite      unsafe.Pointer // *liteState, made by C on the VCI's first lite receive (under Lock), or 0
-	_         [64 - 56]byte
-}
-
-const (
-	idleRecv = 1 << iota
-	idleSend
-)
 
 // commShared describes a communicator to C: what MPI_Send and MPI_Recv need.
 type commShared struct {
@@ -54,7 +21,7 @@ type commShared struct {
 	Rank    int32
 	Size    int32 // ranks that point-to-point calls name (the remote group's size for an intercommunicator)
 	_       int32
-	VCI     uintptr // *vciShared of the communicator's VCI
+	VCI     uintptr // *vci.Shared of the communicator's VCI
 	Peers   uintptr // *int32[Size]: world rank of each rank, or 0 when rank == world rank
 	_       [64 - 40]byte
 }
@@ -72,7 +39,7 @@ type fastHeader struct {
 	// complete at once touches it.
 	Waiters int32
 	Cores   int32
-	Seats   int32 // MPIX_THREADCOMM_SEATS, for capi/tcfast.c
+	Seats   int32 // MPIX_THREADCOMM_SEATS, for the threadcomm C
 	_       [64 - 12]byte
 }
 
@@ -147,7 +114,7 @@ func publishComm(c *Comm) {
 		return
 	}
 	d.Ctx, d.SendCtx, d.Rank, d.Size = c.ContextID, c.sendCtx, int32(c.Rank), int32(len(c.peers))
-	d.VCI = uintptr(unsafe.Pointer(c.eng.sh))
+	d.VCI = uintptr(unsafe.Pointer(c.eng.Shared()))
 	d.Peers = 0
 	if !c.identity {
 		mem, err := syscall.Mmap(-1, 0, max(4*len(c.peers), 1), syscall.PROT_READ|syscall.PROT_WRITE,
@@ -172,9 +139,9 @@ func unpublishComm(c *Comm) {
 	if d := commSlot(c.Handle); d != nil {
 		atomic.StoreUint32(&d.Live, 0)
 	}
-	if e := c.eng; e != nil && atomic.LoadPointer(&e.sh.Lite) != nil {
+	if e := c.eng; e != nil && atomic.LoadPointer(&e.Shared().Lite) != nil {
 		locked := e.enter()
-		if l := e.sh.liteState(); l.holds(c.Handle) {
+		if l := e.liteState(); l.holds(c.Handle) {
 			e.absorbLite()
 		}
 		e.exit(locked)
@@ -185,89 +152,22 @@ func unpublishComm(c *Comm) {
 	}
 }
 
-// sharedAlloc carves cache-line aligned blocks for VCIs out of anonymous mappings; VCIs
-// live as long as the process, so nothing is returned.
-var sharedAlloc struct {
-	sync.Mutex
-	free []byte
-}
-
-func newVCIShared(spinLimit int) *vciShared {
-	size := int(unsafe.Sizeof(vciShared{}))
-	sharedAlloc.Lock()
-	defer sharedAlloc.Unlock()
-	if len(sharedAlloc.free) < size {
-		mem, err := syscall.Mmap(-1, 0, 64<<10, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
-		if err != nil {
-			panic("mpix: cannot map VCI state: " + err.Error())
-		}
-		sharedAlloc.free = mem
-	}
-	v := (*vciShared)(unsafe.Pointer(&sharedAlloc.free[0]))
-	sharedAlloc.free = sharedAlloc.free[size:]
-	v.Idle = idleRecv | idleSend
-	v.SpinLimit = uint32(spinLimit)
-	return v
-}
-
-// setShm records the VCI's shared-memory endpoint for C.
-func (v *vciShared) setShm(fv *shm.FastView) { v.Shm = uintptr(unsafe.Pointer(fv)) }
-
-// futex(2) operations on process-private words (FUTEX_WAIT or FUTEX_WAKE with
-// FUTEX_PRIVATE_FLAG).
-const (
-	futexWaitPrivate = 0 | 128
-	futexWakePrivate = 1 | 128
-)
-
-// lock takes the VCI lock: a compare-and-swap when it is free, a short spin, then a
-// futex sleep (Drepper's "futexes are tricky", mutex 2). C's mpix_vci_lock is the same.
-func (v *vciShared) lock() {
-	if atomic.CompareAndSwapUint32(&v.Lock, 0, 1) {
-		return
-	}
-	for range 100 {
-		if atomic.LoadUint32(&v.Lock) == 0 && atomic.CompareAndSwapUint32(&v.Lock, 0, 1) {
-			return
-		}
-	}
-	for atomic.SwapUint32(&v.Lock, 2) != 0 {
-		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&v.Lock)), futexWaitPrivate, 2, 0, 0, 0)
-	}
-}
-
-// tryLock takes the lock only if it is free.
-func (v *vciShared) tryLock() bool {
-	return atomic.LoadUint32(&v.Lock) == 0 && atomic.CompareAndSwapUint32(&v.Lock, 0, 1)
-}
-
-func (v *vciShared) unlock() {
-	if atomic.SwapUint32(&v.Lock, 0) == 2 {
-		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&v.Lock)), futexWakePrivate, 1, 0, 0, 0)
-	}
-}
-
-// FastLayout lists the sizes, offsets and handle values that capi/fast.h must agree
-// with, in the order of its mpix_fast_layout.
-func FastLayout() []uintptr {
-	var v vciShared
+// FastLayout is the Go side of the C facts (shm/fastabi.h) about what core shares
+// with C: the communicator table, the lite requests and the pre-completed send
+// handle, by their C names (shm.CheckLayout).
+func FastLayout() map[string]uintptr {
 	var c commShared
-	var sv shm.FastView
-	var h transport.Header
-	return []uintptr{
-		unsafe.Sizeof(v), unsafe.Offsetof(v.Shm),
-		unsafe.Sizeof(c), unsafe.Offsetof(c.Peers),
-		unsafe.Sizeof(fastHeader{}),
-		unsafe.Sizeof(sv), unsafe.Offsetof(sv.FbIn),
-		unsafe.Sizeof(h), unsafe.Offsetof(h.Offset),
-		shm.FastboxHeaderSize,
-		unsafe.Offsetof(v.SpinLimit), unsafe.Offsetof(c.VCI),
-		unsafe.Offsetof(v.FastMsgs), unsafe.Offsetof(sv.RecvTail),
-		uintptr(uint32(CompletedSend)), unsafe.Offsetof(v.Owned),
-		unsafe.Offsetof(v.Lite), unsafe.Sizeof(liteReq{}), unsafe.Offsetof(liteReq{}.Buf),
-		unsafe.Offsetof(liteReq{}.StTag), unsafe.Offsetof(liteState{}.Req), unsafe.Sizeof(liteState{}),
-		liteTag, liteSlots, liteVCIs,
-		unsafe.Offsetof(sv.FreeMask), shm.RecvTailOffset, shm.FreeTailOffset, shm.CellSeqOffset, shm.CellHeaderSize,
-		unsafe.Offsetof(fastHeader{}.Waiters), unsafe.Offsetof(fastHeader{}.Seats),
+	var h fastHeader
+	var q liteReq
+	var l liteState
+	return map[string]uintptr{
+		"mpix_comm_shared": unsafe.Sizeof(c), "mpix_comm_shared.vci": unsafe.Offsetof(c.VCI),
+		"mpix_comm_shared.peers": unsafe.Offsetof(c.Peers),
+		"mpix_fast_header":       unsafe.Sizeof(h), "mpix_fast_header.waiters": unsafe.Offsetof(h.Waiters),
+		"mpix_fast_header.seats": unsafe.Offsetof(h.Seats),
+		"mpix_lreq":              unsafe.Sizeof(q), "mpix_lreq.buf": unsafe.Offsetof(q.Buf), "mpix_lreq.st_tag": unsafe.Offsetof(q.StTag),
+		"mpix_vci_lite": unsafe.Sizeof(l), "mpix_vci_lite.req": unsafe.Offsetof(l.Req),
+		"MPIX_LITE_TAG": liteTag, "MPIX_LITE_SLOTS": liteSlots, "MPIX_LITE_VCIS": liteVCIs,
+		"MPIX_REQUEST_COMPLETED_SEND": uintptr(uint32(CompletedSend)),
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"mpix/core/datatype"
 )
 
-// Lite requests: the receives that capi's C path (capi/lite.c) posts on a VCI while
+// Lite requests: the receives that shm's C path (shm/lite.c) posts on a VCI while
 // its Go side is idle, and completes there when the message comes from this process
 // or from a node-local peer's fastbox. Go never matches a message while such receives
 // are outstanding: before it does, absorbLite moves them, in posting order, to the
@@ -16,7 +16,7 @@ import (
 // no posted receive and no unmatched message, so the C list is always older than
 // anything in Go's queues and moving it to the front keeps MPI's matching order.
 
-// liteReq mirrors capi/fast.h's mpix_lreq.
+// liteReq mirrors shm/fastabi.h's mpix_lreq.
 type liteReq struct {
 	State    uint32 // liteFree, litePosted, liteDone, liteGo
 	Next     uint32 // posted list or free stack: slot + 1, 0 ends it
@@ -65,8 +65,8 @@ const (
 func isLiteHandle(h int32) bool { return uint32(h)&liteMask == liteTag }
 
 // liteState returns the VCI's lite state (under its lock), or nil.
-func (v *vciShared) liteState() *liteState {
-	return (*liteState)(atomic.LoadPointer(&v.Lite))
+func (e *Engine) liteState() *liteState {
+	return (*liteState)(atomic.LoadPointer(&e.Shared().Lite))
 }
 
 // liteSlot decodes a lite handle: its VCI's engine and lite state, and the request.
@@ -76,7 +76,7 @@ func liteSlot(h int32) (*Engine, *liteState, *liteReq, error) {
 		return nil, nil, nil, Errorf(ErrRequest, "invalid request handle 0x%x", uint32(h))
 	}
 	e := engines[idx]
-	l := e.sh.liteState()
+	l := e.liteState()
 	if l == nil {
 		return nil, nil, nil, Errorf(ErrRequest, "invalid request handle 0x%x", uint32(h))
 	}
@@ -138,7 +138,7 @@ func lookupLite(h int32) (*Request, error) {
 // absorbLite moves C's posted receives to the front of the posted queue (under the
 // VCI lock). Every path that matches a message on the VCI calls it first.
 func (e *Engine) absorbLite() {
-	l := e.sh.liteState()
+	l := e.liteState()
 	if l == nil || l.PostedHead == 0 {
 		return
 	}
@@ -188,7 +188,7 @@ func (e *Engine) adoptPosted(q *liteReq, l *liteState) *Request {
 
 // release gives a lite slot back to C once the Go request serving it is reported or
 // freed: a compare-and-swap push onto the returned stack, which C takes whole under
-// the VCI lock (capi/lite.c slots_return).
+// the VCI lock (shm/lite.c slots_return).
 func (l *liteState) release(q *liteReq) {
 	slot := uint32((uintptr(unsafe.Pointer(q)) - uintptr(unsafe.Pointer(&l.Req[0]))) / unsafe.Sizeof(*q))
 	atomic.StoreUint32(&q.State, liteFree)

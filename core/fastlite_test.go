@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// liteFixture plays capi/lite.c's part: a lite state on the receiving engine of a
+// liteFixture plays shm/lite.c's part: a lite state on the receiving engine of a
 // two-rank world, with receives "posted in C" by post.
 type liteFixture struct {
 	cs   []*Comm
@@ -22,12 +22,12 @@ func newLiteFixture(t *testing.T) *liteFixture {
 	cs[1].Handle = comms.Add(cs[1])
 	f := &liteFixture{cs: cs, l: new(liteState)}
 	e := cs[1].eng
-	e.sh.Lite = unsafe.Pointer(f.l)
+	e.Shared().Lite = unsafe.Pointer(f.l)
 	saved := engines
-	engines = []*Engine{e} // lite handles name the VCI by index (e.sh.Index, 0)
+	engines = []*Engine{e} // lite handles name the VCI by index (its Index, 0)
 	t.Cleanup(func() {
 		engines = saved
-		e.sh.Lite = nil
+		e.Shared().Lite = nil
 		comms.Remove(cs[1].Handle)
 		runtime.KeepAlive(f)
 	})

@@ -173,7 +173,7 @@ func Isend(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, com
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
 	}
-	if comm.LocalPeer(dest) { // capi makes these C requests (tcfast.c)
+	if comm.LocalPeer(dest) { // capi makes these C requests (package threadcomm)
 		return nil, errLocal("a Go request to a thread of this process")
 	}
 	r := newSend(buf, count, t, dest, tag, comm, mode)
@@ -202,7 +202,7 @@ func SendInit(buf unsafe.Pointer, count int64, t *datatype.Type, dest, tag int, 
 	if err := checkSendArgs(count, t, dest, tag, comm); err != nil {
 		return nil, err
 	}
-	if comm.LocalPeer(dest) { // capi makes these C requests (tcfast.c)
+	if comm.LocalPeer(dest) { // capi makes these C requests (package threadcomm)
 		return nil, errLocal("a Go request to a thread of this process")
 	}
 	r := newSend(buf, count, t, dest, tag, comm, mode)
@@ -311,7 +311,7 @@ func ProgressFrom(v int) int {
 	if v < 0 || v >= len(engines) {
 		return 0
 	}
-	if e := engines[v]; e.globalEvery <= 0 {
+	if e := engines[v]; e.GlobalOff() {
 		return e.progressShared()
 	}
 	return Progress()

@@ -82,7 +82,7 @@ type Request struct {
 
 	sched *schedule // a collective's
 
-	// lite is the C request (capi/lite.c) whose handle this request serves, in liteOf;
+	// lite is the C request (shm/lite.c) whose handle this request serves, in liteOf;
 	// its slot goes back to C when the request is reported or freed (fastlite.go).
 	lite   *liteReq
 	liteOf *liteState
@@ -105,7 +105,7 @@ var NullRequest = NullHandle(KindRequest)
 
 // CompletedSend is the handle of a send that completed when it started: the
 // pre-completed lightweight request of the ICS'20 paper. capi's C fast path of
-// MPI_Isend returns it without entering Go (capi/fast.h MPIX_REQUEST_COMPLETED_SEND);
+// MPI_Isend returns it without entering Go (shm/fastabi.h MPIX_REQUEST_COMPLETED_SEND);
 // every Go call that meets it sees a fresh completed send request.
 var CompletedSend = BuiltinHandle(KindRequest, 1)
 

@@ -68,12 +68,12 @@ func (e *Engine) note(dir byte, dst int, h *transport.Header, payload int) {
 func traceReport() string {
 	var b strings.Builder
 	for _, e := range engines {
-		if !e.sh.tryLock() {
-			fmt.Fprintf(&b, "vci %d: locked\n", e.vci)
+		if !e.TryLockQuiet() {
+			fmt.Fprintf(&b, "vci %d: locked\n", e.Index())
 			continue
 		}
 		t := e.trace
-		fmt.Fprintf(&b, "vci %d: %d events, next id %d\n", e.vci, t.n, e.nextID)
+		fmt.Fprintf(&b, "vci %d: %d events, next id %d\n", e.Index(), t.n, e.nextID)
 		first := uint64(0)
 		if t.n > traceLen {
 			first = t.n - traceLen
@@ -84,7 +84,7 @@ func traceReport() string {
 			fmt.Fprintf(&b, "%d %c peer %d kind %d src %d ctx %d tag %d size %d sreq %d rreq %d off %d flags %d payload %d\n",
 				i, v.dir, v.dst, h.Kind, h.Src, h.Context, h.Tag, h.Size, h.SendReq, h.RecvReq, h.Offset, h.Flags, v.payload)
 		}
-		e.sh.unlock()
+		e.UnlockQuiet()
 	}
 	return b.String()
 }
@@ -97,17 +97,17 @@ func stuckReport(rank int) string {
 	for _, e := range engines {
 		locked := false
 		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
-			if locked = e.sh.tryLock(); locked {
+			if locked = e.TryLockQuiet(); locked {
 				break
 			}
 			time.Sleep(time.Millisecond)
 		}
 		if !locked {
-			fmt.Fprintf(&b, "  vci %d: lock held by another thread for 1 s\n", e.vci)
+			fmt.Fprintf(&b, "  vci %d: lock held by another thread for 1 s\n", e.Index())
 			continue
 		}
 		e.describe(&b)
-		e.sh.unlock()
+		e.UnlockQuiet()
 	}
 	return b.String()
 }
@@ -115,7 +115,7 @@ func stuckReport(rank int) string {
 // describe writes e's queues (under e's lock).
 func (e *Engine) describe(b *strings.Builder) {
 	fmt.Fprintf(b, "  vci %d: %d posted, %d unmatched, %d waiting for protocol replies, %d queued sends, %d schedules, idle bits %d\n",
-		e.vci, len(e.posted), len(e.unexpected), len(e.pending), len(e.outbox), len(e.scheds), e.sh.Idle)
+		e.Index(), len(e.posted), len(e.unexpected), len(e.pending), len(e.outbox), len(e.scheds), e.Shared().Idle)
 	for _, r := range e.posted {
 		fmt.Fprintf(b, "    posted receive: context %d source %d tag %d bytes %d\n",
 			r.comm.ContextID, r.peer, r.tag, packedSize(r.count, r.dtype))

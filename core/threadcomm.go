@@ -634,7 +634,7 @@ func (tc *threadcomm) failPosted() {
 		// A VCI a thread owns (single-thread hints) holds no threadcomm receive (the
 		// views and duplicates are made without hints), and only its owner may
 		// touch it.
-		if e.owned.Load() {
+		if e.Owned() {
 			continue
 		}
 		locked := e.enter()
@@ -820,7 +820,7 @@ func threadAllreduce(v *Comm, sbuf, rbuf unsafe.Pointer, count int64, t *datatyp
 // ---- messages between threads outside the engine ----
 
 // LocalP2P moves a thread's point-to-point messages to the other threads of its
-// process without the engine: capi's C queues (capi/tcfast.c), which its C fast paths
+// process without the engine: the C queues of package threadcomm, which its C fast paths
 // use directly. Once a view has one, every message of the view goes through it, so the
 // engine never holds one that C could overtake; what has no C fast path (derived
 // datatypes, large counts, MPI_Bsend...) comes here packed.
@@ -919,7 +919,7 @@ func localRecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag in
 
 // RemoteSink takes the messages that threads of other processes send to this
 // process's threads of a threadcomm that spans processes and whose local messages run
-// in C (capi/tcfast.c). Each thread then has one matching point, the C one, for
+// in C (package threadcomm). Each thread then has one matching point, the C one, for
 // messages from its own process and from the others: MPI_ANY_SOURCE and probes see
 // both, and messages from one sender stay in order because the engine hands them
 // over in arrival order. The calls run under the engine's lock and must not enter it.

@@ -184,8 +184,8 @@ func TestFailPosted(t *testing.T) {
 	recv := func(c *Comm) *Request { return &Request{kind: reqRecv, comm: c, active: true} }
 
 	saved := engines
-	owned := &Engine{}
-	owned.owned.Store(true)
+	owned := NewEngine(0, nil, 1)
+	owned.SetOwned(true)
 	owned.posted = []*Request{recv(&Comm{tc: tc})} // it would fail were the VCI visited
 	engines = []*Engine{e, owned}
 	t.Cleanup(func() { engines = saved })

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/hex"
 	"fmt"
 	"runtime"
 
@@ -9,9 +8,8 @@ import (
 
 	"mpix/core/cvar"
 	"mpix/core/pmi"
-	"mpix/ofi"
-	"mpix/shm"
 	"mpix/transport"
+	"mpix/vci"
 )
 
 // Config holds the MPIX_* settings read at MPI_Init. The knobs themselves live in
@@ -71,10 +69,11 @@ func coresPerRank(localRanks int) int {
 	return set.Count() / localRanks
 }
 
-// startTransports opens, for each VCI, the endpoints that reach every rank: shared
-// memory for the processes of this node (unless MPIX_SHM=0), libfabric for the
-// others, and builds the VCI's engine. VCI v of one process talks to VCI v of the
-// others. Every process calls it at the same point of MPI_Init (it fences).
+// startTransports opens, for each VCI, the endpoints that reach every rank through
+// the registered fabrics: a node-local one (shared memory, unless MPIX_SHM=0) for the
+// processes of this node, a global one (libfabric) for the others, and builds the
+// VCI's engine. VCI v of one process talks to VCI v of the others. Every process
+// calls it at the same point of MPI_Init (it fences).
 func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 	self := c.Rank()
 	var node []int
@@ -83,92 +82,77 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 			node = append(node, r)
 		}
 	}
-	routes := make([][]transport.Endpoint, nvcis)
-	sms := make([]*shm.Endpoint, nvcis)
-	fabs := make([]*ofi.Endpoint, nvcis)
-	for v := range routes {
-		routes[v] = make([]transport.Endpoint, len(peers))
+	pids := make([]int, len(node))
+	for i, r := range node {
+		pids[i] = peers[r].PID
 	}
-	if Settings.SHM {
-		pids := make([]int, len(node))
-		for i, r := range node {
-			pids[i] = peers[r].PID
+	setup := &transport.Setup{Rank: self, Size: len(peers), Node: node, PIDs: pids,
+		Job: fmt.Sprintf("%s-%d", c.KVSName(), peers[node[0]].PID), Provider: Settings.OFIProvider,
+		Put: c.Put, Get: c.Get}
+	// Which fabrics to open depends only on the nodes, which every process knows, so
+	// all processes open the same ones and agree on the fences: the node-local fabric
+	// reaches the node, a global one is opened only when some rank is elsewhere.
+	type fabricEPs struct {
+		f   transport.Fabric
+		eps []transport.Endpoint // by VCI
+	}
+	var opened []fabricEPs
+	var local []transport.Endpoint // the node-local fabric's endpoints, by VCI
+	reachedAll := false
+	for _, f := range transport.Fabrics() { // node-local ones first
+		if reachedAll || f.Local() && (!Settings.SHM || local != nil) {
+			continue
 		}
-		job := fmt.Sprintf("%s-%d", c.KVSName(), peers[node[0]].PID)
-		for v := range sms {
-			vjob := job
-			if v > 0 {
-				vjob = fmt.Sprintf("%s-v%d", job, v)
-			}
-			sm, err := shm.Create(shm.Config{Job: vjob, Rank: self, NodeRanks: node, PIDs: pids})
+		eps := make([]transport.Endpoint, nvcis)
+		for v := range eps {
+			ep, err := f.Open(setup, v)
 			if err != nil {
-				return Errorf(ErrOther, "shared memory transport: %v", err)
+				return Errorf(ErrOther, "%s transport: %v", f.Name(), err)
 			}
-			sms[v] = sm
-			for _, r := range node {
-				routes[v][r] = sm
-			}
+			eps[v] = ep
 		}
-		nodeJob = job
-	}
-	needOFI := false
-	for r := range peers {
-		if routes[0][r] == nil {
-			needOFI = true
+		opened = append(opened, fabricEPs{f, eps})
+		reachedAll = !f.Local() || len(node) == len(peers)
+		if f.Local() {
+			local, nodeJob = eps, setup.Job
+			arenas, _ = f.(transport.Collectives)
 		}
 	}
-	if needOFI {
-		for v := range fabs {
-			fab, err := ofi.Open(ofi.Config{Provider: Settings.OFIProvider, Rank: self, Size: len(peers)})
-			if err != nil {
-				return Errorf(ErrOther, "libfabric transport: %v", err)
-			}
-			fabs[v] = fab
-			if err := c.Put(fmt.Sprintf("mpix-ofi-%d-%d", self, v), hex.EncodeToString(fab.Name())); err != nil {
-				return Errorf(ErrOther, "PMI put: %v", err)
-			}
-		}
-	}
-	// Every process publishes whether it opened libfabric, so all agree on the fences.
 	if err := c.Fence(); err != nil {
 		return Errorf(ErrOther, "PMI fence: %v", err)
 	}
-	for _, sm := range sms {
-		if sm != nil {
-			if err := sm.Attach(); err != nil {
-				return Errorf(ErrOther, "shared memory transport: %v", err)
+	routes := make([][]transport.Endpoint, nvcis)
+	for v := range routes {
+		routes[v] = make([]transport.Endpoint, len(peers))
+	}
+	for _, o := range opened {
+		for v, ep := range o.eps {
+			if cn, ok := ep.(transport.Connecter); ok {
+				if err := cn.ConnectPeers(setup, v); err != nil {
+					return Errorf(ErrOther, "%s transport: %v", o.f.Name(), err)
+				}
+			}
+			// Node-local endpoints route the node's ranks, a global one what is left.
+			for r := range peers {
+				if routes[v][r] == nil && (!o.f.Local() || peers[r].Node == peers[self].Node) {
+					routes[v][r] = ep
+				}
 			}
 		}
 	}
-	for v, fab := range fabs {
-		if fab == nil {
-			continue
-		}
-		names := make([][]byte, len(peers))
-		for r := range peers { // every process opened libfabric too: ranks differ only by node
-			val, err := c.Get(fmt.Sprintf("mpix-ofi-%d-%d", r, v))
-			if err != nil {
-				return Errorf(ErrOther, "rank %d published no libfabric address: %v", r, err)
-			}
-			if names[r], err = hex.DecodeString(val); err != nil {
-				return Errorf(ErrOther, "rank %d's libfabric address: %v", r, err)
-			}
-		}
-		if err := fab.Connect(names); err != nil {
-			return Errorf(ErrOther, "libfabric transport: %v", err)
-		}
-		for r := range peers {
-			if routes[v][r] == nil {
-				routes[v][r] = fab
-			}
+	for r := range peers {
+		if routes[0][r] == nil {
+			return Errorf(ErrOther, "no transport reaches rank %d", r)
 		}
 	}
-	if err := c.Fence(); err != nil { // everyone attached: the names can go
+	if err := c.Fence(); err != nil { // everyone connected
 		return Errorf(ErrOther, "PMI fence: %v", err)
 	}
-	for _, sm := range sms {
-		if sm != nil {
-			sm.Unlink()
+	for _, o := range opened {
+		for _, ep := range o.eps {
+			if st, ok := ep.(transport.Settler); ok {
+				st.Settle()
+			}
 		}
 	}
 	spin := spinLimit(len(node))
@@ -183,15 +167,17 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 	}
 	engines = make([]*Engine, nvcis)
 	for v := range engines {
-		engines[v] = NewEngine(self, routes[v], spin)
-		engines[v].vci, engines[v].arenaSpins = v, arenaSpins
-		engines[v].sh.Index = uint32(v)
-		if sms[v] != nil {
-			engines[v].sh.setShm(sms[v].FastView())
+		engines[v] = newEngine(vci.New(v, spin), self, routes[v], spin)
+		engines[v].arenaSpins = arenaSpins
+		if local != nil {
+			if cv, ok := local[v].(transport.CView); ok {
+				engines[v].Shared().Shm = cv.CView()
+			}
 		}
 	}
 	for _, e := range engines {
-		e.all, e.globalEvery = engines, Settings.GlobalEvery
+		e.all = engines
+		e.SetGlobalProgress(Settings.GlobalEvery, len(engines))
 	}
 	engine = engines[0]
 	vcis = newVCIPool(nvcis)

@@ -3,141 +3,38 @@ package core
 import (
 	"runtime"
 	"strconv"
-	"strings"
-	"sync/atomic"
 
 	"mpix/vci"
 )
 
-// Communicator hints that steer the mapping of point-to-point traffic onto VCIs
-// (ICS'20 §2.1 and §5; MPI-4.0 §7.4.4; MPICH's VCI keys).
-//
-// They take effect where a communicator is made with them: MPI_Comm_dup_with_info,
-// MPI_Comm_idup_with_info, MPI_Comm_dup (which copies the parent's hints),
-// MPI_Comm_split_type, MPI_Comm_create_from_group and MPIX_Comm_create_endpoints.
-// MPI_Comm_set_info records them (MPI_Comm_get_info shows them, and communicators
-// duplicated from it inherit them) but does not move a live communicator to other
-// VCIs: a message sent before the call travels on the old VCI and would never meet
-// a receive posted on the new one, and MPI_Comm_set_info does not synchronize.
-//
-//   - mpi_assert_no_any_source, mpi_assert_no_any_tag: the receiver will name the
-//     source (the tag) in every receive and probe, so both sides know it and a
-//     message from communicator rank s with tag t can travel on VCI f(s, t) of a set
-//     of VCIs agreed at creation: f uses s, t or both, whichever the hints fix. A
-//     stream then carries every message a receive could match, so MPI's order
-//     (non-overtaking among messages that match the same receive) still holds.
-//     While spreading, a receive or probe with the excluded wildcard fails with
-//     MPI_ERR_RANK or MPI_ERR_TAG instead of silently missing messages.
-//   - mpi_assert_allow_overtaking alone does not spread: a receive with wildcards is
-//     matched by one VCI's queues, so a message sent round-robin on another VCI would
-//     never meet it. Matching across VCIs would need the very shared lock VCIs exist
-//     to avoid. The hint is accepted and reported.
-//   - mpi_assert_new_vci: every communicator already gets a VCI of its own while the
-//     pool has one free on all members; accepted and reported.
-//   - vci, sender_vci, receiver_vci (MPICH): the communicator uses this VCI (modulo
-//     the pool size) if every member asked for the same one and no single-thread
-//     communicator owns it anywhere; otherwise the hint is ignored. VCI v of one
-//     process talks to VCI v of the others, so the sending and receiving VCIs cannot
-//     differ: receiver_vci wins, then vci, then sender_vci. MPI_Comm_get_info reports
-//     the VCI in use under the keys given.
-//   - mpix_assert_single_thread: one thread at a time uses the communicator and its
-//     requests (including MPI_Test/Wait*/Request_get_status* on them). If this
-//     process can give it VCIs no other communicator uses, they run without their
-//     lock, and global progress by other threads leaves them alone. So the
-//     communicator progresses only inside calls on it or its requests: a program
-//     that relies on another thread's wait to progress it (the paper's Figure 9)
-//     must not use the hint. MPI_Comm_get_info reports "true" only if the hint took
-//     effect on this process.
-//
-// mpix_vcis (output only) is the number of VCIs the communicator's point-to-point
-// traffic spreads over.
-const (
-	hintNoAnySource     = "mpi_assert_no_any_source"
-	hintNoAnyTag        = "mpi_assert_no_any_tag"
-	hintAllowOvertaking = "mpi_assert_allow_overtaking"
-	hintNewVCI          = "mpi_assert_new_vci"
-	hintVCI             = "vci"
-	hintSenderVCI       = "sender_vci"
-	hintReceiverVCI     = "receiver_vci"
-	hintSingleThread    = "mpix_assert_single_thread"
-	hintNumVCIs         = "mpix_vcis"
-)
+// The hints and how they steer a communicator's traffic are vci's (vci/hints.go);
+// here they meet communicators: the agreement of the members at creation, the VCIs
+// a communicator sends and receives on, and what MPI_Comm_get_info reports.
 
-// What a spread communicator's VCI depends on.
-const (
-	spreadSource = 1
-	spreadTag    = 2
-)
-
-// vciHints are the VCI-related hints of one process for a communicator it creates.
-type vciHints struct {
-	spread   uint8 // spreadSource|spreadTag
-	explicit int   // VCI asked for by vci/sender_vci/receiver_vci; -1 for none
-	single   bool
-}
-
-var noHints = vciHints{explicit: -1}
-
-// infoBool reads a boolean hint: "true" (any case) is true, anything else false.
-func infoBool(in *Info, key string) bool {
-	v, ok, _ := in.Get(key)
-	return ok && strings.EqualFold(strings.TrimSpace(v), "true")
-}
-
-// infoVCI reads a VCI index hint; -1 when absent or not a non-negative integer.
-func infoVCI(in *Info, key string) int {
-	v, ok, _ := in.Get(key)
-	if !ok {
-		return -1
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 {
-		return -1
-	}
-	return n
-}
+// noHints is a communicator made without hints.
+var noHints = vci.NoHints
 
 // parseVCIHints reads the hints of info (nil: none).
-func parseVCIHints(in *Info) vciHints {
-	h := noHints
+func parseVCIHints(in *Info) vci.Hints {
 	if in == nil {
-		return h
+		return noHints
 	}
-	if infoBool(in, hintNoAnySource) {
-		h.spread |= spreadSource
-	}
-	if infoBool(in, hintNoAnyTag) {
-		h.spread |= spreadTag
-	}
-	for _, k := range []string{hintReceiverVCI, hintVCI, hintSenderVCI} {
-		if v := infoVCI(in, k); v >= 0 {
-			h.explicit = v
-			break
-		}
-	}
-	h.single = infoBool(in, hintSingleThread)
-	return h
+	return vci.ParseHints(func(key string) (string, bool) {
+		v, ok, _ := in.Get(key)
+		return v, ok
+	})
 }
 
 // vciRoute is how a communicator's point-to-point traffic maps onto VCIs: all on
 // Comm.eng, or spread over set.
 type vciRoute struct {
 	set []*Engine
-	by  uint8 // spreadSource|spreadTag when set is not nil
+	by  uint8 // vci.SpreadSource|vci.SpreadTag when set is not nil
 }
 
 // pick is the VCI of messages from communicator rank src with tag tag.
 func (rt *vciRoute) pick(src, tag int) *Engine {
-	k := 0
-	switch rt.by {
-	case spreadSource:
-		k = src
-	case spreadTag:
-		k = tag
-	default:
-		k = src + tag
-	}
-	return rt.set[uint(k)%uint(len(rt.set))]
+	return rt.set[vci.Spread(rt.by, src, tag, len(rt.set))]
 }
 
 // sendEng is the VCI of a send to dest with tag tag on c.
@@ -165,30 +62,19 @@ func (c *Comm) checkSpreadWildcards(source, tag int) error {
 	if c.vr.set == nil {
 		return nil
 	}
-	if source == AnySource && c.vr.by&spreadSource != 0 {
+	if source == AnySource && c.vr.by&vci.SpreadSource != 0 {
 		return Errorf(ErrRank, "MPI_ANY_SOURCE on a communicator with mpi_assert_no_any_source")
 	}
-	if tag == AnyTag && c.vr.by&spreadTag != 0 {
+	if tag == AnyTag && c.vr.by&vci.SpreadTag != 0 {
 		return Errorf(ErrTag, "MPI_ANY_TAG on a communicator with mpi_assert_no_any_tag")
 	}
 	return nil
 }
 
-// setOwned marks e as owned by one single-thread communicator (or not), for Go and
-// for C's fast path, which then skips the lock too.
-func (e *Engine) setOwned(owned bool) {
-	e.owned.Store(owned)
-	v := uint32(0)
-	if owned {
-		v = 1
-	}
-	atomic.StoreUint32(&e.sh.Owned, v)
-}
-
 // enter takes e's lock unless a single-thread communicator owns e, in which case
 // the caller is that communicator's thread; exit undoes what enter did.
 func (e *Engine) enter() bool {
-	if e.owned.Load() {
+	if e.Owned() {
 		return false
 	}
 	e.lock()
@@ -206,11 +92,11 @@ func (e *Engine) exit(locked bool) {
 // progressShared is one round of progress on e made by a thread that may not own
 // it (global progress): an owned VCI is left to its owner.
 func (e *Engine) progressShared() int {
-	if e.owned.Load() || !e.tryLock() { // owned, or another thread progresses it now
+	if e.Owned() || !e.tryLock() { // owned, or another thread progresses it now
 		return 0
 	}
 	defer e.unlock()
-	if e.owned.Load() { // claimed while this thread took the lock
+	if e.Owned() { // claimed while this thread took the lock
 		return 0
 	}
 	return e.progress()
@@ -259,12 +145,12 @@ const (
 
 // agreeVCIs appends the agreement of c's members on the VCIs of a communicator
 // created with hints h, then calls done with the plan.
-func agreeVCIs(s *schedule, c *Comm, h vciHints, done func(p *vciPlan) error) {
+func agreeVCIs(s *schedule, c *Comm, h vci.Hints, done func(p *vciPlan) error) {
 	n := vcis.Len()
 	words := vci.Words(n)
 	extra := -1
-	if h.explicit >= 0 {
-		extra = h.explicit % n
+	if h.Explicit >= 0 {
+		extra = h.Explicit % n
 	}
 	mask, usable := vcis.Offer(extra)
 	mine := make([]int64, words+agLen)
@@ -272,11 +158,11 @@ func agreeVCIs(s *schedule, c *Comm, h vciHints, done func(p *vciPlan) error) {
 		mine[i] = int64(w)
 	}
 	t := mine[words:]
-	t[agExplicit], t[agExplicitNeg] = int64(h.explicit), -int64(h.explicit)
+	t[agExplicit], t[agExplicitNeg] = int64(h.Explicit), -int64(h.Explicit)
 	if usable {
 		t[agUsable] = 1
 	}
-	t[agSpread], t[agSpreadNeg] = int64(h.spread), -int64(h.spread)
+	t[agSpread], t[agSpreadNeg] = int64(h.Spread), -int64(h.Spread)
 	t[agPool], t[agPoolNeg] = int64(n), -int64(n)
 	t[agCPUs] = int64(runtime.NumCPU())
 	agreed := make([]int64, len(mine))
@@ -298,7 +184,7 @@ func agreeVCIs(s *schedule, c *Comm, h vciHints, done func(p *vciPlan) error) {
 		p := &vciPlan{}
 		base := 0
 		switch {
-		case h.explicit >= 0 && a[agExplicit] == -a[agExplicitNeg] && a[agUsable] == 1 && samePool:
+		case h.Explicit >= 0 && a[agExplicit] == -a[agExplicitNeg] && a[agUsable] == 1 && samePool:
 			base, p.explicit = extra, true
 		case a[agSpread] == -a[agSpreadNeg] && a[agSpread] != 0:
 			if set := vci.Lowest(free, int(max(a[agCPUs], 2))); len(set) >= 2 {
@@ -311,7 +197,7 @@ func agreeVCIs(s *schedule, c *Comm, h vciHints, done func(p *vciPlan) error) {
 			base = vci.Choose(free)
 		}
 		var claim []int
-		if h.single && base != 0 {
+		if h.Single && base != 0 {
 			claim = []int{base}
 			if p.spread != nil {
 				claim = p.spread
@@ -332,7 +218,7 @@ func (p *vciPlan) apply(c *Comm) {
 		c.vr.by = p.by
 		for _, v := range p.spread {
 			c.vr.set = append(c.vr.set, engines[v])
-			if v != p.base.vci {
+			if v != p.base.Index() {
 				vcis.Acquire(v)
 			}
 		}
@@ -347,16 +233,16 @@ func (p *vciPlan) apply(c *Comm) {
 		in = &Info{vals: map[string]string{}}
 		c.info = in
 	}
-	if _, ok, _ := in.Get(hintSingleThread); ok {
-		in.Set(hintSingleThread, strconv.FormatBool(owned))
+	if _, ok, _ := in.Get(vci.HintSingleThread); ok {
+		in.Set(vci.HintSingleThread, strconv.FormatBool(owned))
 	}
-	for _, k := range []string{hintVCI, hintSenderVCI, hintReceiverVCI} {
+	for _, k := range []string{vci.HintVCI, vci.HintSenderVCI, vci.HintReceiverVCI} {
 		if _, ok, _ := in.Get(k); ok {
-			in.Set(k, strconv.Itoa(c.eng.vci))
+			in.Set(k, strconv.Itoa(c.eng.Index()))
 		}
 	}
 	if p.spread != nil {
-		in.Set(hintNumVCIs, strconv.Itoa(len(c.vr.set)))
+		in.Set(vci.HintNumVCIs, strconv.Itoa(len(c.vr.set)))
 	}
 }
 
@@ -371,7 +257,7 @@ func (p *vciPlan) claim(c *Comm) bool {
 		engs = c.vr.set
 	}
 	for _, e := range engs {
-		e.setOwned(true)
+		e.SetOwned(true)
 	}
 	ok := true
 	for _, e := range engs {
@@ -381,8 +267,8 @@ func (p *vciPlan) claim(c *Comm) bool {
 	}
 	if !ok {
 		for _, e := range engs {
-			e.setOwned(false)
-			vcis.Disown(e.vci)
+			e.SetOwned(false)
+			vcis.Disown(e.Index())
 		}
 	}
 	return ok
@@ -394,23 +280,23 @@ func (c *Comm) releaseVCIs() {
 		return
 	}
 	// An owned VCI is c's alone and c's thread frees it: later users lock again.
-	c.eng.setOwned(false)
+	c.eng.SetOwned(false)
 	for _, e := range c.vr.set {
-		e.setOwned(false)
+		e.SetOwned(false)
 		if e != c.eng {
-			vcis.Release(e.vci)
+			vcis.Release(e.Index())
 		}
 	}
-	vcis.Release(c.eng.vci)
+	vcis.Release(c.eng.Index())
 }
 
 // disownFor is called when a communicator other than the owner is made on eng
 // (an intercommunicator on its parent's VCI): the caller is the owner's thread, so
 // the VCI can go back to locking at once.
 func disownFor(eng *Engine) {
-	if eng != nil && eng.owned.Load() {
-		eng.setOwned(false)
-		vcis.Disown(eng.vci)
+	if eng != nil && eng.Owned() {
+		eng.SetOwned(false)
+		vcis.Disown(eng.Index())
 	}
 }
 
@@ -420,7 +306,7 @@ func disownFor(eng *Engine) {
 func ProgressFor(rs []*Request) int {
 	n := 0
 	for _, r := range rs {
-		if r != nil && r.eng != nil && r.eng.owned.Load() {
+		if r != nil && r.eng != nil && r.eng.Owned() {
 			n += r.eng.progress()
 		}
 	}
@@ -431,7 +317,7 @@ func ProgressFor(rs []*Request) int {
 func WaitUntilFor(rs []*Request, done func() bool) {
 	owned := false
 	for _, r := range rs {
-		if r != nil && r.eng != nil && r.eng.owned.Load() {
+		if r != nil && r.eng != nil && r.eng.Owned() {
 			owned = true
 		}
 	}
@@ -444,7 +330,7 @@ func WaitUntilFor(rs []*Request, done func() bool) {
 			return true
 		}
 		for _, r := range rs {
-			if r != nil && r.eng != nil && r.eng.owned.Load() {
+			if r != nil && r.eng != nil && r.eng.Owned() {
 				r.eng.progress()
 			}
 		}

@@ -30,7 +30,7 @@ var vciLocks = pvar.Register(pvar.Spec{
 })
 
 // fastMsgs is the MPI_T performance variable mpix_fastpath_messages: messages each
-// VCI sent or received in C without entering the Go engine (capi/fast.c), so that
+// VCI sent or received in C without entering the Go engine (shm/fast.c), so that
 // tests and users can see which path their traffic takes.
 var fastMsgs = pvar.Register(pvar.Spec{
 	Name:       "mpix_fastpath_messages",

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"mpix/transport"
 )
 
 // Arena is shared memory for the collectives of one communicator whose processes all
@@ -143,7 +145,7 @@ func (a *Arena) SlotSize() int { return a.slotSize }
 
 // Waiter is called while a collective waits for other processes; it decides how to
 // spend the time (progress other traffic, yield the processor).
-type Waiter func(spins int)
+type Waiter = transport.Waiter
 
 // waitAll waits until every process posted call k.
 func (a *Arena) waitAll(k uint64, wait Waiter) {

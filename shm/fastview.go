@@ -7,7 +7,7 @@ import (
 )
 
 // FastView is the part of an endpoint's private state that C code may read and write
-// (capi's eager fast path, capi/fast.h mirrors the layout): the message counters, the
+// (the C fast path, shm/fastabi.h mirrors the layout): the message counters, the
 // ahead flags and the addresses of the fastboxes. It and the arrays it points to live
 // in an anonymous mapping, outside the Go heap, so that C may keep pointers to them.
 //
@@ -34,7 +34,7 @@ type FastView struct {
 	RecvHead uintptr // *uint64
 	RecvTail uintptr // *uint64 in this rank's region (shared), 0 until mapped
 
-	// The queues themselves, for C's cell path (capi/lite.c): each local rank's region
+	// The queues themselves, for C's cell path (lite.c): each local rank's region
 	// base and the layout every region shares (region.go). C pops this rank's free
 	// ring (FreeHead is its consumer head, moved here like RecvHead), pushes onto a
 	// peer's receive queue and pops its own, under the VCI lock as Go does.
@@ -50,7 +50,7 @@ type FastView struct {
 	FreeMask uint64  // free ring capacity - 1
 }
 
-// Offsets of the rings' shared tail words in a region (capi/lite.c).
+// Offsets of the rings' shared tail words in a region (lite.c).
 var (
 	RecvTailOffset = unsafe.Offsetof(control{}.recvTail)
 	FreeTailOffset = unsafe.Offsetof(control{}.freeTail)

@@ -73,6 +73,15 @@
 // rank calls Attach, a second fence, every rank calls Unlink. After Unlink no name is
 // left under /dev/shm, so a crash later leaks nothing; the mappings stay valid for as
 // long as some process holds them.
+//
+// C fast path. The same fastboxes and queues are also driven from C (fastabi.h,
+// fast.c, lite.c), so that MPI_Send, MPI_Recv, MPI_Irecv and their waits of small
+// contiguous messages between node-local processes never enter Go: a cgo crossing
+// costs more than the whole message. C works on an endpoint through its FastView,
+// under the same VCI lock and sequence rules as the Go methods. The C code references
+// nothing outside this package (capi calls it and hands it Go's progress through a
+// function pointer); fastpath.go checks that C and Go agree on every layout they share
+// before the library turns the path on.
 package shm
 
 import (

@@ -2,7 +2,7 @@ package threadcomm
 
 /*
 #include "threadcomm.h"
-#include "fast.h"
+#include "fastabi.h"
 */
 import "C"
 

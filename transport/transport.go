@@ -9,6 +9,11 @@
 // An Endpoint is owned by one VCI (a virtual communication interface): the VCI's lock
 // serializes the calls on it, so implementations need no locking of their own except
 // where they share state with other processes or with other endpoints.
+//
+// Transports register a Fabric from init (registry.go); core opens endpoints through
+// the registry and never imports a transport by name. What only some fabrics offer
+// (single-copy writes, shared-memory arenas for collectives, state C fast paths drive)
+// is an optional interface that core discovers by type assertion.
 package transport
 
 import (

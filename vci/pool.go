@@ -1,7 +1,9 @@
 // Package vci manages virtual communication interfaces (VCIs): the independent
 // communication streams of a process (ICS'20, "How I Learned to Stop Worrying about
-// User-Visible Endpoints"). Each VCI owns its transport endpoints, lock and queues;
-// this package decides which communicator uses which VCI.
+// User-Visible Endpoints"). A VCI (vci.go) is a lock shared with C (shared.go, vci.h),
+// the single-thread owner flag, its counters and the rule for when a thread polling
+// it owes the other VCIs a round of progress; core's engine embeds one and adds
+// matching and protocols. The Pool decides which communicator uses which VCI.
 //
 // VCI v of one process talks only to VCI v of the others, so a communicator's members
 // must all use the same index: communicator creation agrees on it. Each process offers

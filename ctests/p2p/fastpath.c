@@ -1,4 +1,4 @@
-/* The C fast path of MPI_Send/MPI_Recv (capi/fast.c) and the Go engine share one
+/* The C fast path of MPI_Send/MPI_Recv (shm/fast.c) and the Go engine share one
  * stream of messages: this test interleaves calls that take the fast path with calls
  * that cannot (MPI_Isend, MPI_Ssend, messages larger than a fastbox, MPI_ANY_SOURCE,
  * a receive posted before the message, truncation) and checks that every message

@@ -1,4 +1,4 @@
-/* Lite requests (capi/lite.c): MPI_Irecv posted in C, sends to oneself matched in C,
+/* Lite requests (shm/lite.c): MPI_Irecv posted in C, sends to oneself matched in C,
  * and waits that complete them without Go, interleaved with everything that makes Go
  * take the requests over (a wildcard receive posted after them, a message queued
  * ahead, truncation, Test, Request_get_status, Cancel, Request_free, Waitany,

@@ -1,49 +1,18 @@
-/* The C fast paths of MPI_Send and MPI_Recv (see fast.h for when they apply). */
+/* The C fast paths of MPI_Send and MPI_Recv over fastboxes (see fastabi.h for when
+ * they apply), and the waits on requests they complete at once. */
 #define _GNU_SOURCE
-#include <linux/futex.h>
-#include <stddef.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "fastint.h"
-#include "threadcomm.h"
 
 mpix_fast_header *mpix_fast_table;
 uint32_t mpix_fast_dtsize[256];
 MPI_Datatype mpix_fast_dthandle[256];
 
-/* The lock algorithm is Go's vciShared.lock: a compare-and-swap when free, a short
- * spin, then a futex sleep with the word at 2 so that unlock knows to wake. */
-void mpix_vci_lock(mpix_vci_shared *v)
-{
-    uint32_t zero = 0;
-    if (__atomic_compare_exchange_n(&v->lock, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        return;
-    for (int i = 0; i < 100; i++) {
-        zero = 0;
-        if (__atomic_load_n(&v->lock, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&v->lock, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return;
-        cpu_relax();
-    }
-    while (__atomic_exchange_n(&v->lock, 2, __ATOMIC_ACQUIRE) != 0)
-        syscall(SYS_futex, &v->lock, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
-}
-
-void mpix_vci_unlock(mpix_vci_shared *v)
-{
-    if (__atomic_exchange_n(&v->lock, 0, __ATOMIC_RELEASE) == 2)
-        syscall(SYS_futex, &v->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-/* fast_send copies a small message into the destination's fastbox, or into a cell
+/* mpix_shm_fast_send copies a small message into the destination's fastbox, or into a cell
  * of the queue when the fastbox is busy (MPI_Send and MPI_Isend: either way the send
  * is complete when it returns). */
-static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+int mpix_shm_fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = mpix_tc_fast_send(buf, count, datatype, dest, tag, comm, 0);
-    if (rc != MPIX_FAST_MISS)
-        return rc;
     mpix_comm_shared *c = fast_comm(comm);
     uint32_t esz = dt_size(datatype);
     if (c == NULL || esz == 0 || count < 0 || tag < 0 || dest < 0 || dest >= c->size)
@@ -85,37 +54,13 @@ static int fast_send(const void *buf, int count, MPI_Datatype datatype, int dest
     return MPI_SUCCESS;
 }
 
-int mpix_fast_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return fast_send(buf, count, datatype, dest, tag, comm);
-}
-
-/* A send that fits a free fastbox is complete at once: its request is the
- * pre-completed lightweight one, which no table holds and nobody frees. */
-int mpix_fast_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                        MPI_Request *request)
-{
-    if (request == NULL)
-        return MPIX_FAST_MISS; /* Go reports the error */
-    int rc = mpix_tc_fast_Isend(buf, count, datatype, dest, tag, comm, request);
-    if (rc != MPIX_FAST_MISS)
-        return rc;
-    rc = fast_send(buf, count, datatype, dest, tag, comm);
-    if (rc == MPI_SUCCESS)
-        *request = MPIX_REQUEST_COMPLETED_SEND;
-    return rc;
-}
-
 static inline int trivially_done(MPI_Request r)
 {
     return r == MPIX_REQUEST_COMPLETED_SEND || r == MPI_REQUEST_NULL;
 }
 
-int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status)
+int mpix_shm_fast_Wait(MPI_Request *request, MPI_Status *status)
 {
-    int rc = mpix_tc_fast_Wait(request, status);
-    if (rc != MPIX_FAST_MISS)
-        return rc;
     if (!fast_enabled() || request == NULL)
         return MPIX_FAST_MISS;
     if (!trivially_done(*request))
@@ -126,11 +71,8 @@ int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+int mpix_shm_fast_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    int rc = mpix_tc_fast_Test(request, flag, status);
-    if (rc != MPIX_FAST_MISS)
-        return rc;
     if (!fast_enabled() || request == NULL || flag == NULL)
         return MPIX_FAST_MISS;
     if (!trivially_done(*request))
@@ -144,11 +86,8 @@ int mpix_fast_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 /* Waitall over completed sends, nulls and lite requests stays in C (lite.c); any
  * other request sends the whole call to Go, which understands those handles too. */
-int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+int mpix_shm_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    int rc = mpix_tc_fast_Waitall(count, array_of_requests, array_of_statuses);
-    if (rc != MPIX_FAST_MISS)
-        return rc;
     if (!fast_enabled() || count < 0 || (count > 0 && array_of_requests == NULL))
         return MPIX_FAST_MISS;
     return mpix_lite_Waitall(count, array_of_requests, array_of_statuses);
@@ -233,62 +172,19 @@ static int fastbox_recv(void *buf, int count, MPI_Datatype datatype, int source,
 
 /* lite_recv is MPI_Irecv and MPI_Wait through lite.c: it sees cells and other
  * threads' receives in order. Once the receive is posted, a wait C cannot finish
- * goes to Go with the handle. */
+ * goes to Go with the handle (MPIX_SHM_POSTED). */
 static int lite_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                     MPI_Status *status)
+                     MPI_Status *status, MPI_Request *posted)
 {
-    MPI_Request r;
-    if (mpix_lite_Irecv(buf, count, datatype, source, tag, comm, &r) != MPI_SUCCESS)
+    if (mpix_lite_Irecv(buf, count, datatype, source, tag, comm, posted) != MPI_SUCCESS)
         return MPIX_FAST_MISS; /* nothing posted: Go receives */
-    int rc = mpix_lite_Wait(&r, status);
-    return rc != MPIX_FAST_MISS ? rc : PMPI_Wait(&r, status);
+    int rc = mpix_lite_Wait(posted, status);
+    return rc != MPIX_FAST_MISS ? rc : MPIX_SHM_POSTED;
 }
 
-int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                       MPI_Status *status)
+int mpix_shm_fast_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Status *status, MPI_Request *posted)
 {
-    int rc = mpix_tc_fast_recv(buf, count, datatype, source, tag, comm, status);
-    if (rc != MPIX_FAST_MISS)
-        return rc;
-    rc = fastbox_recv(buf, count, datatype, source, tag, comm, status);
-    return rc == TRY_LITE ? lite_recv(buf, count, datatype, source, tag, comm, status) : rc;
-}
-
-size_t mpix_fast_layout(int what)
-{
-    switch (what) {
-    case 0: return sizeof(mpix_vci_shared);
-    case 1: return offsetof(mpix_vci_shared, shm);
-    case 2: return sizeof(mpix_comm_shared);
-    case 3: return offsetof(mpix_comm_shared, peers);
-    case 4: return sizeof(mpix_fast_header);
-    case 5: return sizeof(mpix_shm_view);
-    case 6: return offsetof(mpix_shm_view, fb_in);
-    case 7: return sizeof(mpix_wire_header);
-    case 8: return offsetof(mpix_wire_header, offset);
-    case 9: return sizeof(mpix_fastbox);
-    case 10: return offsetof(mpix_vci_shared, spin_limit);
-    case 11: return offsetof(mpix_comm_shared, vci);
-    case 12: return offsetof(mpix_vci_shared, fast_msgs);
-    case 13: return offsetof(mpix_shm_view, recv_tail);
-    case 14: return (uint32_t)MPIX_REQUEST_COMPLETED_SEND;
-    case 15: return offsetof(mpix_vci_shared, owned);
-    case 16: return offsetof(mpix_vci_shared, lite);
-    case 17: return sizeof(mpix_lreq);
-    case 18: return offsetof(mpix_lreq, buf);
-    case 19: return offsetof(mpix_lreq, st_tag);
-    case 20: return offsetof(mpix_vci_lite, req);
-    case 21: return sizeof(mpix_vci_lite);
-    case 22: return MPIX_LITE_TAG;
-    case 23: return MPIX_LITE_SLOTS;
-    case 24: return MPIX_LITE_VCIS;
-    case 25: return offsetof(mpix_shm_view, free_mask);
-    case 26: return MPIX_SHM_RECV_TAIL;
-    case 27: return MPIX_SHM_FREE_TAIL;
-    case 28: return offsetof(mpix_cell_head, seq);
-    case 29: return sizeof(mpix_cell_head);
-    case 30: return offsetof(mpix_fast_header, waiters);
-    case 31: return offsetof(mpix_fast_header, seats);
-    }
-    return (size_t)-1;
+    int rc = fastbox_recv(buf, count, datatype, source, tag, comm, status);
+    return rc == TRY_LITE ? lite_recv(buf, count, datatype, source, tag, comm, status, posted) : rc;
 }

@@ -1,19 +1,11 @@
-/* Helpers shared by the C fast paths (fast.c, lite.c); private to capi. */
+/* Helpers of the C fast paths over fastabi.h: shm's (fast.c, lite.c) and the
+ * threadcomm C, which uses the same communicator table, VCI lock and spinning rules. */
 #ifndef MPIX_FASTINT_H
 #define MPIX_FASTINT_H
 
 #include <sched.h>
 #include <string.h>
-#include "fast.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
+#include "fastabi.h"
 
 /* enter and leave bracket the fast path's work on a VCI: the lock, counted, unless
  * a single-thread communicator owns the VCI (mpix_assert_single_thread), whose one

@@ -1,5 +1,5 @@
 /* Lite requests: MPI_Irecv, a send to this process itself and the waits on them, in C
- * (see fast.h). The message-rate shape (a window of Irecvs, a window of Isends, one
+ * (see fastabi.h). The message-rate shape (a window of Irecvs, a window of Isends, one
  * Waitall) then never enters Go when the messages are small and come from this
  * process or from a node-local peer's fastbox.
  *
@@ -19,7 +19,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "fastint.h"
-#include "_cgo_export.h"
+#include "ring.h"
+
+void (*mpix_shm_progress_from)(uint32_t vci);
 
 /* lite_by_index finds a VCI's lite state from a request handle. */
 static mpix_vci_lite *lite_by_index[MPIX_LITE_VCIS];
@@ -197,48 +199,6 @@ int mpix_lite_self_send(mpix_comm_shared *c, const void *buf, int64_t n, int tag
     v->fast_msgs++;
     leave(v, locked);
     return MPI_SUCCESS;
-}
-
-/* The rings of shm/ring.go (Vyukov's bounded queue, one consumer): pushes claim a
- * position by compare-and-swap on the shared tail and publish it with the slot's
- * sequence number; the consumer, under the VCI lock, takes the head. */
-static int ring_push(uint64_t *tail, mpix_ring_slot *slots, uint64_t mask, uint64_t v)
-{
-    uint64_t pos = __atomic_load_n(tail, __ATOMIC_SEQ_CST);
-    for (;;) {
-        mpix_ring_slot *s = &slots[pos & mask];
-        int64_t d = (int64_t)(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) - pos);
-        if (d == 0) {
-            if (__atomic_compare_exchange_n(tail, &pos, pos + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-                s->val = v;
-                __atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE); /* publish */
-                return 1;
-            }
-        } else if (d < 0) {
-            return 0; /* full */
-        } else {
-            uint64_t next = __atomic_load_n(tail, __ATOMIC_SEQ_CST);
-            if (next == pos)
-                return 0; /* corrupt */
-            pos = next;
-        }
-    }
-}
-
-static inline int ring_peek(const mpix_ring_slot *slots, uint64_t mask, uint64_t head, uint64_t *v)
-{
-    const mpix_ring_slot *s = &slots[head & mask];
-    if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != head + 1)
-        return 0;
-    *v = s->val;
-    return 1;
-}
-
-static inline void ring_advance(mpix_ring_slot *slots, uint64_t mask, uint64_t *head)
-{
-    uint64_t h = *head;
-    __atomic_store_n(&slots[h & mask].seq, h + mask + 1, __ATOMIC_RELEASE); /* the slot's next lap */
-    *head = h + 1;
 }
 
 static inline uintptr_t region_of(const mpix_shm_view *sv, uint64_t li)
@@ -429,7 +389,7 @@ int mpix_lite_Wait(MPI_Request *request, MPI_Status *status)
         if (s != MPIX_LREQ_POSTED || progress_for(l, q) < 0 || !may_spin(l))
             break;
         if (i >= limit) { /* Go's progress on every VCI, which other requests may need */
-            mpixGoProgressFrom(l->index);
+            mpix_shm_progress_from(l->index);
             i = 0;
             continue;
         }
@@ -495,7 +455,7 @@ int mpix_lite_Waitall(int count, MPI_Request array_of_requests[], MPI_Status arr
         if (rc != MPI_SUCCESS || all)
             break;
         if (k >= limit) { /* as in mpix_lite_Wait (the last request's VCI) */
-            mpixGoProgressFrom(limit_vci);
+            mpix_shm_progress_from(limit_vci);
             k = 0;
             continue;
         }
