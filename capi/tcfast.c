@@ -1956,13 +1956,18 @@ static inline __attribute__((always_inline)) int poll_wait(mpix_tc_act *a, const
  * futex (hundreds of threads: the ones with work left get the cores). */
 static void gen_wait(mpix_tc_act *a, uint32_t g)
 {
-    if (poll_wait(a, bar_futex(a), g, 0))
-        return;
-    while (bar_gen(a) == g) {
-        __atomic_add_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
-        syscall(SYS_futex, bar_futex(a), FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
-        __atomic_sub_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
-    }
+    if (!poll_wait(a, bar_futex(a), g, 0))
+        while (bar_gen(a) == g) {
+            __atomic_add_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
+            syscall(SYS_futex, bar_futex(a), FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+            __atomic_sub_fetch(&a->sleepers, 1, __ATOMIC_SEQ_CST);
+        }
+#ifdef __SANITIZE_THREAD__
+    /* ThreadSanitizer pairs a release with an acquire of the same address only: the
+     * poll reads the generation's half of bar, gen_release adds to all of it. An
+     * acquire of the whole word shows it the barrier (make sanitize; no code else). */
+    (void)__atomic_load_n(&a->bar, __ATOMIC_ACQUIRE);
+#endif
 }
 
 /* gen_release ends the barrier generation that all n threads have arrived in: one
@@ -2419,8 +2424,10 @@ TC_LOC_FNS(tc_short_int)
     return 0
 
 /* On x86-64, built for AVX2 too and picked at load time where the CPU has it: twice
- * the SSE2 rate. (Clones need the compiler's attribute and the loader's ifuncs.) */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+ * the SSE2 rate. (Clones need the compiler's attribute and the loader's ifuncs.) Not
+ * under ThreadSanitizer: gcc instruments the ifunc resolver, which the loader runs
+ * before libtsan is initialised, and the program dies in relocation (make sanitize). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
 #if __has_attribute(target_clones) && defined(__GLIBC__)
 #define TC_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
