@@ -220,6 +220,7 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpix_test_path_begin();
     int nt = argc > 1 ? atoi(argv[1]) : 4;
     MPI_Comm tc;
     /* The engine path reports a failed MPI_Wait through MPI_COMM_WORLD's handler. */
@@ -250,6 +251,7 @@ int main(int argc, char **argv)
     CHECK_OK(MPIX_Threadcomm_free(&tc));
     if (!failed)
         printf("tc_fastpath ok: %d threads\n", nt);
+    mpix_test_path_end();
     MPI_Finalize();
     return 0;
 }

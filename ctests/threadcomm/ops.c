@@ -156,6 +156,7 @@ int main(int argc, char **argv)
 {
     int nt = argc > 1 ? atoi(argv[1]) : 4, provided;
     CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    mpix_test_path_begin();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, nt, &tc));
     for (int round = 0; round < ROUNDS; round++) {
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0)
         printf("tc_ops ok\n");
+    mpix_test_path_end();
     CHECK_OK(MPI_Finalize());
     return 0;
 }

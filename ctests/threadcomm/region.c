@@ -287,6 +287,7 @@ int main(int argc, char **argv)
 {
     int provided, nprocs;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpix_test_path_begin();
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int per = argc > 1 ? atoi(argv[1]) : 4;
@@ -459,6 +460,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
         printf("tc_region ok\n");
+    mpix_test_path_end();
     MPI_Finalize();
     return 0;
 }

@@ -86,6 +86,7 @@ static void *pool_thread(void *arg)
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
+    mpix_test_path_begin();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_SELF, NT, &tc));
     pthread_barrier_init(&round_gate, NULL, POOL + 1);
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < POOL; i++)
         pthread_join(th[i], NULL);
     CHECK_OK(MPIX_Threadcomm_free(&tc));
+    mpix_test_path_end();
     CHECK_OK(MPI_Finalize());
     printf("seats: %d regions of %d threads from a pool of %d, %d%% ranked in the order they were let start\n",
            ROUNDS, NT, POOL, in_order * 100 / (ROUNDS * NT));

@@ -569,6 +569,7 @@ int main(int argc, char **argv)
 {
     int provided, wrank, wsize;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpix_test_path_begin();
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     int nt = argc > 1 ? atoi(argv[1]) : 3;
@@ -617,6 +618,7 @@ int main(int argc, char **argv)
     free(bbuf);
     if (wrank == 0 && !failed)
         printf("tc_span ok\n");
+    mpix_test_path_end();
     MPI_Finalize();
     return 0;
 }
