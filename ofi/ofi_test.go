@@ -29,7 +29,7 @@ func openOrSkip(tb testing.TB, cfg Config) *Endpoint {
 	tb.Helper()
 	e, err := Open(cfg)
 	if errors.Is(err, ErrNoProvider) && cfg.Provider == "" {
-		tb.Skipf("no usable libfabric provider on this machine: %v", err)
+		skipDep(tb, "no usable libfabric provider on this machine: %v", err)
 	}
 	if err != nil {
 		tb.Fatalf("Open(%+v): %v", cfg, err)
@@ -319,7 +319,7 @@ func TestErrors(t *testing.T) {
 func TestCloseTwice(t *testing.T) {
 	e, err := Open(Config{Rank: 0, Size: 1})
 	if errors.Is(err, ErrNoProvider) {
-		t.Skipf("no usable libfabric provider: %v", err)
+		skipDep(t, "no usable libfabric provider: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +343,7 @@ func requireProvider(t *testing.T, name string) {
 	t.Helper()
 	avail, err := Available()
 	if err != nil {
-		t.Skipf("fi_getinfo: %v", err)
+		skipDep(t, "fi_getinfo: %v", err)
 	}
 	for _, a := range avail {
 		if a == name {

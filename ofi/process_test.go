@@ -186,7 +186,7 @@ func getPeer(tb testing.TB) *peer {
 	tb.Helper()
 	peerOnce.Do(func() { thePeer, peerErr = startPeer() })
 	if errors.Is(peerErr, ErrNoProvider) {
-		tb.Skipf("no usable libfabric provider on this machine: %v", peerErr)
+		skipDep(tb, "no usable libfabric provider on this machine: %v", peerErr)
 	}
 	if peerErr != nil {
 		tb.Fatalf("starting rank 1: %v", peerErr)

@@ -157,6 +157,8 @@ static int32_t bar_tree(tc_bar_node *nodes, int32_t n)
     return total;
 }
 
+uint64_t mpix_tc_teams[2];
+
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
 {
     size_t size = (sizeof(mpix_tc_act) + (size_t)n * sizeof(tc_thread) + 63) / 64 * 64;
@@ -208,6 +210,7 @@ mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks)
         q_init(&a->th[i], a, i);
     reset_boxes(a);
     act_register(a);
+    __atomic_add_fetch(&mpix_tc_teams[a->seats != NULL], 1, __ATOMIC_RELAXED);
     return a;
 }
 

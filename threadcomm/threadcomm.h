@@ -61,6 +61,10 @@ typedef struct mpix_tc_team {
 /* mpix_tc_act_new makes the state of a threadcomm with n threads here, ranks
  * base..base+n-1 of ranks (ranks > n: it spans processes). */
 mpix_tc_act *mpix_tc_act_new(int n, MPI_Comm handle, int base, int ranks);
+/* mpix_tc_teams counts the threadcomm states mpix_tc_act_new made: [0] reducing
+ * through the shared counter, [1] through per-thread seats (MPI_T performance
+ * variable mpix_threadcomm_c_teams), so that tests see which path ran. */
+extern uint64_t mpix_tc_teams[2];
 /* mpix_tc_act_activate marks a region that Go started with activation key. */
 void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key);
 /* mpix_tc_act_running says whether a region runs on a (started in C or in Go). */

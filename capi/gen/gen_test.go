@@ -94,7 +94,7 @@ func TestParseParam(t *testing.T) {
 func TestPrototypesMatchMPICH(t *testing.T) {
 	const mpich = "/usr/include/x86_64-linux-gnu/mpich"
 	if _, err := os.Stat(filepath.Join(mpich, "mpi.h")); err != nil {
-		t.Skip("MPICH's header is not installed (libmpich-dev)")
+		skipDep(t, "MPICH's header is not installed (libmpich-dev)")
 	}
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not found")

@@ -473,7 +473,7 @@ func TestKillLauncher(t *testing.T) {
 func TestHydra(t *testing.T) {
 	hydra, err := exec.LookPath("mpiexec.hydra")
 	if err != nil {
-		t.Skip("mpiexec.hydra is not installed (Debian package mpich); skipping the Hydra interoperability test")
+		skipDep(t, "mpiexec.hydra is not installed (Debian package mpich); skipping the Hydra interoperability test")
 	}
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -505,7 +505,7 @@ func TestHydra(t *testing.T) {
 func TestMPICHProgram(t *testing.T) {
 	mpicc, err := exec.LookPath("mpicc.mpich")
 	if err != nil {
-		t.Skip("mpicc.mpich is not installed; skipping")
+		skipDep(t, "mpicc.mpich is not installed; skipping")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "hello.c")
@@ -527,7 +527,7 @@ int main(int argc, char **argv) {
 `), 0o644)
 	prog := filepath.Join(dir, "hello")
 	if out, err := exec.Command(mpicc, "-o", prog, src).CombinedOutput(); err != nil {
-		t.Skipf("mpicc.mpich cannot build a test program: %v\n%s", err, out)
+		skipDep(t, "mpicc.mpich cannot build a test program: %v\n%s", err, out)
 	}
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {

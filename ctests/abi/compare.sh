@@ -8,7 +8,8 @@
 #      ones listed in allowed_differences.txt.
 #
 # Exit status: 0 all good, 1 a check failed, 77 MPICH's header is not
-# installed (ctest treats 77 as "skipped").
+# installed (ctest treats 77 as "skipped"; with MPIX_NO_SKIP=1, as in CI, that is a
+# failure, 1).
 #
 # Environment: CC (default gcc), CXX (default g++), MPICH_INCLUDE (default
 # /usr/include/x86_64-linux-gnu/mpich), KEEP=1 to keep the work directory.
@@ -23,6 +24,10 @@ MPICH_INCLUDE=${MPICH_INCLUDE:-/usr/include/x86_64-linux-gnu/mpich}
 allowed="$here/allowed_differences.txt"
 
 if [ ! -f "$MPICH_INCLUDE/mpi.h" ]; then
+    if [ "${MPIX_NO_SKIP:-0}" = 1 ]; then
+        echo "compare.sh: FAIL: no MPICH header at $MPICH_INCLUDE/mpi.h, and MPIX_NO_SKIP=1 forbids skipping"
+        exit 1
+    fi
     echo "compare.sh: SKIP: no MPICH header at $MPICH_INCLUDE/mpi.h"
     exit 77
 fi

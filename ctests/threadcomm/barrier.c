@@ -1,5 +1,5 @@
 /* MPI_Barrier on a threadcomm of one process at team sizes that fill the arrival tree
- * (capi/tcfast.c: barrier_arrive) in every shape: one counter (2, 3), one node (4),
+ * (threadcomm/tc.h: barrier_arrive) in every shape: one counter (2, 3), one node (4),
  * partial leaves (5, 17, 21), two and three levels (16, 17, 21). In each of several
  * regions (ranks change with arrival order, and so the leaves threads arrive on), every
  * barrier is checked for both halves of its promise:

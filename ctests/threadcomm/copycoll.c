@@ -6,7 +6,7 @@
  * whose gaps must stay untouched, MINLOC scans, and misuse that must still get Go's
  * error classes (uncommitted datatype, misplaced MPI_IN_PLACE, aliased buffers).
  * Single-process these run in C
- * (capi/tcfast.c: copy collectives; derived datatypes travel packed), across
+ * (threadcomm/coll.c: copy collectives; derived datatypes travel packed), across
  * processes in Go: the same answers either way.
  * Argument: threads per process (default 3). */
 #include <omp.h>

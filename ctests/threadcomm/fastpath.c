@@ -1,5 +1,5 @@
 /* Threadcomm messages between threads of one process take the C queues (capi/
- * tcfast.c) for builtin datatypes and the Go path for the rest (derived datatypes,
+ * threadcomm/) for builtin datatypes and the Go path for the rest (derived datatypes,
  * Sendrecv_replace, Bsend, large-count calls); both must deliver in order on one pair.
  * Each thread sends its ring successor a sequence of messages mixing both paths and
  * sizes across the 16 KiB eager threshold, and the receiver takes them mixing both
@@ -220,6 +220,7 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpix_test_path_begin();
     int nt = argc > 1 ? atoi(argv[1]) : 4;
     MPI_Comm tc;
     /* The engine path reports a failed MPI_Wait through MPI_COMM_WORLD's handler. */
@@ -250,6 +251,7 @@ int main(int argc, char **argv)
     CHECK_OK(MPIX_Threadcomm_free(&tc));
     if (!failed)
         printf("tc_fastpath ok: %d threads\n", nt);
+    mpix_test_path_end();
     MPI_Finalize();
     return 0;
 }

@@ -5,7 +5,7 @@
  * (values that tie across ranks: the lower index wins). Each is MPI_Allreduce and MPI_Reduce to a moving root,
  * of one element (single-process: on the seats) and of 300 (sliced or one-barrier
  * folds), checked element by element against a serial fold of the ranks' inputs.
- * Single-process these run in C (capi/tcfast.c: fold), across processes in Go: the
+ * Single-process these run in C (kernels/fold.c), across processes in Go: the
  * same answers either way.
  * Argument: threads per process (default 4). */
 #include <omp.h>
@@ -156,6 +156,7 @@ int main(int argc, char **argv)
 {
     int nt = argc > 1 ? atoi(argv[1]) : 4, provided;
     CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    mpix_test_path_begin();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_WORLD, nt, &tc));
     for (int round = 0; round < ROUNDS; round++) {
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0)
         printf("tc_ops ok\n");
+    mpix_test_path_end();
     CHECK_OK(MPI_Finalize());
     return 0;
 }

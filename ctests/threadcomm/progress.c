@@ -16,7 +16,11 @@
 #include <mpix.h>
 
 #define BIG 60000
-static int landed[64][BIG];
+#define SENT ((int)0xA5A5A5A5)
+static int landed[2][BIG + 1]; /* a message and one guard word each */
+
+/* word is what word i of message m of a round carries. */
+static int word(int i, int m, int round) { return i + round + m * 1000003; }
 
 static void one_case(MPI_Comm tc, int kind, int round)
 {
@@ -30,7 +34,8 @@ static void one_case(MPI_Comm tc, int kind, int round)
     if (rank == 0) {
         MPI_Request q;
         for (int m = 0; m < msgs; m++)
-            landed[m][n - 1] = -1;
+            for (int i = 0; i <= n; i++)
+                landed[m][i] = SENT;
         CHECK_OK(MPI_Irecv(landed[0], n, MPI_INT, src, 5, tc, &q));
         if (freed) {
             CHECK_OK(MPI_Request_free(&q));
@@ -43,22 +48,27 @@ static void one_case(MPI_Comm tc, int kind, int round)
             CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
         }
     } else if (rank == src) {
-        for (int i = 0; i < n; i++)
-            out[i] = i + round;
-        if (remote)
-            for (int m = 0; m < msgs; m++)
+        for (int m = 0; m < msgs; m++) {
+            for (int i = 0; i < n; i++)
+                out[i] = word(i, m, round);
+            if (remote)
                 CHECK_OK(MPI_Send(out, n, MPI_INT, 0, 5 + m, tc));
-        else
-            CHECK_OK(MPI_Ssend(out, n, MPI_INT, 0, 5, tc));
+            else
+                CHECK_OK(MPI_Ssend(out, n, MPI_INT, 0, 5, tc));
+        }
         if (!freed)
             CHECK_OK(MPI_Barrier(tc));
     } else if (!freed) {
         CHECK_OK(MPI_Barrier(tc));
     }
     CHECK_OK(MPIX_Threadcomm_finish(tc));
-    for (int m = 0; rank == 0 && m < msgs; m++)
-        CHECK(landed[m][n - 1] == n - 1 + round, "case %d round %d message %d: got %d, want %d", kind, round, m,
-              landed[m][n - 1], n - 1 + round);
+    /* Every word of every message, and the word after it untouched. */
+    for (int m = 0; rank == 0 && m < msgs; m++) {
+        for (int i = 0; i < n; i++)
+            CHECK(landed[m][i] == word(i, m, round), "case %d round %d message %d word %d: got %d, want %d", kind,
+                  round, m, i, landed[m][i], word(i, m, round));
+        CHECK(landed[m][n] == SENT, "case %d round %d message %d: written past its %d words", kind, round, m, n);
+    }
 }
 
 int main(int argc, char **argv)

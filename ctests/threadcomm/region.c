@@ -1,4 +1,4 @@
-/* Threadcomm regions entered and left in C (capi/tcfast.c: tc_start, tc_finish): a
+/* Threadcomm regions entered and left in C (threadcomm/region.c: tc_start, tc_finish): a
  * single-process threadcomm whose region used only C calls parks Go's activation at
  * finish, and the next start is a C barrier. This test runs many regions and checks
  * that every one behaves as if Go had started and finished it:
@@ -208,7 +208,7 @@ static void big_collectives(MPI_Comm tc, int rank, int size, int round)
         CHECK(x[i] == i * 3 + round, "round %d: big bcast[%d] = %d", round, i, x[i]);
 }
 
-/* slice_counts: reductions of counts around the slices' edges (capi/tcfast.c cuts
+/* slice_counts: reductions of counts around the slices' edges (threadcomm/coll.c cuts
  * whole cache lines, at least 512 bytes with seats and 1 KiB without, so with few
  * elements some threads fold nothing) and around the 16 bytes that travel on the
  * seats themselves, on ints and doubles, to the root, to everyone and in place;
@@ -287,6 +287,7 @@ int main(int argc, char **argv)
 {
     int provided, nprocs;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpix_test_path_begin();
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int per = argc > 1 ? atoi(argv[1]) : 4;
@@ -459,6 +460,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
         printf("tc_region ok\n");
+    mpix_test_path_end();
     MPI_Finalize();
     return 0;
 }

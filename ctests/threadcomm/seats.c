@@ -1,11 +1,11 @@
-/* Seats (capi/tcfast.c: take_seat) when the threads of a threadcomm change from region
+/* Seats (threadcomm/region.c: take_seat) when the threads of a threadcomm change from region
  * to region: a pool of plain pthreads takes turns, NT of them per region, starting in
  * an order set per round, so that a thread's seat from an earlier region is often
  * wanted by another thread too, or its holder sits this round out. Each region checks:
  *   - ranks are a permutation;
  *   - MPI_Allreduce and MPI_Reduce of 1 Ki ints (sliced folds) and of one double (on
  *     the seats themselves), to a root that moves, against serial references.
- * Every call here runs in C (capi/tcfast.c), so every region after the first starts
+ * Every call here runs in C (threadcomm/), so every region after the first starts
  * there and takes seats.
  * MPI is initialised with MPI_THREAD_SINGLE: an active threadcomm works regardless.
  * Run with MPIX_THREADCOMM_SEATS=1 (more threads than this machine's cores). */
@@ -86,6 +86,7 @@ static void *pool_thread(void *arg)
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
+    mpix_test_path_begin();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_OK(MPIX_Threadcomm_init(MPI_COMM_SELF, NT, &tc));
     pthread_barrier_init(&round_gate, NULL, POOL + 1);
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < POOL; i++)
         pthread_join(th[i], NULL);
     CHECK_OK(MPIX_Threadcomm_free(&tc));
+    mpix_test_path_end();
     CHECK_OK(MPI_Finalize());
     printf("seats: %d regions of %d threads from a pool of %d, %d%% ranked in the order they were let start\n",
            ROUNDS, NT, POOL, in_order * 100 / (ROUNDS * NT));

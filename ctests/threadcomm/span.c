@@ -1,6 +1,6 @@
 /* A threadcomm that spans processes: each thread matches the messages of its own
  * process's threads (the C queues) and of the other processes' (which the engine
- * forwards into the same queues) in one place (capi/tcfast.c, core/threadcomm.go:
+ * forwards into the same queues) in one place (threadcomm/, core/threadcomm.go:
  * tcForward). Checked here:
  *   - order per sender under MPI_ANY_SOURCE and MPI_ANY_TAG, with each sender mixing
  *     eager, rendezvous, synchronous and zero-byte messages, local and remote;
@@ -569,6 +569,7 @@ int main(int argc, char **argv)
 {
     int provided, wrank, wsize;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpix_test_path_begin();
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     int nt = argc > 1 ? atoi(argv[1]) : 3;
@@ -617,6 +618,7 @@ int main(int argc, char **argv)
     free(bbuf);
     if (wrank == 0 && !failed)
         printf("tc_span ok\n");
+    mpix_test_path_end();
     MPI_Finalize();
     return 0;
 }

@@ -30,14 +30,14 @@ static MPI_Comm dup_with(const char *k1, const char *v1, const char *k2, const c
 {
     MPI_Info info;
     MPI_Comm c;
-    MPI_Info_create(&info);
+    CHECK_OK(MPI_Info_create(&info));
     if (k1)
-        MPI_Info_set(info, k1, v1);
+        CHECK_OK(MPI_Info_set(info, k1, v1));
     if (k2)
-        MPI_Info_set(info, k2, v2);
+        CHECK_OK(MPI_Info_set(info, k2, v2));
     CHECK_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c));
-    MPI_Info_free(&info);
-    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    CHECK_OK(MPI_Info_free(&info));
+    CHECK_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
     return c;
 }
 
@@ -49,10 +49,10 @@ static const char *get(MPI_Comm c, const char *key)
     int flag = 0;
     CHECK_OK(MPI_Comm_get_info(c, &info));
     val[0] = 0;
-    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
+    CHECK_OK(MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag));
     if (!flag)
         val[0] = 0;
-    MPI_Info_free(&info);
+    CHECK_OK(MPI_Info_free(&info));
     return val;
 }
 
@@ -108,11 +108,11 @@ static void *worker(void *p)
 int main(int argc, char **argv)
 {
     int provided, idx;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     CHECK(provided == MPI_THREAD_MULTIPLE, "thread level %d", provided);
-    MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK_OK(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
+    CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     peer = (rank + 1) % size;
     from = (rank - 1 + size) % size;
     CHECK_OK(MPI_T_pvar_get_index("mpix_vci_lock_acquisitions", MPI_T_PVAR_CLASS_COUNTER, &idx));
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     int spread = atoi(get(both, "mpix_vcis"));
     CHECK(spread >= 2, "mpix_vcis = \"%s\"", get(both, "mpix_vcis"));
     CHECK(strcmp(get(both, "mpi_assert_no_any_source"), "true") == 0, "hint not reported");
-    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     counts(a);
     ring(both, 8, 0);
     counts(b);
@@ -185,22 +185,22 @@ int main(int argc, char **argv)
     CHECK(b[2] > a[2], "no traffic on VCI 2");
     MPI_Comm bad = dup_with("vci", "banana", NULL, NULL);
     ring(bad, 2, 0);
-    MPI_Comm_free(&bad);
+    CHECK_OK(MPI_Comm_free(&bad));
 
     /* 5. Single thread: the owned VCI is used without its lock. Pin it to a known
      * VCI no other communicator uses (the pool hands out low indices first). */
     snprintf(want, sizeof want, "%d", nvcis - 2);
     MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "vci", want);
-    MPI_Info_set(info, "mpix_assert_single_thread", "true");
+    CHECK_OK(MPI_Info_create(&info));
+    CHECK_OK(MPI_Info_set(info, "vci", want));
+    CHECK_OK(MPI_Info_set(info, "mpix_assert_single_thread", "true"));
     MPI_Comm single;
     CHECK_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &single));
-    MPI_Info_free(&info);
+    CHECK_OK(MPI_Info_free(&info));
     CHECK(strcmp(get(single, "mpix_assert_single_thread"), "true") == 0, "single-thread hint not applied: %s",
           get(single, "mpix_assert_single_thread"));
     CHECK(strcmp(get(single, "vci"), want) == 0, "single vci %s", get(single, "vci"));
-    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     counts(a);
     for (int i = 0; i < 20; i++)
         ring(single, 4, 0);
@@ -231,35 +231,35 @@ int main(int argc, char **argv)
     CHECK(strcmp(get(intruder, "vci"), want) != 0, "pinned onto an owned VCI");
     ring(intruder, 2, 0);
     ring(single, 2, 0);
-    MPI_Comm_free(&intruder);
-    MPI_Comm_free(&single);
-    MPI_Comm_free(&locked);
+    CHECK_OK(MPI_Comm_free(&intruder));
+    CHECK_OK(MPI_Comm_free(&single));
+    CHECK_OK(MPI_Comm_free(&locked));
 
     /* 6. MPI_Comm_set_info records the hints; a duplicate applies them. */
     MPI_Comm plain;
-    MPI_Comm_dup(MPI_COMM_WORLD, &plain);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "mpi_assert_no_any_source", "true");
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &plain));
+    CHECK_OK(MPI_Info_create(&info));
+    CHECK_OK(MPI_Info_set(info, "mpi_assert_no_any_source", "true"));
     CHECK_OK(MPI_Comm_set_info(plain, info));
-    MPI_Info_free(&info);
+    CHECK_OK(MPI_Info_free(&info));
     CHECK(strcmp(get(plain, "mpi_assert_no_any_source"), "true") == 0, "set_info hint not reported");
     CHECK(get(plain, "mpix_vcis")[0] == 0, "set_info moved a live communicator");
     MPI_Comm plain2;
     CHECK_OK(MPI_Comm_dup(plain, &plain2));
     CHECK(atoi(get(plain2, "mpix_vcis")) >= 2, "dup did not apply the inherited hint");
-    MPI_Comm_set_errhandler(plain2, MPI_ERRORS_RETURN);
+    CHECK_OK(MPI_Comm_set_errhandler(plain2, MPI_ERRORS_RETURN));
     ring(plain2, 4, 0);
-    MPI_Comm_free(&plain);
-    MPI_Comm_free(&plain2);
+    CHECK_OK(MPI_Comm_free(&plain));
+    CHECK_OK(MPI_Comm_free(&plain2));
 
     /* Split_type with info applies hints too. */
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "mpi_assert_no_any_source", "true");
+    CHECK_OK(MPI_Info_create(&info));
+    CHECK_OK(MPI_Info_set(info, "mpi_assert_no_any_source", "true"));
     MPI_Comm node;
     CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, info, &node));
-    MPI_Info_free(&info);
+    CHECK_OK(MPI_Info_free(&info));
     CHECK(strcmp(get(node, "mpi_assert_no_any_source"), "true") == 0, "split_type lost the hint");
-    MPI_Comm_free(&node);
+    CHECK_OK(MPI_Comm_free(&node));
 
     /* 7. Threads sharing one spread communicator, one tag each. */
     pthread_t th[4];
@@ -271,15 +271,15 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         pthread_join(th[i], NULL);
 
-    MPI_Comm_free(&both);
-    MPI_Comm_free(&tagged);
-    MPI_Comm_free(&over);
-    MPI_Comm_free(&pinned);
-    MPI_Comm_free(&sr);
-    MPI_T_pvar_handle_free(session, &handle);
-    MPI_T_pvar_session_free(&session);
-    MPI_T_finalize();
-    MPI_Finalize();
+    CHECK_OK(MPI_Comm_free(&both));
+    CHECK_OK(MPI_Comm_free(&tagged));
+    CHECK_OK(MPI_Comm_free(&over));
+    CHECK_OK(MPI_Comm_free(&pinned));
+    CHECK_OK(MPI_Comm_free(&sr));
+    CHECK_OK(MPI_T_pvar_handle_free(session, &handle));
+    CHECK_OK(MPI_T_pvar_session_free(&session));
+    CHECK_OK(MPI_T_finalize());
+    CHECK_OK(MPI_Finalize());
     if (rank == 0)
         printf("hints: spread over %d VCIs\n", spread);
     return 0;
