@@ -2,7 +2,10 @@
 // The generated shim (zshim.c) defines every PMPI_X with a weak MPI_X alias and calls
 // the generated Go export (zexports.go) once, passing the thread's context; the export
 // checks generic arguments, resolves handles and calls the hand-written impl_X in this
-// package, which converts C values and calls core. No MPI semantics live here.
+// package, which converts C values and calls core or an extension package
+// (threadcomm). MPI semantics live there, not here: capi's own C is the thread
+// context (ctx.c), the calls into user callbacks (ctx.c, attr.c, op.c) and
+// dispatch.c, which sends a fast-path call to the data plane that owns it.
 package main
 
 //go:generate go run ./gen -root ..

@@ -8,7 +8,7 @@ import (
 
 // The fast ABI: memory that the Go engine shares with the C fast paths (shm/fast.c and
 // the threadcomm C; layouts mirrored in shm/fastabi.h, the VCI's own in vci/vci.h). Every MPI call that enters Go pays the cgo
-// crossing, about 220 ns (docs/performance.md), more than MPICH's whole 8-byte latency;
+// crossing, 100-220 ns (docs/performance.md), more than MPICH's whole 8-byte latency;
 // so MPI_Send and MPI_Recv of small contiguous messages to node-local peers run in C
 // when the Go side of their VCI has nothing that must come first. Everything here lives
 // in anonymous mappings outside the Go heap, so that C may keep pointers to it.

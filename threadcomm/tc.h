@@ -4,7 +4,7 @@
  *
  * The point-to-point traffic between threads of one process, and when every rank of
  * an active threadcomm is a thread of this process their Barrier, Bcast, Reduce and
- * Allreduce of builtin types, never enter Go: each costs a cgo crossing (~220 ns)
+ * Allreduce of builtin types, never enter Go: each costs a cgo crossing (100-220 ns)
  * that is more than the whole message should. The rule that keeps the two paths
  * consistent is simple: on such an activation *every* message a thread receives
  * goes through its queue here. When the threadcomm spans processes, what the other
@@ -338,7 +338,7 @@ static inline int is_local(const mpix_tc_act *a, int r) { return (unsigned)(r - 
 /* poll_remote lets Go move what other processes sent to this process's threads into
  * their queues (mpix_tc_push_*), when a threadcomm spans processes and a receive
  * from src may come from another process. A receive from this process does not: the
- * cgo callback (~200 ns, and a wait for one of Go's Ps when threads outnumber cores)
+ * cgo callback (100-220 ns, and a wait for one of Go's Ps when threads outnumber cores)
  * would cost more than its message, and backoff's rounds of global progress move the
  * engine's other traffic. */
 static inline void poll_remote(const mpix_tc_act *a, int src)
