@@ -30,8 +30,10 @@ func statusSlice(st *C.MPI_Status, n C.int) []C.MPI_Status {
 }
 
 // isThreadcommRequest reports whether h is a request of the threadcomm C queues
-// (threadcomm/tc.h: TC_REQ_TAG), without a cgo call per handle.
-func isThreadcommRequest(h C.MPI_Request) bool { return uint32(h)&0xfc000000 == 0xec000000 }
+// (core/handles.h), without a cgo call per handle.
+func isThreadcommRequest(h C.MPI_Request) bool {
+	return core.RequestKindOf(int32(h)) == core.ReqThreadcomm
+}
 
 // lookupAll resolves an array of request handles (nil entries for MPI_REQUEST_NULL).
 func lookupAll(reqs []C.MPI_Request) ([]*core.Request, error) {

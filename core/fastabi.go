@@ -153,8 +153,8 @@ func unpublishComm(c *Comm) {
 }
 
 // FastLayout is the Go side of the C facts (shm/fastabi.h) about what core shares
-// with C: the communicator table, the lite requests and the pre-completed send
-// handle, by their C names (shm.CheckLayout).
+// with C: the communicator table, the lite requests and the request handles' kinds
+// (handles.h), by their C names (shm.CheckLayout).
 func FastLayout() map[string]uintptr {
 	var c commShared
 	var h fastHeader
@@ -169,5 +169,7 @@ func FastLayout() map[string]uintptr {
 		"mpix_vci_lite": unsafe.Sizeof(l), "mpix_vci_lite.req": unsafe.Offsetof(l.Req),
 		"MPIX_LITE_TAG": liteTag, "MPIX_LITE_SLOTS": liteSlots, "MPIX_LITE_VCIS": liteVCIs,
 		"MPIX_REQUEST_COMPLETED_SEND": uintptr(uint32(CompletedSend)),
+		"MPIX_REQ_KIND_MASK": reqKindMask, "MPIX_REQ_GO": reqGo, "MPIX_REQ_THREADCOMM": reqThreadcomm,
+		"MPIX_LITE_MASK": liteMask,
 	}
 }

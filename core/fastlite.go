@@ -55,8 +55,6 @@ const (
 )
 
 const (
-	liteTag   = 0x6e000000 // lite handles: liteTag | VCI index << 12 | slot
-	liteMask  = 0xfe000000
 	liteSlots = 1024
 	liteVCIs  = 8192
 )

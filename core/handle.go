@@ -38,6 +38,45 @@ func BuiltinHandle(k ObjKind, i int32) int32 { return handleBuiltin | int32(k)<<
 
 func handleKindOf(h int32) ObjKind { return ObjKind(h>>26) & 0xf }
 
+// Request handles carry the kind of request in their top bits, so that the C paths
+// route a Wait or Test without entering Go: the table is core/handles.h, and these are
+// its Go side (FastLayout hands them to the load-time check).
+const (
+	reqKindMask    = 0xfc000000 // MPIX_REQ_KIND_MASK: object type and kind
+	reqGo          = 0xac000000 // MPIX_REQ_GO: user object, kind request
+	reqThreadcomm  = 0xec000000 // MPIX_REQ_THREADCOMM: threadcomm/request.c
+	liteTag        = 0x6e000000 // MPIX_LITE_TAG: shm/lite.c, | VCI index << 12 | slot
+	liteMask       = 0xfe000000 // MPIX_LITE_MASK
+	completedSendH = 0x6c000001 // MPIX_REQUEST_COMPLETED_SEND (CompletedSend)
+)
+
+// RequestKind says which part of the library made a request handle.
+type RequestKind int
+
+const (
+	ReqOther         RequestKind = iota // MPI_REQUEST_NULL or not a request
+	ReqGo                               // a Go request (request.go)
+	ReqThreadcomm                       // a threadcomm C request
+	ReqLite                             // a C request of shm's fast path (fastlite.go)
+	ReqCompletedSend                    // the pre-completed send
+)
+
+// RequestKindOf decodes h's kind as core/handles.h's mpix_request_kind does.
+func RequestKindOf(h int32) RequestKind {
+	u := uint32(h)
+	switch {
+	case u&reqKindMask == reqGo:
+		return ReqGo
+	case u&reqKindMask == reqThreadcomm:
+		return ReqThreadcomm
+	case u&liteMask == liteTag:
+		return ReqLite
+	case u == completedSendH:
+		return ReqCompletedSend
+	}
+	return ReqOther
+}
+
 const (
 	chunkBits = 10
 	chunkSize = 1 << chunkBits

@@ -107,7 +107,7 @@ var NullRequest = NullHandle(KindRequest)
 // pre-completed lightweight request of the ICS'20 paper. capi's C fast path of
 // MPI_Isend returns it without entering Go (shm/fastabi.h MPIX_REQUEST_COMPLETED_SEND);
 // every Go call that meets it sees a fresh completed send request.
-var CompletedSend = BuiltinHandle(KindRequest, 1)
+var CompletedSend = int32(completedSendH)
 
 func completedSend() *Request {
 	r := &Request{kind: reqSend, status: emptyStatus}

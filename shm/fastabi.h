@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "mpi.h"
 #include "vci.h"
+#include "handles.h"
 
 #define MPIX_FAST_MISS (-1)
 
@@ -114,10 +115,7 @@ typedef struct mpix_fastbox {
 /* Lite requests: MPI_Irecv and MPI_Isend handled in C (lite.c). A VCI's C-side
  * receive queue holds receives posted while the Go side of the VCI was idle; Go takes
  * them over (core/fastlite.go absorbLite) before it matches any message on the VCI,
- * so they always come first in posting order. Handles: MPIX_LITE_TAG | index << 12 |
- * slot (a builtin-range request handle no table holds). */
-#define MPIX_LITE_TAG 0x6e000000u
-#define MPIX_LITE_MASK 0xfe000000u
+ * so they always come first in posting order. Their handles: core/handles.h. */
 #define MPIX_LITE_SLOTS 1024
 #define MPIX_LITE_VCIS 8192
 
@@ -168,9 +166,6 @@ extern mpix_fast_header *mpix_fast_table;
 extern uint32_t mpix_fast_dtsize[256]; /* bytes of builtin datatype (handle & 0xff), 0: not eligible */
 extern MPI_Datatype mpix_fast_dthandle[256];
 
-/* The pre-completed lightweight request (core.CompletedSend): what MPI_Isend returns
- * for a send that completed at once. */
-#define MPIX_REQUEST_COMPLETED_SEND ((MPI_Request)0x6c000001)
 
 /* The fast paths, each answering MPIX_FAST_MISS for what it does not handle:
  * mpix_shm_fast_send is MPI_Send (and MPI_Isend, whose request is then

@@ -1,7 +1,7 @@
 package shm
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../vci -O2 -Wall
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../vci -I${SRCDIR}/../core -O2 -Wall
 #include <stddef.h>
 #include "fastabi.h"
 
@@ -20,6 +20,7 @@ static const struct { const char *name; size_t value; } shm_facts[] = {
     SIZE(mpix_lreq), OFF(mpix_lreq, buf), OFF(mpix_lreq, st_tag),
     SIZE(mpix_vci_lite), OFF(mpix_vci_lite, req),
     CONST(MPIX_LITE_TAG), CONST(MPIX_LITE_SLOTS), CONST(MPIX_LITE_VCIS), CONST(MPIX_REQUEST_COMPLETED_SEND),
+    CONST(MPIX_REQ_KIND_MASK), CONST(MPIX_REQ_GO), CONST(MPIX_REQ_THREADCOMM), CONST(MPIX_LITE_MASK),
 };
 static int shm_nfacts(void) { return sizeof shm_facts / sizeof shm_facts[0]; }
 static const char *shm_fact_name(int i) { return shm_facts[i].name; }

@@ -11,6 +11,6 @@
 package threadcomm
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../shm -I${SRCDIR}/../vci -I${SRCDIR}/../kernels -O2 -Wall
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../shm -I${SRCDIR}/../vci -I${SRCDIR}/../core -I${SRCDIR}/../kernels -O2 -Wall
 */
 import "C"

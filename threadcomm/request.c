@@ -6,7 +6,6 @@
 /* ---- requests ---- */
 
 #define TC_REQ_MAX (1u << 20)
-#define TC_REQ_TAG 0xEC000000u /* top bits 11, kind request (0xb) */
 
 static tc_req *reqs[TC_REQ_MAX / 1024]; /* blocks of 1024, made on demand */
 static uint32_t req_next;               /* atomic: next unused index */
@@ -40,12 +39,12 @@ static tc_req *req_take(void)
     }
     for (uint32_t i = 1; i < 64; i++) {
         tc_req *q = &b[(base + i) % 1024];
-        q->handle = TC_REQ_TAG | (base + i);
+        q->handle = MPIX_REQ_THREADCOMM | (base + i);
         q->next = req_free;
         req_free = q;
     }
     r = &b[base % 1024];
-    r->handle = TC_REQ_TAG | base;
+    r->handle = MPIX_REQ_THREADCOMM | base;
     return r;
 }
 
@@ -81,7 +80,7 @@ static void req_release(tc_req *r)
     req_free = r;
 }
 
-int mpix_tc_is_request(MPI_Request h) { return ((uint32_t)h & 0xfc000000u) == TC_REQ_TAG; }
+int mpix_tc_is_request(MPI_Request h) { return mpix_request_kind((uint32_t)h) == MPIX_REQKIND_THREADCOMM; }
 
 tc_req *req_lookup(MPI_Request h)
 {

@@ -209,33 +209,27 @@ func deriveFromLarge(procs []*Proc, have, generic map[string]bool) map[string]st
 // widensScalars reports whether g (a _c twin) differs from f only in scalar input
 // counts that it widens.
 func widensScalars(f, g *Proc) bool {
-	if len(f.Params) != len(g.Params) || f.Ret != g.Ret {
-		return false
-	}
-	for i, p := range f.Params {
-		q := g.Params[i]
-		if p.GoType() == q.GoType() {
-			continue
-		}
-		if p.levels() != 0 || q.levels() != 0 || p.Dir != "in" || !widenings[[2]string{p.Base, q.Base}] {
-			return false
-		}
-	}
-	return true
+	return differOnlyWhere(f, g, func(p, q Param) bool {
+		return p.levels() == 0 && q.levels() == 0 && p.Dir == "in" && widenings[[2]string{p.Base, q.Base}]
+	})
 }
 
 // sameButCounts reports whether f and g have the same parameters apart from the
 // width of counts and displacements (input scalars or arrays of the same depth).
 func sameButCounts(f, g *Proc) bool {
+	return differOnlyWhere(f, g, func(p, q Param) bool {
+		return countTypes[p.Base] && countTypes[q.Base] && p.levels() == q.levels() && p.Dir == "in" && q.Dir == "in"
+	})
+}
+
+// differOnlyWhere reports whether f and g have the same return type and parameters,
+// except parameters of different Go types that allowed accepts.
+func differOnlyWhere(f, g *Proc, allowed func(p, q Param) bool) bool {
 	if len(f.Params) != len(g.Params) || f.Ret != g.Ret {
 		return false
 	}
 	for i, p := range f.Params {
-		q := g.Params[i]
-		if p.GoType() == q.GoType() {
-			continue
-		}
-		if !countTypes[p.Base] || !countTypes[q.Base] || p.levels() != q.levels() || p.Dir != "in" || q.Dir != "in" {
+		if q := g.Params[i]; p.GoType() != q.GoType() && !allowed(p, q) {
 			return false
 		}
 	}
