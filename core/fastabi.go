@@ -169,7 +169,7 @@ func FastLayout() map[string]uintptr {
 		"mpix_vci_lite": unsafe.Sizeof(l), "mpix_vci_lite.req": unsafe.Offsetof(l.Req),
 		"MPIX_LITE_TAG": liteTag, "MPIX_LITE_SLOTS": liteSlots, "MPIX_LITE_VCIS": liteVCIs,
 		"MPIX_REQUEST_COMPLETED_SEND": uintptr(uint32(CompletedSend)),
-		"MPIX_REQ_KIND_MASK": reqKindMask, "MPIX_REQ_GO": reqGo, "MPIX_REQ_THREADCOMM": reqThreadcomm,
+		"MPIX_REQ_KIND_MASK":          reqKindMask, "MPIX_REQ_GO": reqGo, "MPIX_REQ_THREADCOMM": reqThreadcomm,
 		"MPIX_LITE_MASK": liteMask,
 	}
 }

@@ -6,6 +6,7 @@ package threadcomm
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"mpix/core"
@@ -50,7 +51,6 @@ func mpixTcMrecv(msg C.int32_t, buf unsafe.Pointer, capBytes C.int64_t, got *C.i
 //export mpixTcDropMessage
 func mpixTcDropMessage(msg C.int32_t) { core.ThreadcommDropMessage(int32(msg)) }
 
-
 // mpixTcProgress lets a long C wait make a round of progress on every VCI, which
 // other requests, and other communicators' traffic, may need.
 //
@@ -92,6 +92,9 @@ func mpixTcPackData(unpack C.int, buf unsafe.Pointer, count C.int64_t, h C.MPI_D
 	t, err := datatype.Lookup(int32(h))
 	if err != nil || !t.Committed() || count < 0 || size < 0 {
 		return 0
+	}
+	if s := datatype.PackedSize(1, t); s > 0 && int64(count) > math.MaxInt64/s {
+		return 0 // Go's path reports MPI_ERR_COUNT
 	}
 	need := datatype.PackedSize(int64(count), t)
 	if need > int64(size) {

@@ -248,4 +248,3 @@ func mpixTcUnpack(id C.uint32_t, bytes C.int64_t) {
 	C.free(p.data)
 	p.t.Release()
 }
-
