@@ -3,9 +3,6 @@ package main
 /*
 #include "capi.h"
 
-int mpix_attr_copy(void *fn, int obj, int keyval, uintptr_t extra, uintptr_t in,
-                   uintptr_t *out, int *flag);
-int mpix_attr_delete(void *fn, int obj, int keyval, uintptr_t val, uintptr_t extra);
 void *mpix_attr_value(int slot, int value);
 */
 import "C"

@@ -1,4 +1,4 @@
-/* Thread contexts, callbacks into user code, and process-wide setup at load time. */
+/* Thread contexts and process-wide setup at load time. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -37,16 +37,6 @@ mpix_ctx *mpix_ctx_new(void)
     pthread_setspecific(ctx_key, c);
     mpix_tls_ctx = c;
     return c;
-}
-
-void mpix_call_comm_errhandler(void *fn, MPI_Comm comm, int code)
-{
-    ((MPI_Comm_errhandler_function *)fn)(&comm, &code);
-}
-
-void mpix_call_session_errhandler(void *fn, MPI_Session session, int code)
-{
-    ((MPI_Session_errhandler_function *)fn)(&session, &code);
 }
 
 void mpix_flush_stdio(void)

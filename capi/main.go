@@ -4,7 +4,7 @@
 // checks generic arguments, resolves handles and calls the hand-written impl_X in this
 // package, which converts C values and calls core or an extension package
 // (threadcomm). MPI semantics live there, not here: capi's own C is the thread
-// context (ctx.c), the calls into user callbacks (ctx.c, attr.c, op.c) and
+// context (ctx.c), the calls into user code (callbacks.c) and
 // dispatch.c, which sends a fast-path call to the data plane that owns it.
 package main
 

@@ -2,7 +2,6 @@ package main
 
 /*
 #include "capi.h"
-#include "op.h"
 */
 import "C"
 
