@@ -51,6 +51,7 @@ type Comm struct {
 	// arena is the shared memory of node-local collectives (collshm.go).
 	arena      transport.Arena
 	arenaState uint8
+	arenaCall  *arenaCall // the arena collectives' arguments and callbacks (collshm.go)
 
 	mu    sync.Mutex // guards name, info and topo
 	name  string
