@@ -3,6 +3,7 @@ package attr
 import (
 	"errors"
 	"fmt"
+	"mpix/core/mpierr"
 	"sync"
 	"testing"
 )
@@ -92,18 +93,18 @@ func TestLookup(t *testing.T) {
 		class int // 0: found
 	}{
 		{"user comm keyval", kv.Handle(), Comm, 0},
-		{"wrong kind", kv.Handle(), Datatype, ErrKeyval},
-		{"freed", freed.Handle(), Comm, ErrKeyval},
-		{"invalid", Invalid, Comm, ErrKeyval},
-		{"not a keyval", 0x44000000, Comm, ErrKeyval},
-		{"index out of range", kv.Handle() + 1000, Comm, ErrKeyval},
-		{"mangled kind bits", kv.Handle() ^ int32(Comm^Datatype)<<kindShift, Datatype, ErrKeyval},
+		{"wrong kind", kv.Handle(), Datatype, mpierr.ErrKeyval},
+		{"freed", freed.Handle(), Comm, mpierr.ErrKeyval},
+		{"invalid", Invalid, Comm, mpierr.ErrKeyval},
+		{"not a keyval", 0x44000000, Comm, mpierr.ErrKeyval},
+		{"index out of range", kv.Handle() + 1000, Comm, mpierr.ErrKeyval},
+		{"mangled kind bits", kv.Handle() ^ int32(Comm^Datatype)<<kindShift, Datatype, mpierr.ErrKeyval},
 		{"MPI_TAG_UB", TagUB, Comm, 0},
 		{"MPI_TAG_UB Fortran", TagUB + 1, Comm, 0},
-		{"MPI_TAG_UB on a datatype", TagUB, Datatype, ErrKeyval},
+		{"MPI_TAG_UB on a datatype", TagUB, Datatype, mpierr.ErrKeyval},
 		{"MPI_WIN_BASE", WinBase, Win, 0},
-		{"MPI_WIN_BASE on a comm", WinBase, Comm, ErrKeyval},
-		{"unknown builtin", TagUB + 40, Comm, ErrKeyval},
+		{"MPI_WIN_BASE on a comm", WinBase, Comm, mpierr.ErrKeyval},
+		{"unknown builtin", TagUB + 40, Comm, mpierr.ErrKeyval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,7 +136,7 @@ func TestPredefined(t *testing.T) {
 		"set":    s.Set(kv, 1, 5),
 		"delete": s.Delete(kv, 1),
 	} {
-		if classOf(err) != ErrKeyval {
+		if classOf(err) != mpierr.ErrKeyval {
 			t.Errorf("%s of a predefined keyval: %v, want MPI_ERR_KEYVAL", name, err)
 		}
 	}
@@ -146,7 +147,7 @@ func TestFreeTwice(t *testing.T) {
 	if err := kv.Free(); err != nil {
 		t.Fatal(err)
 	}
-	if err := kv.Free(); classOf(err) != ErrKeyval {
+	if err := kv.Free(); classOf(err) != mpierr.ErrKeyval {
 		t.Fatalf("second free: %v", err)
 	}
 }
@@ -168,7 +169,7 @@ func TestKeyvalLifetime(t *testing.T) {
 	if err := kv.Free(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Lookup(h, Comm); classOf(err) != ErrKeyval {
+	if _, err := Lookup(h, Comm); classOf(err) != mpierr.ErrKeyval {
 		t.Fatalf("lookup of freed keyval: %v", err)
 	}
 	if Live() != before+1 {
@@ -192,7 +193,7 @@ func TestKeyvalLifetime(t *testing.T) {
 	if want := fmt.Sprint([]uintptr{10, 12, 11}); fmt.Sprint(r.deletes) != want {
 		t.Errorf("deleted values %v, want %s", r.deletes, want)
 	}
-	if err := b.Set(kv, 2, 1); classOf(err) != ErrKeyval {
+	if err := b.Set(kv, 2, 1); classOf(err) != mpierr.ErrKeyval {
 		t.Errorf("set with a dead keyval: %v", err)
 	}
 }
@@ -413,7 +414,7 @@ func TestConcurrent(t *testing.T) {
 }
 
 func TestCreateInvalidKind(t *testing.T) {
-	if _, err := Create(Kind(2), nil, nil, 0); classOf(err) != ErrArg {
+	if _, err := Create(Kind(2), nil, nil, 0); classOf(err) != mpierr.ErrArg {
 		t.Fatalf("Create with a group kind: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package attr
 
 import (
 	"fmt"
+	"mpix/core/mpierr"
 	"sync"
 	"sync/atomic"
 )
@@ -177,7 +178,7 @@ var reg registry
 // (MPI_COMM_NULL_DELETE_FN). extra is the user's extra_state.
 func Create(k Kind, copy CopyFunc, del DeleteFunc, extra uintptr) (*Keyval, error) {
 	if !k.valid() {
-		return nil, errorf(ErrArg, "invalid object kind %d for a keyval", int32(k))
+		return nil, errorf(mpierr.ErrArg, "invalid object kind %d for a keyval", int32(k))
 	}
 	kv := &Keyval{kind: k, copy: copy, del: del, extra: extra}
 	kv.refs.Store(1)
@@ -188,7 +189,7 @@ func Create(k Kind, copy CopyFunc, del DeleteFunc, extra uintptr) (*Keyval, erro
 		idx, reg.free = reg.free[n-1], reg.free[:n-1]
 	} else {
 		if len(reg.slots) > int(indexMask) {
-			return nil, errorf(ErrNoMem, "too many keyvals (%d)", len(reg.slots))
+			return nil, errorf(mpierr.ErrNoMem, "too many keyvals (%d)", len(reg.slots))
 		}
 		idx = int32(len(reg.slots))
 		reg.slots = append(reg.slots, nil)
@@ -227,15 +228,15 @@ func Lookup(h int32, k Kind) (*Keyval, error) {
 	kv := find(h)
 	if kv == nil {
 		if h == Invalid {
-			return nil, errorf(ErrKeyval, "MPI_KEYVAL_INVALID is not a valid keyval")
+			return nil, errorf(mpierr.ErrKeyval, "MPI_KEYVAL_INVALID is not a valid keyval")
 		}
-		return nil, errorf(ErrKeyval, "invalid keyval 0x%x", uint32(h))
+		return nil, errorf(mpierr.ErrKeyval, "invalid keyval 0x%x", uint32(h))
 	}
 	if kv.freed.Load() {
-		return nil, errorf(ErrKeyval, "keyval 0x%x was freed", uint32(h))
+		return nil, errorf(mpierr.ErrKeyval, "keyval 0x%x was freed", uint32(h))
 	}
 	if kv.kind != k {
-		return nil, errorf(ErrKeyval, "%s is for %s attributes, not %s attributes", kv, kv.kind, k)
+		return nil, errorf(mpierr.ErrKeyval, "%s is for %s attributes, not %s attributes", kv, kv.kind, k)
 	}
 	return kv, nil
 }
@@ -264,10 +265,10 @@ func find(h int32) *Keyval {
 // it keep it alive; their callbacks still run.
 func (kv *Keyval) Free() error {
 	if kv.Predefined() {
-		return errorf(ErrKeyval, "predefined keyval %s cannot be freed", kv)
+		return errorf(mpierr.ErrKeyval, "predefined keyval %s cannot be freed", kv)
 	}
 	if !kv.freed.CompareAndSwap(false, true) {
-		return errorf(ErrKeyval, "%s was already freed", kv)
+		return errorf(mpierr.ErrKeyval, "%s was already freed", kv)
 	}
 	kv.release()
 	return nil

@@ -2,6 +2,7 @@ package attr
 
 import (
 	"cmp"
+	"mpix/core/mpierr"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -84,7 +85,7 @@ func (s *Store) Get(kv *Keyval) (uintptr, bool) {
 // Set returns the callback's error.
 func (s *Store) Set(kv *Keyval, obj int32, val uintptr) error {
 	if kv.Predefined() {
-		return errorf(ErrKeyval, "predefined attribute %s cannot be set", kv)
+		return errorf(mpierr.ErrKeyval, "predefined attribute %s cannot be set", kv)
 	}
 	l := s.list(true)
 	l.mu.Lock()
@@ -93,13 +94,13 @@ func (s *Store) Set(kv *Keyval, obj int32, val uintptr) error {
 	case e == nil:
 		defer l.mu.Unlock()
 		if !kv.tryRef() {
-			return errorf(ErrKeyval, "%s was freed", kv)
+			return errorf(mpierr.ErrKeyval, "%s was freed", kv)
 		}
 		l.attrs = append(l.attrs, &entry{kv: kv, val: val})
 		return nil
 	case e.busy:
 		l.mu.Unlock()
-		return errorf(ErrOther, "the attribute of %s is being deleted by another call", kv)
+		return errorf(mpierr.ErrOther, "the attribute of %s is being deleted by another call", kv)
 	case kv.del == nil:
 		e.val = val
 		l.mu.Unlock()
@@ -122,7 +123,7 @@ func (s *Store) Set(kv *Keyval, obj int32, val uintptr) error {
 // callback succeeds. Deleting an attribute that is not set does nothing.
 func (s *Store) Delete(kv *Keyval, obj int32) error {
 	if kv.Predefined() {
-		return errorf(ErrKeyval, "predefined attribute %s cannot be deleted", kv)
+		return errorf(mpierr.ErrKeyval, "predefined attribute %s cannot be deleted", kv)
 	}
 	l := s.list(false)
 	if l == nil {
@@ -179,7 +180,7 @@ func (s *Store) DeleteAll(obj int32) error {
 			n := len(l.attrs)
 			l.mu.Unlock()
 			if n > 0 {
-				return errorf(ErrOther, "%d attributes are being deleted by another call", n)
+				return errorf(mpierr.ErrOther, "%d attributes are being deleted by another call", n)
 			}
 			return nil
 		}

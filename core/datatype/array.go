@@ -1,5 +1,7 @@
 package datatype
 
+import "mpix/core/mpierr"
+
 // Array types (MPI-4.1 §5.1.3): subarrays and distributed arrays of an n-dimensional
 // array of old elements stored in C (row-major) or Fortran (column-major) order.
 
@@ -26,7 +28,7 @@ func dimOrder(ndims int, order int) ([]int, error) {
 			dims[i] = ndims - 1 - i
 		}
 	default:
-		return nil, errorf(ErrArg, "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN, not %d", order)
+		return nil, errorf(mpierr.ErrArg, "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN, not %d", order)
 	}
 	return dims, nil
 }
@@ -40,19 +42,19 @@ func Subarray(sizes, subsizes, starts []int64, order int, old *Type, large bool)
 	}
 	n := len(sizes)
 	if n < 1 {
-		return nil, errorf(ErrArg, "ndims must be positive (%d)", n)
+		return nil, errorf(mpierr.ErrArg, "ndims must be positive (%d)", n)
 	}
 	if len(subsizes) != n || len(starts) != n {
-		return nil, errorf(ErrArg, "sizes, subsizes and starts must have ndims entries")
+		return nil, errorf(mpierr.ErrArg, "sizes, subsizes and starts must have ndims entries")
 	}
 	for i := 0; i < n; i++ {
 		switch {
 		case sizes[i] < 1:
-			return nil, errorf(ErrArg, "array_of_sizes[%d] must be positive (%d)", i, sizes[i])
+			return nil, errorf(mpierr.ErrArg, "array_of_sizes[%d] must be positive (%d)", i, sizes[i])
 		case subsizes[i] < 1 || subsizes[i] > sizes[i]:
-			return nil, errorf(ErrArg, "array_of_subsizes[%d] must be in [1, %d] (%d)", i, sizes[i], subsizes[i])
+			return nil, errorf(mpierr.ErrArg, "array_of_subsizes[%d] must be in [1, %d] (%d)", i, sizes[i], subsizes[i])
 		case starts[i] < 0 || starts[i] > sizes[i]-subsizes[i]:
-			return nil, errorf(ErrArg, "array_of_starts[%d] must be in [0, %d] (%d)", i, sizes[i]-subsizes[i], starts[i])
+			return nil, errorf(mpierr.ErrArg, "array_of_starts[%d] must be in [0, %d] (%d)", i, sizes[i]-subsizes[i], starts[i])
 		}
 	}
 	dims, err := dimOrder(n, order)
@@ -109,41 +111,41 @@ func Darray(size, rank int, gsizes []int64, distribs, dargs, psizes []int, order
 	n := len(gsizes)
 	switch {
 	case size < 1:
-		return nil, errorf(ErrArg, "size must be positive (%d)", size)
+		return nil, errorf(mpierr.ErrArg, "size must be positive (%d)", size)
 	case rank < 0 || rank >= size:
-		return nil, errorf(ErrRank, "rank %d is not in [0, %d)", rank, size)
+		return nil, errorf(mpierr.ErrRank, "rank %d is not in [0, %d)", rank, size)
 	case n < 1:
-		return nil, errorf(ErrArg, "ndims must be positive (%d)", n)
+		return nil, errorf(mpierr.ErrArg, "ndims must be positive (%d)", n)
 	case len(distribs) != n || len(dargs) != n || len(psizes) != n:
-		return nil, errorf(ErrArg, "gsizes, distribs, dargs and psizes must have ndims entries")
+		return nil, errorf(mpierr.ErrArg, "gsizes, distribs, dargs and psizes must have ndims entries")
 	}
 	procs := int64(1)
 	for i := 0; i < n; i++ {
 		if gsizes[i] < 1 {
-			return nil, errorf(ErrArg, "array_of_gsizes[%d] must be positive (%d)", i, gsizes[i])
+			return nil, errorf(mpierr.ErrArg, "array_of_gsizes[%d] must be positive (%d)", i, gsizes[i])
 		}
 		if psizes[i] < 1 {
-			return nil, errorf(ErrArg, "array_of_psizes[%d] must be positive (%d)", i, psizes[i])
+			return nil, errorf(mpierr.ErrArg, "array_of_psizes[%d] must be positive (%d)", i, psizes[i])
 		}
 		switch distribs[i] {
 		case DistributeNone:
 		case DistributeBlock, DistributeCyclic:
 			if dargs[i] != DistributeDfltArg && dargs[i] < 1 {
-				return nil, errorf(ErrArg, "array_of_dargs[%d] must be positive or MPI_DISTRIBUTE_DFLT_DARG (%d)", i, dargs[i])
+				return nil, errorf(mpierr.ErrArg, "array_of_dargs[%d] must be positive or MPI_DISTRIBUTE_DFLT_DARG (%d)", i, dargs[i])
 			}
 			if distribs[i] == DistributeBlock && dargs[i] != DistributeDfltArg && int64(dargs[i])*int64(psizes[i]) < gsizes[i] {
-				return nil, errorf(ErrArg, "block size %d times %d processes does not cover the %d elements of dimension %d",
+				return nil, errorf(mpierr.ErrArg, "block size %d times %d processes does not cover the %d elements of dimension %d",
 					dargs[i], psizes[i], gsizes[i], i)
 			}
 		default:
-			return nil, errorf(ErrArg, "array_of_distribs[%d] is not an MPI_DISTRIBUTE_ value (%d)", i, distribs[i])
+			return nil, errorf(mpierr.ErrArg, "array_of_distribs[%d] is not an MPI_DISTRIBUTE_ value (%d)", i, distribs[i])
 		}
 		if procs *= int64(psizes[i]); procs > int64(size) {
 			procs = int64(size) + 1 // stays wrong without overflowing
 		}
 	}
 	if procs != int64(size) {
-		return nil, errorf(ErrArg, "the process grid does not have size %d processes", size)
+		return nil, errorf(mpierr.ErrArg, "the process grid does not have size %d processes", size)
 	}
 	dims, err := dimOrder(n, order)
 	if err != nil {

@@ -1,5 +1,7 @@
 package datatype
 
+import "mpix/core/mpierr"
+
 // The constructors of MPI-4.1 §5.1.2-5.1.7. Each checks its arguments, builds the
 // layout, records the arguments for MPI_Type_get_contents in the form the C binding
 // used (large says the _c binding, whose arguments are all large counts), and gives
@@ -8,14 +10,14 @@ package datatype
 
 func checkOld(old *Type) error {
 	if old == nil {
-		return errorf(ErrType, "datatype argument is MPI_DATATYPE_NULL")
+		return errorf(mpierr.ErrType, "datatype argument is MPI_DATATYPE_NULL")
 	}
 	return nil
 }
 
 func checkCount(what string, n int64) error {
 	if n < 0 {
-		return errorf(ErrCount, "%s must not be negative (%d)", what, n)
+		return errorf(mpierr.ErrCount, "%s must not be negative (%d)", what, n)
 	}
 	return nil
 }
@@ -104,7 +106,7 @@ func indexedBlocks(blocklens, displs []int64, blocklen int64, unit int64, old *T
 		return nil, err
 	}
 	if blocklens != nil && len(blocklens) != len(displs) {
-		return nil, errorf(ErrArg, "%d block lengths for %d displacements", len(blocklens), len(displs))
+		return nil, errorf(mpierr.ErrArg, "%d block lengths for %d displacements", len(blocklens), len(displs))
 	}
 	if blocklens == nil {
 		if err := checkCount("blocklength", blocklen); err != nil {
@@ -118,7 +120,7 @@ func indexedBlocks(blocklens, displs []int64, blocklen int64, unit int64, old *T
 		if blocklens != nil {
 			n = blocklens[i]
 			if n < 0 {
-				return nil, errorf(ErrCount, "block length %d must not be negative (%d)", i, n)
+				return nil, errorf(mpierr.ErrCount, "block length %d must not be negative (%d)", i, n)
 			}
 		}
 		bs[i] = block{a.mul(d, unit), n, old}
@@ -230,7 +232,7 @@ func Struct(blocklens, displs []int64, types []*Type, large bool) (*Type, error)
 
 func newStruct(blocklens, displs []int64, types []*Type) (*Type, error) {
 	if len(blocklens) != len(displs) || len(types) != len(displs) {
-		return nil, errorf(ErrArg, "%d block lengths, %d displacements and %d types differ",
+		return nil, errorf(mpierr.ErrArg, "%d block lengths, %d displacements and %d types differ",
 			len(blocklens), len(displs), len(types))
 	}
 	var bs []block
@@ -239,10 +241,10 @@ func newStruct(blocklens, displs []int64, types []*Type) (*Type, error) {
 	same := true
 	for i, ty := range types {
 		if ty == nil {
-			return nil, errorf(ErrType, "datatype %d is MPI_DATATYPE_NULL", i)
+			return nil, errorf(mpierr.ErrType, "datatype %d is MPI_DATATYPE_NULL", i)
 		}
 		if blocklens[i] < 0 {
-			return nil, errorf(ErrCount, "block length %d must not be negative (%d)", i, blocklens[i])
+			return nil, errorf(mpierr.ErrCount, "block length %d must not be negative (%d)", i, blocklens[i])
 		}
 		if ty.kind != kindMarker {
 			if id := ty.ident(); first == nil {

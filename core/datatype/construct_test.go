@@ -2,6 +2,7 @@ package datatype
 
 import (
 	"errors"
+	"mpix/core/mpierr"
 	"reflect"
 	"testing"
 )
@@ -121,10 +122,10 @@ func TestPredefined(t *testing.T) {
 			if ni, na, nl, nd, c := ty.Envelope(); ni+na+nl+nd != 0 || c != CombinerNamed {
 				t.Fatalf("envelope %d %d %d %d combiner %d", ni, na, nl, nd, c)
 			}
-			if _, _, _, _, err := ty.Contents(); classOf(err) != ErrType {
+			if _, _, _, _, err := ty.Contents(); classOf(err) != mpierr.ErrType {
 				t.Fatalf("Contents of a named type: %v", err)
 			}
-			if err := Free(ty); classOf(err) != ErrType {
+			if err := Free(ty); classOf(err) != mpierr.ErrType {
 				t.Fatalf("Free of a predefined type: %v", err)
 			}
 			wantContig := tc.size == tc.ext && tc.size == tc.trueExt
@@ -137,7 +138,7 @@ func TestPredefined(t *testing.T) {
 
 func TestLookupInvalid(t *testing.T) {
 	for _, h := range []int32{NullHandle, 0, 0x4c0004ff, hInt | 0x100, 0x44000000, -0x73ff0000, 0x0c000001, -1} {
-		if _, err := Lookup(h); classOf(err) != ErrType {
+		if _, err := Lookup(h); classOf(err) != mpierr.ErrType {
 			t.Errorf("Lookup(0x%x): %v, want class MPI_ERR_TYPE", uint32(h), err)
 		}
 	}
@@ -330,35 +331,35 @@ func TestConstructorErrors(t *testing.T) {
 		err   error
 		class int
 	}{
-		{"contiguous nil", second(Contiguous(1, nil, false)), ErrType},
-		{"contiguous -1", second(Contiguous(-1, I, false)), ErrCount},
-		{"vector count", second(Vector(-1, 1, 1, I, false)), ErrCount},
-		{"vector blocklength", second(Vector(1, -1, 1, I, false)), ErrCount},
-		{"hvector blocklength", second(Hvector(1, -1, 1, I, true)), ErrCount},
-		{"indexed blocklength", second(Indexed([]int64{1, -1}, []int64{0, 1}, I, false)), ErrCount},
-		{"indexed mismatch", second(Indexed([]int64{1}, []int64{0, 1}, I, false)), ErrArg},
-		{"hindexed_block blocklength", second(HindexedBlock(-2, []int64{0}, I, false)), ErrCount},
-		{"struct nil type", second(Struct([]int64{1}, []int64{0}, []*Type{nil}, false)), ErrType},
-		{"struct blocklength", second(Struct([]int64{-1}, []int64{0}, []*Type{I}, false)), ErrCount},
-		{"resized nil", second(Resized(nil, 0, 4, false)), ErrType},
-		{"dup nil", second(Dup(nil)), ErrType},
-		{"contiguous overflow", second(Contiguous(1<<62, Predefined(hDouble), true)), ErrArg},
-		{"subarray order", second(Subarray([]int64{4}, []int64{2}, []int64{0}, 77, I, false)), ErrArg},
-		{"subarray ndims", second(Subarray(nil, nil, nil, OrderC, I, false)), ErrArg},
-		{"subarray start", second(Subarray([]int64{4}, []int64{2}, []int64{3}, OrderC, I, false)), ErrArg},
-		{"subarray subsize 0", second(Subarray([]int64{4}, []int64{0}, []int64{0}, OrderC, I, false)), ErrArg},
-		{"subarray size 0", second(Subarray([]int64{0}, []int64{0}, []int64{0}, OrderC, I, false)), ErrArg},
-		{"darray rank", second(Darray(2, 2, []int64{10}, []int{DistributeBlock}, []int{5}, []int{2}, OrderC, I, false)), ErrRank},
-		{"darray block too small", second(Darray(2, 0, []int64{10}, []int{DistributeBlock}, []int{2}, []int{2}, OrderC, I, false)), ErrArg},
-		{"darray grid", second(Darray(2, 0, []int64{10}, []int{DistributeBlock}, []int{DistributeDfltArg}, []int{3}, OrderC, I, false)), ErrArg},
-		{"darray distrib", second(Darray(2, 0, []int64{10}, []int{99}, []int{1}, []int{2}, OrderC, I, false)), ErrArg},
-		{"darray darg", second(Darray(2, 0, []int64{10}, []int{DistributeCyclic}, []int{-3}, []int{2}, OrderC, I, false)), ErrArg},
-		{"darray gsize", second(Darray(1, 0, []int64{0}, []int{DistributeNone}, []int{0}, []int{1}, OrderC, I, false)), ErrArg},
-		{"darray order", second(Darray(1, 0, []int64{4}, []int{DistributeNone}, []int{0}, []int{1}, 3, I, false)), ErrArg},
-		{"match size", second(MatchSize(TypeclassInteger, 3)), ErrArg},
-		{"match class", second(MatchSize(99, 4)), ErrArg},
-		{"f90 real", second(F90Real(40, 10)), ErrArg},
-		{"f90 integer", second(F90Integer(40)), ErrArg},
+		{"contiguous nil", second(Contiguous(1, nil, false)), mpierr.ErrType},
+		{"contiguous -1", second(Contiguous(-1, I, false)), mpierr.ErrCount},
+		{"vector count", second(Vector(-1, 1, 1, I, false)), mpierr.ErrCount},
+		{"vector blocklength", second(Vector(1, -1, 1, I, false)), mpierr.ErrCount},
+		{"hvector blocklength", second(Hvector(1, -1, 1, I, true)), mpierr.ErrCount},
+		{"indexed blocklength", second(Indexed([]int64{1, -1}, []int64{0, 1}, I, false)), mpierr.ErrCount},
+		{"indexed mismatch", second(Indexed([]int64{1}, []int64{0, 1}, I, false)), mpierr.ErrArg},
+		{"hindexed_block blocklength", second(HindexedBlock(-2, []int64{0}, I, false)), mpierr.ErrCount},
+		{"struct nil type", second(Struct([]int64{1}, []int64{0}, []*Type{nil}, false)), mpierr.ErrType},
+		{"struct blocklength", second(Struct([]int64{-1}, []int64{0}, []*Type{I}, false)), mpierr.ErrCount},
+		{"resized nil", second(Resized(nil, 0, 4, false)), mpierr.ErrType},
+		{"dup nil", second(Dup(nil)), mpierr.ErrType},
+		{"contiguous overflow", second(Contiguous(1<<62, Predefined(hDouble), true)), mpierr.ErrArg},
+		{"subarray order", second(Subarray([]int64{4}, []int64{2}, []int64{0}, 77, I, false)), mpierr.ErrArg},
+		{"subarray ndims", second(Subarray(nil, nil, nil, OrderC, I, false)), mpierr.ErrArg},
+		{"subarray start", second(Subarray([]int64{4}, []int64{2}, []int64{3}, OrderC, I, false)), mpierr.ErrArg},
+		{"subarray subsize 0", second(Subarray([]int64{4}, []int64{0}, []int64{0}, OrderC, I, false)), mpierr.ErrArg},
+		{"subarray size 0", second(Subarray([]int64{0}, []int64{0}, []int64{0}, OrderC, I, false)), mpierr.ErrArg},
+		{"darray rank", second(Darray(2, 2, []int64{10}, []int{DistributeBlock}, []int{5}, []int{2}, OrderC, I, false)), mpierr.ErrRank},
+		{"darray block too small", second(Darray(2, 0, []int64{10}, []int{DistributeBlock}, []int{2}, []int{2}, OrderC, I, false)), mpierr.ErrArg},
+		{"darray grid", second(Darray(2, 0, []int64{10}, []int{DistributeBlock}, []int{DistributeDfltArg}, []int{3}, OrderC, I, false)), mpierr.ErrArg},
+		{"darray distrib", second(Darray(2, 0, []int64{10}, []int{99}, []int{1}, []int{2}, OrderC, I, false)), mpierr.ErrArg},
+		{"darray darg", second(Darray(2, 0, []int64{10}, []int{DistributeCyclic}, []int{-3}, []int{2}, OrderC, I, false)), mpierr.ErrArg},
+		{"darray gsize", second(Darray(1, 0, []int64{0}, []int{DistributeNone}, []int{0}, []int{1}, OrderC, I, false)), mpierr.ErrArg},
+		{"darray order", second(Darray(1, 0, []int64{4}, []int{DistributeNone}, []int{0}, []int{1}, 3, I, false)), mpierr.ErrArg},
+		{"match size", second(MatchSize(TypeclassInteger, 3)), mpierr.ErrArg},
+		{"match class", second(MatchSize(99, 4)), mpierr.ErrArg},
+		{"f90 real", second(F90Real(40, 10)), mpierr.ErrArg},
+		{"f90 integer", second(F90Integer(40)), mpierr.ErrArg},
 	}
 	for _, tc := range tests {
 		if classOf(tc.err) != tc.class {
@@ -381,7 +382,7 @@ func TestFreeAndReferences(t *testing.T) {
 	if err := Free(child); err != nil {
 		t.Fatal(err)
 	}
-	if err := Free(child); classOf(err) != ErrType {
+	if err := Free(child); classOf(err) != mpierr.ErrType {
 		t.Fatalf("second free: %v", err)
 	}
 	if got, err := Lookup(h); err != nil || got != child {

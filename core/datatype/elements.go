@@ -1,5 +1,7 @@
 package datatype
 
+import "mpix/core/mpierr"
+
 // Elements returns how many basic elements of t's type map the first nbytes of a
 // packed stream of t hold (MPI_Get_elements), and whether nbytes is a whole number of
 // elements of t (MPI_Get_count). basic is -1 when nbytes ends inside a basic element,
@@ -65,7 +67,7 @@ func partialElements(t *Type, rem int64) int64 {
 // elements it is 0.
 func BytesForElements(t *Type, n int64) (int64, error) {
 	if n < 0 {
-		return 0, errorf(ErrCount, "count must not be negative (%d)", n)
+		return 0, errorf(mpierr.ErrCount, "count must not be negative (%d)", n)
 	}
 	if t.nbasic == 0 {
 		return 0, nil
@@ -74,7 +76,7 @@ func BytesForElements(t *Type, n int64) (int64, error) {
 	var a arith
 	bytes := a.add(a.mul(k, t.size), partialBytes(t, r))
 	if a.overflow {
-		return 0, errorf(ErrCount, "%d elements of %s overflow a byte count", n, t.describe())
+		return 0, errorf(mpierr.ErrCount, "%d elements of %s overflow a byte count", n, t.describe())
 	}
 	return bytes, nil
 }

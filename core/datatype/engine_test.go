@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"mpix/core/mpierr"
 	"sync"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func TestElements(t *testing.T) {
 			t.Errorf("BytesForElements(%v, %d) = %d, %v; want %d", tc.t.Name(), tc.n, got, err, tc.bytes)
 		}
 	}
-	if _, err := BytesForElements(I, -1); classOf(err) != ErrCount {
+	if _, err := BytesForElements(I, -1); classOf(err) != mpierr.ErrCount {
 		t.Errorf("BytesForElements(-1): %v", err)
 	}
 }

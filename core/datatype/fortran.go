@@ -1,6 +1,9 @@
 package datatype
 
-import "sync"
+import (
+	"mpix/core/mpierr"
+	"sync"
+)
 
 // Type classes of MPI_Type_match_size.
 const (
@@ -37,9 +40,9 @@ func MatchSize(typeclass, size int) (*Type, error) {
 	case typeclass == TypeclassComplex && size == 32:
 		h = hComplex32
 	case typeclass < TypeclassReal || typeclass > TypeclassComplex:
-		return nil, errorf(ErrArg, "invalid type class %d", typeclass)
+		return nil, errorf(mpierr.ErrArg, "invalid type class %d", typeclass)
 	default:
-		return nil, errorf(ErrArg, "no type of class %d has size %d", typeclass, size)
+		return nil, errorf(mpierr.ErrArg, "no type of class %d has size %d", typeclass, size)
 	}
 	return builtins[h&0xff], nil
 }
@@ -83,7 +86,7 @@ func f90Type(combiner, p, r int) (*Type, error) {
 		rr = 0
 	}
 	if pp < 0 || rr < 0 {
-		return nil, errorf(ErrArg, "precision and range must not be negative (p=%d, r=%d)", p, r)
+		return nil, errorf(mpierr.ErrArg, "precision and range must not be negative (p=%d, r=%d)", p, r)
 	}
 	var h int32
 	switch combiner {
@@ -98,7 +101,7 @@ func f90Type(combiner, p, r int) (*Type, error) {
 		case rr <= 18:
 			h = hInteger8
 		default:
-			return nil, errorf(ErrArg, "no Fortran INTEGER kind has a decimal range of %d", r)
+			return nil, errorf(mpierr.ErrArg, "no Fortran INTEGER kind has a decimal range of %d", r)
 		}
 	default:
 		k := 0
@@ -110,7 +113,7 @@ func f90Type(combiner, p, r int) (*Type, error) {
 		case pp <= 33 && rr <= 4931:
 			k = 16
 		default:
-			return nil, errorf(ErrArg, "no Fortran REAL kind has precision %d and range %d", p, r)
+			return nil, errorf(mpierr.ErrArg, "no Fortran REAL kind has precision %d and range %d", p, r)
 		}
 		h = map[int]int32{4: hReal4, 8: hReal8, 16: hReal16}[k]
 		if combiner == CombinerF90Complex {

@@ -1,6 +1,9 @@
 package datatype
 
-import "math"
+import (
+	"math"
+	"mpix/core/mpierr"
+)
 
 // arith does int64 arithmetic that remembers whether anything overflowed, so that a
 // constructor can compute a whole layout and check once.
@@ -25,7 +28,7 @@ func (a *arith) mul(x, y int64) int64 {
 	return p
 }
 
-var errTooLarge = errorf(ErrArg, "datatype too large: its size or bounds overflow 64 bits")
+var errTooLarge = errorf(mpierr.ErrArg, "datatype too large: its size or bounds overflow 64 bits")
 
 // derive makes an unregistered derived type whose type map is reps copies, stride
 // bytes apart, of blocks, and computes its size and bounds. Constructors then adjust

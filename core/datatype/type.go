@@ -1,6 +1,7 @@
 package datatype
 
 import (
+	"mpix/core/mpierr"
 	"sync/atomic"
 
 	"mpix/core/attr"
@@ -94,9 +95,9 @@ func Lookup(h int32) (*Type, error) {
 		}
 	}
 	if h == NullHandle {
-		return nil, errorf(ErrType, "MPI_DATATYPE_NULL is not a valid datatype")
+		return nil, errorf(mpierr.ErrType, "MPI_DATATYPE_NULL is not a valid datatype")
 	}
-	return nil, errorf(ErrType, "invalid datatype handle 0x%x", uint32(h))
+	return nil, errorf(mpierr.ErrType, "invalid datatype handle 0x%x", uint32(h))
 }
 
 // Handle is the type's MPI_Datatype value.
@@ -205,12 +206,12 @@ func (t *Type) RefHandle() {
 // operations and by the types made from it until they release it.
 func Free(t *Type) error {
 	if t.kind != kindDerived {
-		return errorf(ErrType, "cannot free predefined datatype %s", t.describe())
+		return errorf(mpierr.ErrType, "cannot free predefined datatype %s", t.describe())
 	}
 	for {
 		u := t.userRefs.Load()
 		if u <= 0 {
-			return errorf(ErrType, "datatype 0x%x was already freed", uint32(t.handle))
+			return errorf(mpierr.ErrType, "datatype 0x%x was already freed", uint32(t.handle))
 		}
 		if t.userRefs.CompareAndSwap(u, u-1) {
 			break
@@ -264,7 +265,7 @@ func (t *Type) LargeCounts() bool { return len(t.counts) > 0 }
 // t's own and must not be modified. Named predefined types have none.
 func (t *Type) Contents() (ints []int, addrs []int64, counts []int64, types []*Type, err error) {
 	if t.combiner == CombinerNamed {
-		return nil, nil, nil, nil, errorf(ErrType, "predefined datatype %s has no contents", t.describe())
+		return nil, nil, nil, nil, errorf(mpierr.ErrType, "predefined datatype %s has no contents", t.describe())
 	}
 	return t.ints, t.addrs, t.counts, t.types, nil
 }

@@ -2,6 +2,7 @@ package op
 
 import (
 	"math"
+	"mpix/core/mpierr"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -28,10 +29,10 @@ func SetForeignKernel(fk ForeignKernel) { foreign.Store(&fk) }
 // Check). Apply does not allocate for predefined types and contiguous data.
 func (o *Op) Apply(in, inout unsafe.Pointer, count int64, t *datatype.Type) error {
 	if count < 0 {
-		return errorf(ErrCount, "negative count %d", count)
+		return errorf(mpierr.ErrCount, "negative count %d", count)
 	}
 	if t.Size() > 0 && count > math.MaxInt64/t.Size() {
-		return errorf(ErrCount, "count %d of datatype %s is too large", count, typeName(t))
+		return errorf(mpierr.ErrCount, "count %d of datatype %s is too large", count, typeName(t))
 	}
 	empty := count == 0 || t.Size() == 0
 	switch o.kind {
@@ -100,9 +101,9 @@ func Check(o *Op, t *datatype.Type) error { return o.Check(t) }
 
 func (o *Op) undefined(t *datatype.Type, l *leaf) error {
 	if l.h == t.Handle() {
-		return errorf(ErrOp, "%s is not defined for datatype %s", o, typeName(t))
+		return errorf(mpierr.ErrOp, "%s is not defined for datatype %s", o, typeName(t))
 	}
-	return errorf(ErrOp, "%s is not defined for datatype %s, whose elements are %s", o, typeName(t), leafName(l))
+	return errorf(mpierr.ErrOp, "%s is not defined for datatype %s, whose elements are %s", o, typeName(t), leafName(l))
 }
 
 // derived resolves a derived type's leaf for a predefined op; found is false if the
@@ -113,7 +114,7 @@ func (o *Op) derived(t *datatype.Type) (l leaf, found bool, err error) {
 	case err != nil:
 		return leaf{}, false, err
 	case mixed != nil:
-		return leaf{}, false, errorf(ErrOp, "%s needs a datatype made of one basic type; datatype %s mixes %s and %s",
+		return leaf{}, false, errorf(mpierr.ErrOp, "%s needs a datatype made of one basic type; datatype %s mixes %s and %s",
 			o, typeName(t), leafName(&l), leafName(mixed))
 	case found && !l.allows(o.kind):
 		return leaf{}, false, o.undefined(t, &l)
@@ -126,10 +127,10 @@ func run(k Kind, l *leaf, in, inout unsafe.Pointer, n, stride, idx int64) error 
 	if f := foreignOf[l.e]; f != NotForeign {
 		fk := foreign.Load()
 		if fk == nil {
-			return errorf(ErrIntern, "%s on %s needs mpix's C kernels, which this program lacks", k, leafName(l))
+			return errorf(mpierr.ErrIntern, "%s on %s needs mpix's C kernels, which this program lacks", k, leafName(l))
 		}
 		if !(*fk)(k, f, in, inout, n, stride, idx) {
-			return errorf(ErrIntern, "mpix's C kernels cannot compute %s on %s", k, leafName(l))
+			return errorf(mpierr.ErrIntern, "mpix's C kernels cannot compute %s on %s", k, leafName(l))
 		}
 		return nil
 	}
@@ -138,7 +139,7 @@ func run(k Kind, l *leaf, in, inout unsafe.Pointer, n, stride, idx int64) error 
 		return nil
 	}
 	if stride != l.size { // cannot happen: basic types tile their extent
-		return errorf(ErrIntern, "%s: datatype %s has stride %d", k, leafName(l), stride)
+		return errorf(mpierr.ErrIntern, "%s: datatype %s has stride %d", k, leafName(l), stride)
 	}
 	kernels[k][l.e](in, inout, int(n))
 	return nil

@@ -2,6 +2,7 @@ package op
 
 import (
 	"mpix/core/datatype"
+	"mpix/core/mpierr"
 )
 
 // group is a type group of the standard's table of which op applies to which type
@@ -304,7 +305,7 @@ func (w *walker) walk(t *datatype.Type) {
 	}
 	_, _, _, types, err := t.Contents()
 	if err != nil {
-		w.err = errorf(ErrIntern, "datatype %s: %v", typeName(t), err)
+		w.err = errorf(mpierr.ErrIntern, "datatype %s: %v", typeName(t), err)
 		return
 	}
 	for _, c := range types {

@@ -1,6 +1,7 @@
 package op
 
 import (
+	"mpix/core/mpierr"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -128,12 +129,12 @@ func Lookup(h int32) (*Op, error) {
 				return (*s)[i], nil
 			}
 		}
-		return nil, errorf(ErrOp, "invalid operation handle 0x%x (freed, or never created)", uint32(h))
+		return nil, errorf(mpierr.ErrOp, "invalid operation handle 0x%x (freed, or never created)", uint32(h))
 	}
 	if h == NullHandle {
-		return nil, errorf(ErrOp, "MPI_OP_NULL is not a valid operation")
+		return nil, errorf(mpierr.ErrOp, "MPI_OP_NULL is not a valid operation")
 	}
-	return nil, errorf(ErrOp, "invalid operation handle 0x%x", uint32(h))
+	return nil, errorf(mpierr.ErrOp, "invalid operation handle 0x%x", uint32(h))
 }
 
 // Create makes a user op (MPI_Op_create, MPI_Op_create_c) and gives it a handle. fn
@@ -141,10 +142,10 @@ func Lookup(h int32) (*Op, error) {
 // MPI_User_function gets longer reductions in pieces.
 func Create(fn UserFunc, maxCount int64, commute bool) (*Op, error) {
 	if fn == nil {
-		return nil, errorf(ErrArg, "the user function must not be NULL")
+		return nil, errorf(mpierr.ErrArg, "the user function must not be NULL")
 	}
 	if maxCount <= 0 {
-		return nil, errorf(ErrArg, "invalid element limit %d for a user function", maxCount)
+		return nil, errorf(mpierr.ErrArg, "invalid element limit %d for a user function", maxCount)
 	}
 	o := &Op{kind: User, commute: commute, fn: fn, maxCount: maxCount}
 	users.mu.Lock()
@@ -158,7 +159,7 @@ func Create(fn UserFunc, maxCount int64, commute bool) (*Op, error) {
 		idx, users.free = users.free[n-1], users.free[:n-1]
 	} else {
 		if len(old) > int(indexMask) {
-			return nil, errorf(ErrNoMem, "too many user operations (%d)", len(old))
+			return nil, errorf(mpierr.ErrNoMem, "too many user operations (%d)", len(old))
 		}
 		idx = int32(len(old))
 	}
@@ -174,14 +175,14 @@ func Create(fn UserFunc, maxCount int64, commute bool) (*Op, error) {
 // Free forgets a user op's handle (MPI_Op_free). Predefined ops cannot be freed.
 func Free(o *Op) error {
 	if o.IsPredefined() {
-		return errorf(ErrOp, "cannot free predefined operation %s", o)
+		return errorf(mpierr.ErrOp, "cannot free predefined operation %s", o)
 	}
 	users.mu.Lock()
 	defer users.mu.Unlock()
 	idx := int(o.Handle & indexMask)
 	s := users.snap.Load()
 	if s == nil || idx >= len(*s) || (*s)[idx] != o {
-		return errorf(ErrOp, "operation 0x%x was already freed", uint32(o.Handle))
+		return errorf(mpierr.ErrOp, "operation 0x%x was already freed", uint32(o.Handle))
 	}
 	n := make([]*Op, len(*s))
 	copy(n, *s)

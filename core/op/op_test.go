@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"mpix/core/mpierr"
 	"slices"
 	"sync"
 	"testing"
@@ -101,7 +102,7 @@ func TestLookup(t *testing.T) {
 		{"a user op never made", -0x68000000 + 12345},
 		{"zero", 0},
 	} {
-		if o, err := Lookup(c.h); err == nil || classOf(err) != ErrOp {
+		if o, err := Lookup(c.h); err == nil || classOf(err) != mpierr.ErrOp {
 			t.Errorf("Lookup(%s) = %v, %v; want MPI_ERR_OP", c.name, o, err)
 		}
 	}
@@ -120,11 +121,11 @@ func TestGroups(t *testing.T) {
 			if want != (err == nil) {
 				t.Errorf("Check(%s, %s) = %v, want allowed=%v", o, name, err, want)
 			}
-			if err != nil && classOf(err) != ErrOp {
+			if err != nil && classOf(err) != mpierr.ErrOp {
 				t.Errorf("Check(%s, %s): class %d, want MPI_ERR_OP", o, name, classOf(err))
 			}
 			if !want {
-				if err := Apply(o, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), 1, ty); classOf(err) != ErrOp {
+				if err := Apply(o, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), 1, ty); classOf(err) != mpierr.ErrOp {
 					t.Errorf("Apply(%s, %s) = %v, want MPI_ERR_OP", o, name, err)
 				}
 				continue
@@ -605,7 +606,7 @@ func TestDerived(t *testing.T) {
 	if err := Apply(Predefined(Band), unsafe.Pointer(&x[0]), unsafe.Pointer(&y[0]), 2, f90); err != nil || y[0] != 2 || y[1] != 1 {
 		t.Errorf("F90 integer band: %v, %v", y, err)
 	}
-	if err := Check(Predefined(Land), f90); classOf(err) != ErrOp {
+	if err := Check(Predefined(Land), f90); classOf(err) != mpierr.ErrOp {
 		t.Errorf("MPI_LAND on a Fortran integer: %v, want MPI_ERR_OP", err)
 	}
 
@@ -618,7 +619,7 @@ func TestDerived(t *testing.T) {
 		k  Kind
 		ty *datatype.Type
 	}{{Sum, mixed}, {Sum, chars}, {MinLoc, cont}, {Band, vec}, {Land, cf}} {
-		if err := Check(Predefined(c.k), c.ty); classOf(err) != ErrOp {
+		if err := Check(Predefined(c.k), c.ty); classOf(err) != mpierr.ErrOp {
 			t.Errorf("Check(%s, %s) = %v, want MPI_ERR_OP", Predefined(c.k), typeName(c.ty), err)
 		} else {
 			t.Logf("%v", err)
@@ -645,16 +646,16 @@ func TestDerived(t *testing.T) {
 func TestCounts(t *testing.T) {
 	a, b := []int32{1}, []int32{2}
 	sum := Predefined(Sum)
-	if err := Apply(sum, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), -1, tInt); classOf(err) != ErrCount {
+	if err := Apply(sum, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), -1, tInt); classOf(err) != mpierr.ErrCount {
 		t.Errorf("count -1: %v", err)
 	}
 	if err := Apply(sum, nil, nil, 0, tInt); err != nil {
 		t.Errorf("count 0: %v", err)
 	}
-	if err := Apply(sum, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), math.MaxInt64/2, tInt); classOf(err) != ErrCount {
+	if err := Apply(sum, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), math.MaxInt64/2, tInt); classOf(err) != mpierr.ErrCount {
 		t.Errorf("huge count: %v", err)
 	}
-	if err := Apply(sum, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), 1, tChar); classOf(err) != ErrOp {
+	if err := Apply(sum, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), 1, tChar); classOf(err) != mpierr.ErrOp {
 		t.Errorf("MPI_SUM on MPI_CHAR: %v", err)
 	}
 }
@@ -664,7 +665,7 @@ func TestCounts(t *testing.T) {
 func TestForeign(t *testing.T) {
 	var buf [256]byte
 	p := unsafe.Pointer(&buf[0])
-	if err := Apply(Predefined(Sum), p, p, 1, tLD); classOf(err) != ErrIntern {
+	if err := Apply(Predefined(Sum), p, p, 1, tLD); classOf(err) != mpierr.ErrIntern {
 		t.Fatalf("no kernel: %v, want MPI_ERR_INTERN", err)
 	}
 	type call struct {
@@ -703,7 +704,7 @@ func TestForeign(t *testing.T) {
 		}
 	}
 	// A kernel that refuses is an internal error, not a crash.
-	if err := run(Land, predefinedLeaf(tLD.Handle()), p, p, 1, 16, 0); classOf(err) != ErrIntern {
+	if err := run(Land, predefinedLeaf(tLD.Handle()), p, p, 1, 16, 0); classOf(err) != mpierr.ErrIntern {
 		t.Errorf("refused by the kernel: %v, want MPI_ERR_INTERN", err)
 	}
 }
@@ -723,7 +724,7 @@ func TestUserOps(t *testing.T) {
 			b[i] = a[i] - b[i] // not commutative
 		}
 	}
-	if _, err := Create(nil, 1, true); classOf(err) != ErrArg {
+	if _, err := Create(nil, 1, true); classOf(err) != mpierr.ErrArg {
 		t.Errorf("Create(nil) = %v", err)
 	}
 	o, err := Create(fn, 3, false)
@@ -757,13 +758,13 @@ func TestUserOps(t *testing.T) {
 	if err := Free(o); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Lookup(o.Handle); classOf(err) != ErrOp {
+	if _, err := Lookup(o.Handle); classOf(err) != mpierr.ErrOp {
 		t.Errorf("Lookup after Free: %v", err)
 	}
-	if err := Free(o); classOf(err) != ErrOp {
+	if err := Free(o); classOf(err) != mpierr.ErrOp {
 		t.Errorf("double Free: %v", err)
 	}
-	if err := Free(Predefined(Sum)); classOf(err) != ErrOp {
+	if err := Free(Predefined(Sum)); classOf(err) != mpierr.ErrOp {
 		t.Errorf("Free(MPI_SUM): %v", err)
 	}
 	// The freed index is reused; the stale *Op cannot free its successor.
@@ -771,7 +772,7 @@ func TestUserOps(t *testing.T) {
 	if o3.Handle != o.Handle {
 		t.Errorf("freed handle 0x%x not reused (got 0x%x)", o.Handle, o3.Handle)
 	}
-	if err := Free(o); classOf(err) != ErrOp {
+	if err := Free(o); classOf(err) != mpierr.ErrOp {
 		t.Errorf("stale Free: %v", err)
 	}
 	Free(o2)
