@@ -218,8 +218,9 @@ int mpix_tc_act_running(mpix_tc_act *a) { return __atomic_load_n(&a->arrived, __
 
 void mpix_tc_act_activate(mpix_tc_act *a, uint64_t key)
 {
-    /* Every thread of the region stores the same values, before it can finish. */
-    a->team.key = key;
+    /* Every thread of the region stores the same values, before it can finish; atomic
+     * stores, since they are concurrent (ThreadSanitizer saw them race as plain ones). */
+    __atomic_store_n(&a->team.key, key, __ATOMIC_RELAXED);
     __atomic_store_n(&a->arrived, (uint32_t)a->n, __ATOMIC_RELAXED);
     __atomic_store_n(&a->team.state, MPIX_TC_ACTIVE, __ATOMIC_RELEASE);
 }
@@ -347,7 +348,7 @@ static int tc_start(MPI_Comm comm)
         __atomic_fetch_sub(&a->arrived, 1, __ATOMIC_ACQ_REL);
         return MPIX_FAST_MISS;
     }
-    x->key = a->team.key;
+    x->key = __atomic_load_n(&a->team.key, __ATOMIC_RELAXED);
     x->thread = (int32_t)me;
     if (a->seats != NULL)
         x->seat = seat;
