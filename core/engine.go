@@ -11,12 +11,6 @@ import (
 	"mpix/vci"
 )
 
-// The futex operations the threadcomm barrier sleeps with (vci.FutexWaitPrivate).
-const (
-	futexWaitPrivate = vci.FutexWaitPrivate
-	futexWakePrivate = vci.FutexWakePrivate
-)
-
 // Engine is one stream of point-to-point communication: the VCI it runs on (its lock,
 // the page shared with C, ownership and the global-progress rule), the endpoints it
 // sends and polls, its matching queues, and the requests that wait for protocol

@@ -11,6 +11,7 @@ import (
 
 	"mpix/core/datatype"
 	"mpix/transport"
+	"mpix/vci"
 )
 
 // Thread communicators (MPIX_Threadcomm_*, EuroMPI'23 "MPI×Threads").
@@ -571,7 +572,7 @@ func (l *localSync) run(v *Comm, work func() error) error {
 		}
 		l.gen.Store(g + 1)
 		if l.sleepers.Load() > 0 {
-			unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&l.gen)), futexWakePrivate, math.MaxInt32, 0, 0, 0)
+			unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&l.gen)), vci.FutexWakePrivate, math.MaxInt32, 0, 0, 0)
 		}
 		return l.err
 	}
@@ -586,7 +587,7 @@ func (l *localSync) run(v *Comm, work func() error) error {
 			// arriver moves gen on. Yielding instead kept every waiter runnable, and
 			// the threads with work left got one slice in a thousand.
 			l.sleepers.Add(1)
-			unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&l.gen)), futexWaitPrivate, uintptr(g), 0, 0, 0)
+			unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&l.gen)), vci.FutexWaitPrivate, uintptr(g), 0, 0, 0)
 			l.sleepers.Add(-1)
 		}
 	}

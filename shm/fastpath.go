@@ -11,6 +11,9 @@ package shm
 #define OFF(t, f) {#t "." #f, offsetof(t, f)}
 #define CONST(c) {#c, (size_t)(uint32_t)(c)}
 static const struct { const char *name; size_t value; } shm_facts[] = {
+    SIZE(mpix_vci_shared), OFF(mpix_vci_shared, idle), OFF(mpix_vci_shared, locks), OFF(mpix_vci_shared, spin_limit),
+    OFF(mpix_vci_shared, owned), OFF(mpix_vci_shared, shm), OFF(mpix_vci_shared, fast_msgs), OFF(mpix_vci_shared, index),
+    OFF(mpix_vci_shared, lite), CONST(MPIX_IDLE_RECV), CONST(MPIX_IDLE_SEND),
     SIZE(mpix_shm_view), OFF(mpix_shm_view, fb_in), OFF(mpix_shm_view, recv_tail), OFF(mpix_shm_view, free_mask),
     SIZE(mpix_wire_header), OFF(mpix_wire_header, offset),
     SIZE(mpix_fastbox), SIZE(mpix_cell_head), OFF(mpix_cell_head, seq),
@@ -65,7 +68,7 @@ func ownLayout() Layout {
 }
 
 // CheckLayout compares fastabi.h with the Go types it mirrors: shm's own, and
-// others' as others (core) report them. Every fact C names must have a Go value.
+// others' as others (vci, core) report them. Every fact C names must have a Go value.
 func CheckLayout(others Layout) error {
 	return checkLayout(others, true)
 }

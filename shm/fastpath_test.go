@@ -3,12 +3,14 @@ package shm
 import (
 	"strings"
 	"testing"
+
+	"mpix/vci"
 )
 
-// shm's own mirrors of fastabi.h match; core's are checked where both are linked
-// (capi's tests).
+// shm's and vci's mirrors of fastabi.h match; core's are checked where both are
+// linked (capi's tests).
 func TestFastLayoutMatchesC(t *testing.T) {
-	if err := checkLayout(nil, false); err != nil {
+	if err := checkLayout(vci.Layout(), false); err != nil {
 		t.Fatal(err)
 	}
 }

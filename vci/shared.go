@@ -10,8 +10,8 @@ import (
 )
 
 // Shared is the part of a VCI that C fast paths read and write (vci.h's
-// mpix_vci_shared mirrors it; CheckLayout compares the two). It lives outside the Go
-// heap, on cache lines of its own, so that C may keep pointers to it.
+// mpix_vci_shared mirrors it; Layout gives its Go side to the load-time check). It
+// lives outside the Go heap, on cache lines of its own, so that C may keep pointers to it.
 type Shared struct {
 	// Lock is the VCI's lock, taken by Go and C alike: 0 free, 1 held, 2 held with
 	// sleepers (a futex word; see Lock).
