@@ -9,7 +9,7 @@ for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ! command -v go >/dev/null 2>&1; then
-    echo "install-deps: Go 1.22 or newer is required (https://go.dev/dl/); put it on PATH" >&2
+    echo "install-deps: Go 1.26.8 or newer (go.mod) is required (https://go.dev/dl/); put it on PATH" >&2
     exit 1
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
