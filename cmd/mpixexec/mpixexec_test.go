@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -312,49 +311,6 @@ func TestUsageErrors(t *testing.T) {
 	res := launch(t, "", nil, "-h")
 	if res.code != 0 || !strings.HasPrefix(res.stdout, "usage: mpixexec") {
 		t.Errorf("-h: exit %d, stdout %q", res.code, res.stdout)
-	}
-}
-
-func TestParseArgs(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	none := env(nil)
-	tests := []struct {
-		args   []string
-		getenv func(string) string
-		want   options
-	}{
-		{[]string{"prog"}, none, options{n: 1, prog: "prog", args: []string{}}},
-		{[]string{"-n", "4", "prog", "-n", "3"}, none, options{n: 4, prog: "prog", args: []string{"-n", "3"}}},
-		{[]string{"-np=2", "--pmi-port", "--", "-prog", "x"}, none, options{n: 2, pmiPort: true, prog: "-prog", args: []string{"x"}}},
-		{[]string{"-env", "A", "1", "-genv", "B", "", "p"}, none,
-			options{n: 1, env: [][2]string{{"A", "1"}, {"B", ""}}, prog: "p", args: []string{}}},
-		{[]string{"-timeout", "2", "p"}, none, options{n: 1, timeout: 2 * time.Second, timeoutText: "2", prog: "p", args: []string{}}},
-		{[]string{"p"}, env(map[string]string{"MPIEXEC_TIMEOUT": "1.5"}),
-			options{n: 1, timeout: 1500 * time.Millisecond, timeoutText: "1.5", prog: "p", args: []string{}}},
-		{[]string{"-timeout=3", "p"}, env(map[string]string{"MPIEXEC_TIMEOUT": "1"}),
-			options{n: 1, timeout: 3 * time.Second, timeoutText: "3", prog: "p", args: []string{}}},
-	}
-	for _, tt := range tests {
-		got, err := parseArgs(tt.args, tt.getenv)
-		if err != nil {
-			t.Errorf("parseArgs(%q): %v", tt.args, err)
-			continue
-		}
-		if !reflect.DeepEqual(*got, tt.want) {
-			t.Errorf("parseArgs(%q) = %+v, want %+v", tt.args, *got, tt.want)
-		}
-	}
-	bad := [][]string{
-		{}, {"--"}, {"-n", "-1", "p"}, {"-n", "100000", "p"}, {"-env", "A=B", "1", "p"}, {"-env=A", "1", "p"},
-		{"-pmi-port=1", "p"}, {"-timeout", "-1", "p"}, {"-timeout", "NaN", "p"}, {"-x", "p"},
-	}
-	for _, args := range bad {
-		if o, err := parseArgs(args, none); err == nil {
-			t.Errorf("parseArgs(%q) = %+v, want error", args, *o)
-		}
-	}
-	if _, err := parseArgs([]string{"p"}, env(map[string]string{"MPIEXEC_TIMEOUT": "x"})); err == nil {
-		t.Error("bad MPIEXEC_TIMEOUT accepted")
 	}
 }
 
