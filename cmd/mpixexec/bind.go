@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -127,26 +128,47 @@ func rankCPUs(level string, n int) ([][]int, error) {
 
 // startOn starts cmd bound to cpus (all of mpixexec's when nil). The child
 // inherits the CPU affinity of the thread that forks it, so the fork happens
-// on a thread of its own whose affinity is set first: binding the process
-// after it starts would miss threads it has already created. The thread is
-// never unlocked, so it ends with its goroutine and no other goroutine
-// inherits its affinity.
+// on a thread whose affinity is set first: binding the process after it
+// starts would miss the threads it has already created. That thread is the
+// binder's, locked to it for good: no other goroutine runs with its
+// affinity, and it never exits, which matters because a rank's Pdeathsig
+// fires when the thread that started it ends, not only mpixexec.
 func startOn(cmd interface{ Start() error }, cpus []int) error {
 	if cpus == nil {
 		return cmd.Start()
 	}
+	binder.once.Do(func() {
+		binder.reqs = make(chan bindReq)
+		go bindLoop(binder.reqs)
+	})
 	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
+	binder.reqs <- bindReq{cmd, cpus, errc}
+	return <-errc
+}
+
+// binder starts the bound ranks.
+var binder struct {
+	once sync.Once
+	reqs chan bindReq
+}
+
+type bindReq struct {
+	cmd  interface{ Start() error }
+	cpus []int
+	errc chan error
+}
+
+func bindLoop(reqs <-chan bindReq) {
+	runtime.LockOSThread() // never unlocked: see startOn
+	for req := range reqs {
 		var set unix.CPUSet
-		for _, c := range cpus {
+		for _, c := range req.cpus {
 			set.Set(c)
 		}
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			errc <- fmt.Errorf("binding to CPUs %v: %w", cpus, err)
-			return
+			req.errc <- fmt.Errorf("binding to CPUs %v: %w", req.cpus, err)
+			continue
 		}
-		errc <- cmd.Start()
-	}()
-	return <-errc
+		req.errc <- req.cmd.Start()
+	}
 }

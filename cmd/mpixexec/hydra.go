@@ -46,7 +46,7 @@ func remoteHosts(hosts []string, local map[string]bool) []string {
 	for _, h := range hosts {
 		name, _, _ := splitHost(h)
 		name = strings.ToLower(name)
-		if ip := net.ParseIP(strings.Trim(name, "[]")); ip != nil {
+		if ip := net.ParseIP(name); ip != nil {
 			if ip.IsLoopback() || local[ip.String()] {
 				continue
 			}

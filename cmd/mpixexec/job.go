@@ -88,6 +88,15 @@ func (j *job) run() int {
 		return 1
 	}
 	defer j.out.close()
+	// Create the output files before any rank starts.
+	for r := range j.n {
+		for _, p := range []struct{ opt, pattern string }{{"-outfile-pattern", j.opts.outPattern}, {"-errfile-pattern", j.opts.errPattern}} {
+			if _, err := j.out.dest(p.pattern, r, nil); err != nil {
+				fmt.Fprintf(os.Stderr, "mpixexec: %s: %v\n", p.opt, err)
+				return 1
+			}
+		}
+	}
 
 	j.srv = pmi.NewServer(j.n)
 	defer j.srv.Close()

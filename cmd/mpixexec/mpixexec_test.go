@@ -285,6 +285,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-bogus", "true"}, 2, "unknown option -bogus"},
 		{[]string{"-env", "K"}, 2, "needs a name and a value"},
 		{[]string{"-timeout", "soon", "true"}, 2, "bad -timeout"},
+		{[]string{"-bind-to", "cores", "true"}, 2, `bad -bind-to "cores"`},
+		{[]string{"-n", "3", "-ppn", "2", "true"}, 2, "-n 3 with -ppn 2 needs 2 nodes"},
+		{[]string{"true", ":"}, 2, "no program after the last ':'"},
+		{[]string{"-map-by", "core", "true"}, 2, "unknown option -map-by"},
 		{[]string{"-n", "1", "/nonexistent/prog"}, 127, "no such file or directory"},
 		{[]string{"-n", "1", "no-such-program-anywhere"}, 127, "command not found"},
 	}

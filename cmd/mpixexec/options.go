@@ -329,9 +329,24 @@ func checkEnvName(k string) error {
 	return nil
 }
 
-// splitHost splits Hydra's "name[:count]" (count 1 when absent).
+// splitHost splits Hydra's "name[:count]" (count 1 when absent). An IPv6
+// address is written bare ("::1", no count) or in brackets ("[::1]:2").
 func splitHost(h string) (string, int, error) {
-	name, count, hasCount := strings.Cut(h, ":")
+	name, count, hasCount := h, "", false
+	if strings.HasPrefix(h, "[") {
+		end := strings.Index(h, "]")
+		if end < 0 {
+			return "", 0, fmt.Errorf("bad host %q", h)
+		}
+		name, count = h[1:end], h[end+1:]
+		if count != "" {
+			if count, hasCount = strings.CutPrefix(count, ":"); !hasCount {
+				return "", 0, fmt.Errorf("bad host %q", h)
+			}
+		}
+	} else if strings.Count(h, ":") == 1 {
+		name, count, hasCount = strings.Cut(h, ":")
+	}
 	if name == "" {
 		return "", 0, errors.New("empty host name")
 	}
