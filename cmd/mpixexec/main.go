@@ -79,8 +79,9 @@ global options:
                      own -envall/-envnone/-envlist wins; -env beats -genv)
   -l, -prepend-rank  prefix every output line with "[rank] "
   -outfile-pattern P, -errfile-pattern P
-                     send each rank's standard output (error) to file P,
-                     with %r its rank, %g 0, %p 0, %h the host name, %% a %
+                     send each rank's standard output (error) to file P
+                     (created, relative to mpixexec's directory), with %r
+                     its rank, %g 0, %p 0, %h the host name, %% a %
   -bind-to LEVEL     bind each rank to one none|hwthread|core|l1cache|
                      l2cache|l3cache|socket|numa|board, round-robin over
                      the CPUs mpixexec may use (default none)
