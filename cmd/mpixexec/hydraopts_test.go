@@ -462,3 +462,29 @@ func TestFindHydra(t *testing.T) {
 		}
 	}
 }
+
+// TestHandOffWithoutHydra runs the hand-off where no mpiexec.hydra is
+// found: one line, exit 2.
+func TestHandOffWithoutHydra(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	saved := hydraFallbackDirs
+	hydraFallbackDirs = []string{t.TempDir()}
+	defer func() { hydraFallbackDirs = saved }()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	o, _ := parseArgs([]string{"-hosts", "localhost,node3:2", "-n", "4", "p"}, func(string) string { return "" })
+	code := handOff(o, remoteHosts(o.hosts, localNames()))
+	os.Stderr = stderr
+	w.Close()
+	var out bytes.Buffer
+	out.ReadFrom(r)
+	want := "mpixexec: -hosts names other hosts (node3), and mpixexec runs jobs on this node only: " +
+		"use MPICH's mpiexec.hydra (Debian package mpich), or srun under Slurm\n"
+	if code != 2 || out.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, out.String(), want)
+	}
+}

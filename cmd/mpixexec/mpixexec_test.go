@@ -312,9 +312,20 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("mpixexec %q: more than one line:\n%s", tt.args, res.stderr)
 		}
 	}
-	res := launch(t, "", nil, "-h")
-	if res.code != 0 || !strings.HasPrefix(res.stdout, "usage: mpixexec") {
-		t.Errorf("-h: exit %d, stdout %q", res.code, res.stdout)
+	for _, h := range []string{"-h", "--help"} {
+		res := launch(t, "", nil, h)
+		if res.code != 0 || !strings.HasPrefix(res.stdout, "usage: mpixexec") {
+			t.Errorf("%s: exit %d, stdout %q", h, res.code, res.stdout)
+		}
+		// The help names every option it takes, and the launchers for
+		// other hosts.
+		for _, want := range []string{"-ppn", "-bind-to", "-prepend-rank", "-outfile-pattern", "-errfile-pattern",
+			"-wdir", "-envall", "-envnone", "-envlist", "-genvlist", "-genvnone", "-hosts", "-hostfile",
+			"-machinefile", "mpiexec.hydra", "srun under Slurm", "SIGUSR1", "':'"} {
+			if !strings.Contains(res.stdout, want) {
+				t.Errorf("%s: the help does not mention %s", h, want)
+			}
+		}
 	}
 }
 
