@@ -1,16 +1,14 @@
 package main
 
 import (
-	"path/filepath"
-
 	"errors"
 	"fmt"
 	"io"
-	"mpix/shm"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +16,7 @@ import (
 	"unsafe"
 
 	"mpix/core/pmi"
+	"mpix/shm"
 )
 
 const (
@@ -38,7 +37,10 @@ const (
 // job is one run of N ranks.
 type job struct {
 	opts  *options
-	path  string // resolved program
+	n     int        // ranks in all sections
+	secs  []*section // rank r runs secs[r]
+	cpus  [][]int    // rank r is bound to cpus[r]; nil: no binding
+	out   *outputs
 	srv   *pmi.Server
 	port  string // PMI_PORT address in -pmi-port mode
 	procs []*exec.Cmd
@@ -52,13 +54,21 @@ type exitReport struct {
 	pmi   pmi.RankStatus
 }
 
-func newJob(opts *options, path string) *job {
-	return &job{
+// newJob prepares a job of n ranks; the sections' programs are resolved.
+func newJob(opts *options, n int) *job {
+	j := &job{
 		opts:  opts,
-		path:  path,
-		procs: make([]*exec.Cmd, opts.n),
-		exits: make(chan exitReport, opts.n),
+		n:     n,
+		out:   newOutputs(opts.prepend),
+		procs: make([]*exec.Cmd, n),
+		exits: make(chan exitReport, n),
 	}
+	for _, s := range opts.sections {
+		for range s.n {
+			j.secs = append(j.secs, s)
+		}
+	}
+	return j
 }
 
 // run starts the ranks, watches them and returns mpixexec's exit status.
@@ -66,8 +76,29 @@ func (j *job) run() int {
 	sigc := make(chan os.Signal, 4)
 	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigc)
+	// SIGUSR1 and SIGUSR2 are the user's to send to the ranks, as Hydra
+	// forwards them.
+	usr := make(chan os.Signal, 8)
+	signal.Notify(usr, syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(usr)
 
-	j.srv = pmi.NewServer(j.opts.n)
+	var err error
+	if j.cpus, err = rankCPUs(j.opts.bind, j.n); err != nil {
+		fmt.Fprintf(os.Stderr, "mpixexec: %v\n", err)
+		return 1
+	}
+	defer j.out.close()
+	// Create the output files before any rank starts.
+	for r := range j.n {
+		for _, p := range []struct{ opt, pattern string }{{"-outfile-pattern", j.opts.outPattern}, {"-errfile-pattern", j.opts.errPattern}} {
+			if _, err := j.out.dest(p.pattern, r, nil); err != nil {
+				fmt.Fprintf(os.Stderr, "mpixexec: %s: %v\n", p.opt, err)
+				return 1
+			}
+		}
+	}
+
+	j.srv = pmi.NewServer(j.n)
 	defer j.srv.Close()
 	defer removeSegments(j.srv.KVSName())
 	if j.opts.pmiPort {
@@ -85,7 +116,7 @@ func (j *job) run() int {
 		return 1
 	}
 	started := 0
-	for r := range j.opts.n {
+	for r := range j.n {
 		in := stdin
 		if r != 0 {
 			in = nil // /dev/null
@@ -93,7 +124,7 @@ func (j *job) run() int {
 		if err := j.start(r, in); err != nil {
 			closeStdin()
 			code, why := describeExecError(err)
-			fmt.Fprintf(os.Stderr, "mpixexec: cannot start rank %d (%s): %s\n", r, j.opts.prog, why)
+			fmt.Fprintf(os.Stderr, "mpixexec: cannot start rank %d (%s): %s\n", r, j.secs[r].prog, why)
 			j.signalAll(syscall.SIGKILL)
 			j.reap(started, time.Now().Add(reapWait))
 			return code
@@ -101,16 +132,40 @@ func (j *job) run() int {
 		started++
 	}
 	closeStdin()
-	return j.watch(sigc)
+	return j.watch(sigc, usr)
 }
 
 // start starts rank r with standard input in.
 func (j *job) start(r int, in *os.File) error {
-	cmd := exec.Command(j.path, j.opts.args...)
-	cmd.Args[0] = j.opts.prog
+	s := j.secs[r]
+	cmd := exec.Command(s.path, s.args...)
+	cmd.Args[0] = s.prog
+	cmd.Dir = s.wdir
 	cmd.Stdin = in
-	cmd.Stdout = os.Stdout
-	cmd.Stderr = os.Stderr
+	var closeAfter []*os.File
+	defer func() {
+		for _, f := range closeAfter {
+			f.Close()
+		}
+	}()
+	for _, o := range []struct {
+		pattern string
+		def     *sink
+		to      *io.Writer
+	}{{j.opts.outPattern, j.out.stdout, &cmd.Stdout}, {j.opts.errPattern, j.out.stderr, &cmd.Stderr}} {
+		dst, err := j.out.dest(o.pattern, r, o.def)
+		if err != nil {
+			return fmt.Errorf("output file: %w", err)
+		}
+		w, c, err := j.out.writer(dst, r)
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			closeAfter = append(closeAfter, c)
+		}
+		*o.to = w
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:   true,            // its own group, killed as a whole
 		Pdeathsig: syscall.SIGKILL, // dies with mpixexec
@@ -138,12 +193,16 @@ func (j *job) start(r int, in *os.File) error {
 		env = append(env,
 			"PMI_FD="+strconv.Itoa(pmiFD),
 			"PMI_RANK="+strconv.Itoa(r),
-			"PMI_SIZE="+strconv.Itoa(j.opts.n))
+			"PMI_SIZE="+strconv.Itoa(j.n))
 	} else {
 		env = append(env, "PMI_PORT="+j.port, "PMI_ID="+strconv.Itoa(r))
 	}
 	cmd.Env = env
-	err := cmd.Start()
+	var cpus []int
+	if j.cpus != nil {
+		cpus = j.cpus[r]
+	}
+	err := startOn(cmd, cpus)
 	if child != nil {
 		child.Close()
 	}
@@ -165,23 +224,39 @@ var inheritedDrop = map[string]bool{
 	"PMI_SPAWNED": true, "MPIX_LOCAL_RANK": true, "MPIX_LOCAL_SIZE": true,
 }
 
-// env returns rank r's environment without the PMI variables: mpixexec's
-// own, then -env settings, then the local rank variables.
+// env returns rank r's environment without the PMI variables.
 func (j *job) env(r int) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !inheritedDrop[k] {
-			env = append(env, kv)
-		}
+	return rankEnviron(j.opts, j.secs[r], os.Environ(), r, j.n)
+}
+
+// rankEnviron builds the environment of rank r of n, running section s, without
+// the PMI variables: what the section's -env{all,none,list} (else the global
+// -genv{all,none,list}; by default all) lets through of mpixexec's own
+// environment, then the -genv settings, then the section's -env settings,
+// then the local rank variables the ranks need. Later settings win.
+func rankEnviron(o *options, s *section, environ []string, r, n int) []string {
+	pol := o.gpol
+	if s.pol.set {
+		pol = s.pol
 	}
-	for _, kv := range j.opts.env {
+	var env []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if inheritedDrop[k] || pol.mode == envNone || (pol.mode == envList && !contains(pol.list, k)) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, kv := range o.genv {
+		env = append(env, kv[0]+"="+kv[1])
+	}
+	for _, kv := range s.env {
 		env = append(env, kv[0]+"="+kv[1])
 	}
 	// All ranks run on this node.
 	return append(env,
 		"MPIX_LOCAL_RANK="+strconv.Itoa(r),
-		"MPIX_LOCAL_SIZE="+strconv.Itoa(j.opts.n))
+		"MPIX_LOCAL_SIZE="+strconv.Itoa(n))
 }
 
 // rank0Stdin returns the standard input for rank 0 and a function that
@@ -216,11 +291,11 @@ func isTerminal(f *os.File) bool {
 
 // watch waits for the ranks, ends the job when one fails, and returns the
 // exit status.
-func (j *job) watch(sigc <-chan os.Signal) int {
+func (j *job) watch(sigc, usr <-chan os.Signal) int {
 	var (
 		code      int
 		ending    bool
-		remaining = j.opts.n
+		remaining = j.n
 		events    = j.srv.Events()
 		timeout   <-chan time.Time
 		killTimer <-chan time.Time
@@ -263,6 +338,10 @@ loop:
 				if !ending {
 					fmt.Fprintf(os.Stderr, "mpixexec: warning: rank %d: PMI: %s\n", ev.Rank, ev.Message)
 				}
+			}
+		case sig := <-usr:
+			if !ending {
+				j.forward(sig)
 			}
 		case sig := <-sigc:
 			if ending {
@@ -336,6 +415,17 @@ func (j *job) signalAll(sig syscall.Signal) {
 			// EPERM and the like: nothing better to do than try the
 			// process itself.
 			cmd.Process.Signal(sig)
+		}
+	}
+}
+
+// forward sends sig to every rank's process (not its group: a rank's own
+// children are its business, as under Hydra). Ranks that are gone are
+// skipped.
+func (j *job) forward(sig os.Signal) {
+	for _, cmd := range j.procs {
+		if cmd != nil && cmd.Process != nil {
+			cmd.Process.Signal(sig) // os.ErrProcessDone for a rank already reaped
 		}
 	}
 }

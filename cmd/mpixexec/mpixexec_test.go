@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -286,6 +285,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-bogus", "true"}, 2, "unknown option -bogus"},
 		{[]string{"-env", "K"}, 2, "needs a name and a value"},
 		{[]string{"-timeout", "soon", "true"}, 2, "bad -timeout"},
+		{[]string{"-bind-to", "cores", "true"}, 2, `bad -bind-to "cores"`},
+		{[]string{"-n", "3", "-ppn", "2", "true"}, 2, "-n 3 with -ppn 2 needs 2 nodes"},
+		{[]string{"true", ":"}, 2, "no program after the last ':'"},
+		{[]string{"-map-by", "core", "true"}, 2, "unknown option -map-by"},
 		{[]string{"-n", "1", "/nonexistent/prog"}, 127, "no such file or directory"},
 		{[]string{"-n", "1", "no-such-program-anywhere"}, 127, "command not found"},
 	}
@@ -309,52 +312,20 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("mpixexec %q: more than one line:\n%s", tt.args, res.stderr)
 		}
 	}
-	res := launch(t, "", nil, "-h")
-	if res.code != 0 || !strings.HasPrefix(res.stdout, "usage: mpixexec") {
-		t.Errorf("-h: exit %d, stdout %q", res.code, res.stdout)
-	}
-}
-
-func TestParseArgs(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	none := env(nil)
-	tests := []struct {
-		args   []string
-		getenv func(string) string
-		want   options
-	}{
-		{[]string{"prog"}, none, options{n: 1, prog: "prog", args: []string{}}},
-		{[]string{"-n", "4", "prog", "-n", "3"}, none, options{n: 4, prog: "prog", args: []string{"-n", "3"}}},
-		{[]string{"-np=2", "--pmi-port", "--", "-prog", "x"}, none, options{n: 2, pmiPort: true, prog: "-prog", args: []string{"x"}}},
-		{[]string{"-env", "A", "1", "-genv", "B", "", "p"}, none,
-			options{n: 1, env: [][2]string{{"A", "1"}, {"B", ""}}, prog: "p", args: []string{}}},
-		{[]string{"-timeout", "2", "p"}, none, options{n: 1, timeout: 2 * time.Second, timeoutText: "2", prog: "p", args: []string{}}},
-		{[]string{"p"}, env(map[string]string{"MPIEXEC_TIMEOUT": "1.5"}),
-			options{n: 1, timeout: 1500 * time.Millisecond, timeoutText: "1.5", prog: "p", args: []string{}}},
-		{[]string{"-timeout=3", "p"}, env(map[string]string{"MPIEXEC_TIMEOUT": "1"}),
-			options{n: 1, timeout: 3 * time.Second, timeoutText: "3", prog: "p", args: []string{}}},
-	}
-	for _, tt := range tests {
-		got, err := parseArgs(tt.args, tt.getenv)
-		if err != nil {
-			t.Errorf("parseArgs(%q): %v", tt.args, err)
-			continue
+	for _, h := range []string{"-h", "--help"} {
+		res := launch(t, "", nil, h)
+		if res.code != 0 || !strings.HasPrefix(res.stdout, "usage: mpixexec") {
+			t.Errorf("%s: exit %d, stdout %q", h, res.code, res.stdout)
 		}
-		if !reflect.DeepEqual(*got, tt.want) {
-			t.Errorf("parseArgs(%q) = %+v, want %+v", tt.args, *got, tt.want)
+		// The help names every option it takes, and the launchers for
+		// other hosts.
+		for _, want := range []string{"-ppn", "-bind-to", "-prepend-rank", "-outfile-pattern", "-errfile-pattern",
+			"-wdir", "-envall", "-envnone", "-envlist", "-genvlist", "-genvnone", "-hosts", "-hostfile",
+			"-machinefile", "mpiexec.hydra", "srun under Slurm", "SIGUSR1", "':'"} {
+			if !strings.Contains(res.stdout, want) {
+				t.Errorf("%s: the help does not mention %s", h, want)
+			}
 		}
-	}
-	bad := [][]string{
-		{}, {"--"}, {"-n", "-1", "p"}, {"-n", "100000", "p"}, {"-env", "A=B", "1", "p"}, {"-env=A", "1", "p"},
-		{"-pmi-port=1", "p"}, {"-timeout", "-1", "p"}, {"-timeout", "NaN", "p"}, {"-x", "p"},
-	}
-	for _, args := range bad {
-		if o, err := parseArgs(args, none); err == nil {
-			t.Errorf("parseArgs(%q) = %+v, want error", args, *o)
-		}
-	}
-	if _, err := parseArgs([]string{"p"}, env(map[string]string{"MPIEXEC_TIMEOUT": "x"})); err == nil {
-		t.Error("bad MPIEXEC_TIMEOUT accepted")
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"mpix/core/pmi"
@@ -25,6 +28,11 @@ import (
 //	abort R CODE MSG      rank R calls Abort(CODE, MSG), the others hang
 //	sleep                 write a pid file to $MPIXEXEC_TEST_PIDDIR, hang
 //	hang                  hang without PMI
+//	lines                 write lines in pieces to stdout, one to stderr
+//	pwd                   print the working directory
+//	affinity              print the CPUs each of its threads may run on
+//	usr                   catch SIGUSR1 and SIGUSR2, write a pid file to
+//	                      $MPIXEXEC_TEST_PIDDIR, print each signal, exit
 //
 // A hanging rank waits in a second fence, which never completes.
 const rankEnv = "MPIXEXEC_TEST_RANK"
@@ -48,6 +56,60 @@ func rankMain(args []string) int {
 		return 0
 	case "env":
 		fmt.Printf("rank %s %s=%s\n", os.Getenv("MPIX_LOCAL_RANK"), args[0], os.Getenv(args[0]))
+		return 0
+	case "lines":
+		// Partial writes with pauses between them: -l must not cut them.
+		for _, piece := range []string{"par", "tial\nsecond ", "line\n", "no newline"} {
+			os.Stdout.WriteString(piece)
+			time.Sleep(20 * time.Millisecond)
+		}
+		fmt.Fprintln(os.Stderr, "err line")
+		return 0
+	case "pwd":
+		wd, err := os.Getwd()
+		if err != nil {
+			return die("getwd: %v", err)
+		}
+		fmt.Printf("rank %s pwd %s\n", os.Getenv("MPIX_LOCAL_RANK"), wd)
+		return 0
+	case "affinity":
+		// Every thread's: the Go runtime's threads started before main.
+		tasks, _ := filepath.Glob("/proc/self/task/*/status")
+		sets := map[string]bool{}
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // a thread that ended
+			}
+			for l := range strings.Lines(string(b)) {
+				if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+					sets[strings.TrimSpace(v)] = true
+				}
+			}
+		}
+		var list []string
+		for v := range sets {
+			list = append(list, v)
+		}
+		sort.Strings(list)
+		fmt.Printf("rank %s threads %d cpus %s\n", os.Getenv("MPIX_LOCAL_RANK"), len(tasks), strings.Join(list, " "))
+		return 0
+	case "usr":
+		sigc := make(chan os.Signal, 2)
+		signal.Notify(sigc, syscall.SIGUSR1, syscall.SIGUSR2)
+		rank := os.Getenv("MPIX_LOCAL_RANK")
+		pid := []byte(strconv.Itoa(os.Getpid()))
+		if err := os.WriteFile(filepath.Join(os.Getenv("MPIXEXEC_TEST_PIDDIR"), "rank-"+rank+".pid"), pid, 0o644); err != nil {
+			return die("%v", err)
+		}
+		for range 2 {
+			select {
+			case sig := <-sigc:
+				fmt.Printf("rank %s got %v\n", rank, sig)
+			case <-time.After(30 * time.Second):
+				return die("no signal")
+			}
+		}
 		return 0
 	case "stdin":
 		b, err := io.ReadAll(os.Stdin)
