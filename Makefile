@@ -7,8 +7,16 @@ LIB     := $(PREFIX)/lib
 NP      ?= 2
 GOSRC   := $(shell find capi core cmd shm ofi transport vci threadcomm kernels \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -not -name '*_test.go') go.mod
 HEADERS := include/mpi.h include/mpix.h
+VERSION := $(shell sed -n 's/^\#define MPIX_VERSION *"\(.*\)"/\1/p' include/mpi.h)
+# The standard names build systems look for, each a link to an mpix tool: the
+# compiler wrapper picks C or C++ from the name it was called by.
+CC_NAMES   := mpixcxx mpicc mpicxx mpic++ mpiCC
+EXEC_NAMES := mpiexec mpirun
+# The pkg-config names: mpix, Debian's mpi, MPICH's and Open MPI's (Meson's dependency('mpi')
+# asks pkg-config for ompi-c / ompi-cxx before it tries the mpicc wrapper).
+PC_ALIASES := mpi mpi-c mpi-cxx mpich ompi ompi-c ompi-cxx
 
-.PHONY: all deps generate lib tools headers pc demo check test gotest ctest sanitize clean bench
+.PHONY: all deps generate lib tools headers pc install demo check test gotest ctest sanitize clean bench
 
 all: lib headers tools pc
 
@@ -37,16 +45,43 @@ headers: $(HEADERS)
 	@mkdir -p $(PREFIX)/include
 	cp $(HEADERS) $(PREFIX)/include/
 
-tools:
+# The tools: the launcher, the compiler wrapper and mpixinfo, with the standard names
+# (mpicc, mpicxx, mpic++, mpiexec, mpirun) as links beside them, so that
+# PATH=$(PREFIX)/bin:$$PATH makes build systems find mpix. mpixinfo is C: it asks the
+# library itself through MPI_T (a Go program cannot load a Go c-shared library), and
+# finds it through an rpath relative to its own location.
+tools: lib headers
 	@mkdir -p $(PREFIX)/bin
 	$(GO) build -trimpath -o $(PREFIX)/bin/mpixexec ./cmd/mpixexec
-	$(GO) build -trimpath -o $(PREFIX)/bin/mpixcc ./cmd/mpixcc
-	ln -sf mpixcc $(PREFIX)/bin/mpixcxx
+	$(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o $(PREFIX)/bin/mpixcc ./cmd/mpixcc
+	for n in $(CC_NAMES); do ln -sf mpixcc $(PREFIX)/bin/$$n; done
+	for n in $(EXEC_NAMES); do ln -sf mpixexec $(PREFIX)/bin/$$n; done
+	$(CC_FOR_TOOLS) -O2 -Wall -Wextra -I$(PREFIX)/include \
+		-DMPIX_BUILD_CC='"$(shell $(CC_FOR_TOOLS) --version | head -1)"' \
+		-DMPIX_BUILD_GO='"$(shell $(GO) env GOVERSION)"' \
+		-DMPIX_BUILD_FLAGS='"-buildmode=c-shared -trimpath CGO_CFLAGS=$(shell $(GO) env CGO_CFLAGS)"' \
+		-o $(PREFIX)/bin/mpixinfo cmd/mpixinfo/mpixinfo.c \
+		-L$(LIB) -Wl,-rpath,'$$ORIGIN/../lib' -lmpix -ldl
 
+CC_FOR_TOOLS ?= gcc
+
+# The pkg-config files locate the tree from their own directory (${pcfiledir}), so
+# they stay right wherever the tree is copied or moved.
 pc:
 	@mkdir -p $(LIB)/pkgconfig
-	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix\nDescription: MPI library in Go with the MPICH ABI\nVersion: 0.1.0\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpix\nCflags: -I$${includedir}\n' \
-		'$(PREFIX)' > $(LIB)/pkgconfig/mpix.pc
+	@printf 'prefix=$${pcfiledir}/../..\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix\nDescription: MPI library in Go with the MPICH ABI\nVersion: %s\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpix\nCflags: -I$${includedir}\n' \
+		'$(VERSION)' > $(LIB)/pkgconfig/mpix.pc
+	for n in $(PC_ALIASES); do ln -sf mpix.pc $(LIB)/pkgconfig/$$n.pc; done
+
+# make install PREFIX=/some/dir: copies the tree that `make` built (bin, lib with the
+# drop-in names, include, lib/pkgconfig) to $(DESTDIR)$(PREFIX). Nothing in it
+# names its location, so it can be moved afterwards.
+install:
+	@test -n "$(filter command line,$(origin PREFIX))" || { echo "make install: name the destination: make install PREFIX=/some/dir" >&2; exit 2; }
+	@test "$(abspath $(PREFIX))" != "$(CURDIR)/build" || { echo "make install: $(PREFIX) is the build tree itself" >&2; exit 2; }
+	$(MAKE) PREFIX=$(CURDIR)/build all
+	@mkdir -p $(DESTDIR)$(PREFIX)
+	cp -RP $(CURDIR)/build/bin $(CURDIR)/build/lib $(CURDIR)/build/include $(DESTDIR)$(PREFIX)/
 
 # The README's first command: install dependencies, build, run the papers' listings on
 # two local processes.

@@ -35,6 +35,11 @@ func Open(cfg Config) (*Endpoint, error) {
 // Available lists no providers.
 func Available() ([]string, error) { return nil, nil }
 
+// VerbsDevices says that this build does not look for RDMA devices.
+func VerbsDevices() ([]string, error) {
+	return nil, errors.New("mpix was built without libfabric (cgo disabled or tag mpix_noofi)")
+}
+
 func (e *Endpoint) Name() []byte                   { return nil }
 func (e *Endpoint) Connect(names [][]byte) error   { return ErrNoProvider }
 func (e *Endpoint) Provider() string               { return "" }

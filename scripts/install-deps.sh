@@ -3,7 +3,8 @@
 # Idempotent: does nothing when everything is present. Needs root (or sudo).
 set -euo pipefail
 pkgs=(gcc g++ gfortran make cmake pkg-config libfabric-dev libibverbs-dev
-      mpich libmpich-dev openmpi-bin libopenmpi-dev)
+      mpich libmpich-dev openmpi-bin libopenmpi-dev
+      autoconf automake autoconf-archive meson ninja-build)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

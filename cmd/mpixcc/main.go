@@ -1,15 +1,32 @@
-// Command mpixcc compiles and links C (or, as mpixcxx, C++) programs against mpix:
-// it runs the system compiler with mpix's include directory and, when linking, with
-// libmpix and an rpath to it, so programs run without LD_LIBRARY_PATH.
+// Command mpixcc compiles and links C and C++ programs against mpix: it runs the
+// system compiler with mpix's include directory and, when linking, with libmpix and
+// an rpath to it, so programs run without LD_LIBRARY_PATH.
 //
-//	mpixcc [-show] [compiler flags] files...
+//	mpixcc [query flag] [-cc=COMPILER] [compiler flags] files...
 //
-// The compiler is $MPIX_CC (default cc) or, for mpixcxx, $MPIX_CXX (default c++).
-// The installation prefix is found from the location of this executable (<prefix>/bin).
+// One executable serves every name: invoked as mpixcxx, mpicxx, mpic++ or mpiCC it
+// compiles C++, as anything else (mpixcc, mpicc) C. Build systems look for MPICH's
+// and Open MPI's names and ask the wrapper what it adds, so it answers both
+// families' query flags (query below):
+//
+//	-show, -showme          the whole command line, not run
+//	-compile_info           MPICH: the compile line (no link flags)
+//	-link_info              MPICH: the link line
+//	-showme:compile         Open MPI: the compile flags alone
+//	-showme:link            Open MPI: the link flags alone
+//	-showme:command         the compiler
+//	-showme:incdirs|libdirs|libs|libs_static|version|help
+//
+// The compiler is, first to last: -cc= or -cxx=, then $MPIX_CC, $MPICH_CC, $OMPI_CC
+// (for C++ $MPIX_CXX, $MPICH_CXX, $OMPI_CXX), then cc (c++).
+//
+// The prefix is found from the location of this executable (<prefix>/bin), so an
+// installed tree works wherever it is moved: the include path and the rpath follow it.
 package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,62 +34,182 @@ import (
 	"syscall"
 )
 
+// version is set by the Makefile from include/mpi.h's MPIX_VERSION.
+var version = "unknown"
+
 func main() {
-	if err := run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "mpixcc:", err)
+	if err := run(os.Args, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
 		os.Exit(1)
 	}
 }
 
-func run(argv []string) error {
+func run(argv []string, stdout io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	exe, _ = filepath.EvalSymlinks(exe)
-	prefix := filepath.Dir(filepath.Dir(exe))
-	compiler := envOr("MPIX_CC", "cc")
-	if base := filepath.Base(argv[0]); strings.Contains(base, "cxx") || strings.Contains(base, "c++") {
-		compiler = envOr("MPIX_CXX", "c++")
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
 	}
-	cmdline, show := command(prefix, compiler, argv[1:])
-	if show {
-		fmt.Println(strings.Join(cmdline, " "))
-		return nil
+	w := wrapper{
+		name:   filepath.Base(argv[0]),
+		prefix: filepath.Dir(filepath.Dir(exe)),
+		cxx:    isCXX(filepath.Base(argv[0])),
+		env:    os.Getenv,
+	}
+	out, cmdline, err := w.plan(argv[1:])
+	if err != nil {
+		return err
+	}
+	if cmdline == nil {
+		_, err := io.WriteString(stdout, out)
+		return err
 	}
 	path, err := exec.LookPath(cmdline[0])
 	if err != nil {
-		return fmt.Errorf("compiler %q not found (set MPIX_CC)", cmdline[0])
+		return fmt.Errorf("compiler %q not found (name another with -cc= or %s)", cmdline[0], w.envNames()[0])
 	}
 	return syscall.Exec(path, cmdline, os.Environ())
 }
 
-// command builds the compiler command line for the user's arguments.
-func command(prefix, compiler string, args []string) (cmdline []string, show bool) {
-	link := len(args) > 0
+// isCXX reports whether the wrapper was invoked under a C++ name.
+func isCXX(name string) bool {
+	return strings.Contains(name, "cxx") || strings.Contains(name, "c++") ||
+		strings.HasSuffix(name, "CC")
+}
+
+// wrapper holds what a run depends on besides its arguments.
+type wrapper struct {
+	name   string // the name it was invoked as, for messages and -showme:version
+	prefix string // the installation: <prefix>/include, <prefix>/lib
+	cxx    bool
+	env    func(string) string
+}
+
+func (w wrapper) envNames() []string {
+	if w.cxx {
+		return []string{"MPIX_CXX", "MPICH_CXX", "OMPI_CXX"}
+	}
+	return []string{"MPIX_CC", "MPICH_CC", "OMPI_CC"}
+}
+
+func (w wrapper) incdir() string { return filepath.Join(w.prefix, "include") }
+func (w wrapper) libdir() string { return filepath.Join(w.prefix, "lib") }
+
+func (w wrapper) compileFlags() []string { return []string{"-I" + w.incdir()} }
+
+func (w wrapper) linkFlags() []string {
+	return []string{"-L" + w.libdir(), "-Wl,-rpath," + w.libdir(), "-lmpix"}
+}
+
+// plan reads the arguments. It returns either text to print (a query's answer,
+// cmdline nil) or the compiler command line to run.
+func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
+	compiler := ""
+	for _, k := range w.envNames() {
+		if v := w.env(k); v != "" {
+			compiler = v
+			break
+		}
+	}
+	if compiler == "" {
+		compiler = "cc"
+		if w.cxx {
+			compiler = "c++"
+		}
+	}
+	query := ""
+	link := true
 	var user []string
 	for _, a := range args {
-		switch a {
-		case "-show", "--show", "-showme":
-			show = true
+		switch {
+		case a == "-show" || a == "--show" || a == "-showme" || a == "--showme":
+			query = "show"
 			continue
-		case "-c", "-E", "-S", "-M", "-MM":
+		case a == "-compile_info" || a == "-compile-info":
+			query, link = "show", false
+			continue
+		case a == "-link_info" || a == "-link-info":
+			query = "show"
+			continue
+		case strings.HasPrefix(a, "-showme:") || strings.HasPrefix(a, "--showme:"):
+			query = a[strings.IndexByte(a, ':')+1:]
+			continue
+		case strings.HasPrefix(a, "-cc=") || strings.HasPrefix(a, "-cxx="):
+			compiler = a[strings.IndexByte(a, '=')+1:]
+			if strings.TrimSpace(compiler) == "" {
+				return "", nil, fmt.Errorf("%s names no compiler", a)
+			}
+			continue
+		case a == "-c" || a == "-E" || a == "-S" || a == "-M" || a == "-MM":
 			link = false
 		}
 		user = append(user, a)
 	}
-	cmdline = append(strings.Fields(compiler), "-I"+filepath.Join(prefix, "include"))
-	cmdline = append(cmdline, user...)
+	line := append(strings.Fields(compiler), w.compileFlags()...)
+	line = append(line, user...)
 	if link {
-		lib := filepath.Join(prefix, "lib")
-		cmdline = append(cmdline, "-L"+lib, "-Wl,-rpath,"+lib, "-lmpix")
+		line = append(line, w.linkFlags()...)
 	}
-	return cmdline, show
+	switch query {
+	case "":
+		return "", line, nil
+	case "show":
+		return quoteLine(line) + "\n", nil, nil
+	case "compile":
+		return quoteLine(append(w.compileFlags(), user...)) + "\n", nil, nil
+	case "link":
+		return quoteLine(append(user, w.linkFlags()...)) + "\n", nil, nil
+	case "command":
+		return compiler + "\n", nil, nil
+	case "incdirs":
+		return w.incdir() + "\n", nil, nil
+	case "libdirs":
+		return w.libdir() + "\n", nil, nil
+	case "libs", "libs_static":
+		return "mpix\n", nil, nil
+	case "version":
+		lang := "C"
+		if w.cxx {
+			lang = "C++"
+		}
+		return fmt.Sprintf("%s: mpix %s (Language: %s)\n", w.name, version, lang), nil, nil
+	case "help":
+		return w.help(), nil, nil
+	}
+	return "", nil, fmt.Errorf("unknown query -showme:%s (try -showme:help)", query)
 }
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
+func (w wrapper) help() string {
+	return fmt.Sprintf(`%s: compile and link with mpix %s
+usage: %s [query] [-cc=COMPILER] [compiler flags] files...
+queries (print, do not compile):
+  -show, -showme       the whole command line
+  -compile_info        the compile line (MPICH)
+  -link_info           the link line (MPICH)
+  -showme:compile      the compile flags (Open MPI)
+  -showme:link         the link flags (Open MPI)
+  -showme:command      the compiler
+  -showme:incdirs      the include directory
+  -showme:libdirs      the library directory
+  -showme:libs         the libraries
+  -showme:version      the version
+the compiler: -cc=/-cxx=, else $%s, else cc or c++
+`, w.name, version, w.name, strings.Join(w.envNames(), ", $"))
+}
+
+// quoteLine joins a command line for a shell, quoting the words that need it.
+func quoteLine(words []string) string {
+	q := make([]string, len(words))
+	for i, s := range words {
+		if s != "" && strings.IndexFunc(s, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,+:@%", r))
+		}) < 0 {
+			q[i] = s
+		} else {
+			q[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
 	}
-	return def
+	return strings.Join(q, " ")
 }

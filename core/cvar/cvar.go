@@ -119,6 +119,8 @@ type Var struct {
 	num    atomic.Int64           // int and bool values
 	str    atomic.Pointer[string] // string values
 	envErr error                  // a bad environment value (guarded by mu)
+
+	info *infoValue // set for NewInfo's variables, which no environment variable sets
 }
 
 // The registry. mu serializes registration, loading, writes and Freeze; readers of a
@@ -167,9 +169,17 @@ func register(s Spec, k Kind) *Var {
 		s.Min, s.Max = math.MinInt32, math.MaxInt32
 	}
 	s.Min, s.Max = max(s.Min, math.MinInt32), min(s.Max, math.MaxInt32)
-	v := &Var{spec: s, kind: k}
-	if !strings.HasPrefix(s.Name, "MPIX_") || s.Desc == "" || s.Category == nil {
-		panic(fmt.Sprintf("cvar: %q needs an MPIX_ name, a description and a category", s.Name))
+	return registerVar(&Var{spec: s, kind: k})
+}
+
+func registerVar(v *Var) *Var {
+	s := v.spec
+	prefix := "MPIX_"
+	if v.info != nil {
+		prefix = "mpix_"
+	}
+	if !strings.HasPrefix(s.Name, prefix) || s.Desc == "" || s.Category == nil {
+		panic(fmt.Sprintf("cvar: %q needs an %s name, a description and a category", s.Name, prefix))
 	}
 	if s.Verbosity < UserBasic || s.Verbosity > MPIDevAll || s.Scope < ScopeConstant || s.Scope > ScopeAllEq {
 		panic(fmt.Sprintf("cvar: %s: verbosity or scope out of range", s.Name))
@@ -234,7 +244,7 @@ func (v *Var) loadLocked() {
 	if v.loaded.Load() {
 		return
 	}
-	if text, ok := os.LookupEnv(v.spec.Name); ok {
+	if text, ok := os.LookupEnv(v.spec.Name); ok && v.info == nil {
 		n, str, err := v.parse(text)
 		if err != nil {
 			v.envErr = fmt.Errorf("%s=%q: %w", v.spec.Name, text, err)
@@ -263,6 +273,9 @@ func (v *Var) Int64() int64 {
 // Text returns the value in the environment's syntax: a string variable's value, an
 // int's decimal form, "0" or "1" for a bool.
 func (v *Var) Text() string {
+	if v.info != nil {
+		return v.info.get()
+	}
 	v.ensureLoaded()
 	if v.kind == KindString {
 		return *v.str.Load()
