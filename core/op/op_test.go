@@ -622,7 +622,7 @@ func TestDerived(t *testing.T) {
 	// type's group, MPI_INT with MPI_INTEGER under a C-only op.
 	mixed := must(datatype.Struct([]int64{1, 1}, []int64{0, 8}, []*datatype.Type{tInt, tDouble}, false))
 	chars := must(datatype.Contiguous(4, tChar, false))
-	wchars := must(datatype.Contiguous(4, datatype.Predefined(0x4c00040e), false)) // MPI_WCHAR: no op but the two
+	wchars := must(datatype.Contiguous(4, datatype.Predefined(0x4c00040e), false))                                            // MPI_WCHAR: no op but the two
 	cf := must(datatype.Struct([]int64{1, 1}, []int64{0, 4}, []*datatype.Type{tInt, datatype.Predefined(0x4c00041d)}, false)) // MPI_INT + MPI_LOGICAL
 	for _, c := range []struct {
 		k  Kind
