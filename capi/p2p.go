@@ -32,6 +32,18 @@ func putStatus(st *C.MPI_Status, s core.Status) {
 	setStatusCancelled(st, s.Cancelled)
 }
 
+// putEmptyStatus stores the standard's empty status (MPI-4.1 §3.7.3): source
+// MPI_ANY_SOURCE, tag MPI_ANY_TAG, error MPI_SUCCESS, count 0, not cancelled. Waits,
+// tests and MPI_Request_get_status report it for MPI_REQUEST_NULL and inactive
+// requests.
+func putEmptyStatus(st *C.MPI_Status) {
+	if ignoreStatus(st) {
+		return
+	}
+	putStatus(st, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+	st.MPI_ERROR = C.int(core.Success)
+}
+
 // statusErr turns a completed operation's error into the call's error.
 func statusErr(s core.Status) error {
 	switch s.Error {

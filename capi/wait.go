@@ -84,7 +84,7 @@ func impl_MPI_Wait(ctx *C.mpix_ctx, request *C.MPI_Request, status *C.MPI_Status
 		return err
 	}
 	if r == nil {
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		putEmptyStatus(status)
 		return nil
 	}
 	s := core.Wait(r)
@@ -103,7 +103,7 @@ func impl_MPI_Test(ctx *C.mpix_ctx, request *C.MPI_Request, flag *C.int, status 
 	}
 	if r == nil {
 		setFlag(flag, true)
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		putEmptyStatus(status)
 		return nil
 	}
 	done, s := core.Test(r)
@@ -122,7 +122,7 @@ func completeAll(rs []*core.Request, hs []C.MPI_Request, sts []C.MPI_Status, res
 	for i, r := range rs {
 		if r == nil {
 			if sts != nil {
-				putStatus(&sts[i], core.Status{Source: core.AnySource, Tag: core.AnyTag})
+				putEmptyStatus(&sts[i])
 			}
 			continue
 		}
@@ -249,7 +249,7 @@ func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 	i, active := anyDone(rs)
 	if !active {
 		*index = C.MPI_UNDEFINED
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		putEmptyStatus(status)
 		return nil
 	}
 	if i < 0 {
@@ -274,7 +274,7 @@ func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 	if !active {
 		setFlag(flag, true)
 		*index = C.MPI_UNDEFINED
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		putEmptyStatus(status)
 		return nil
 	}
 	setFlag(flag, i >= 0)
@@ -383,6 +383,10 @@ func impl_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 	if r == nil {
 		return core.Errorf(core.ErrRequest, "MPI_Request_free on MPI_REQUEST_NULL")
 	}
+	if r.IsGrequest() { // free_fn runs now or at MPI_Grequest_complete
+		*request = C.MPI_REQUEST_NULL
+		return core.GrequestFree(r)
+	}
 	r.Free()
 	*request = C.MPI_REQUEST_NULL
 	return nil
@@ -401,6 +405,9 @@ func impl_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 	}
 	if r == nil {
 		return core.Errorf(core.ErrRequest, "MPI_Cancel on MPI_REQUEST_NULL")
+	}
+	if r.IsGrequest() {
+		return core.GrequestCancel(r)
 	}
 	core.Cancel(r)
 	return nil
@@ -425,7 +432,7 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 	}
 	if r == nil {
 		setFlag(flag, true)
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		putEmptyStatus(status)
 		return nil
 	}
 	done, s := core.PeekStatus(r)
@@ -489,7 +496,7 @@ func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 	case !active:
 		setFlag(flag, true)
 		*index = C.MPI_UNDEFINED
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		putEmptyStatus(status)
 	case i < 0:
 		setFlag(flag, false)
 		*index = C.MPI_UNDEFINED
