@@ -112,7 +112,7 @@ func (s mixedSet) complete(i int, st *C.MPI_Status) int {
 	}
 	r := s.rs[i]
 	if r == nil {
-		putEmptyStatus(st)
+		putStatus(st, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 		return core.Success
 	}
 	_, res := core.Test(r)
@@ -224,7 +224,7 @@ func (s mixedSet) testany(index, flag *C.int, status *C.MPI_Status, take bool) e
 func (s mixedSet) any(done []int, active bool, index *C.int, status *C.MPI_Status, take bool) error {
 	if !active {
 		*index = C.MPI_UNDEFINED
-		putEmptyStatus(status)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 		return nil
 	}
 	*index = C.int(done[0])

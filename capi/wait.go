@@ -84,7 +84,7 @@ func impl_MPI_Wait(ctx *C.mpix_ctx, request *C.MPI_Request, status *C.MPI_Status
 		return err
 	}
 	if r == nil {
-		putEmptyStatus(status)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 		return nil
 	}
 	s := core.Wait(r)
@@ -103,7 +103,7 @@ func impl_MPI_Test(ctx *C.mpix_ctx, request *C.MPI_Request, flag *C.int, status 
 	}
 	if r == nil {
 		setFlag(flag, true)
-		putEmptyStatus(status)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 		return nil
 	}
 	done, s := core.Test(r)
@@ -122,7 +122,7 @@ func completeAll(rs []*core.Request, hs []C.MPI_Request, sts []C.MPI_Status, res
 	for i, r := range rs {
 		if r == nil {
 			if sts != nil {
-				putEmptyStatus(&sts[i])
+				putStatus(&sts[i], core.Status{Source: core.AnySource, Tag: core.AnyTag})
 			}
 			continue
 		}
@@ -249,7 +249,7 @@ func impl_MPI_Waitany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 	i, active := anyDone(rs)
 	if !active {
 		*index = C.MPI_UNDEFINED
-		putEmptyStatus(status)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 		return nil
 	}
 	if i < 0 {
@@ -274,7 +274,7 @@ func impl_MPI_Testany(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_Request, index *
 	if !active {
 		setFlag(flag, true)
 		*index = C.MPI_UNDEFINED
-		putEmptyStatus(status)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 		return nil
 	}
 	setFlag(flag, i >= 0)
@@ -496,7 +496,7 @@ func impl_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, reqs *C.MPI_R
 	case !active:
 		setFlag(flag, true)
 		*index = C.MPI_UNDEFINED
-		putEmptyStatus(status)
+		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
 	case i < 0:
 		setFlag(flag, false)
 		*index = C.MPI_UNDEFINED

@@ -63,11 +63,9 @@ static inline int peer_index(const mpix_comm_shared *c, const mpix_shm_view *sv,
     return li == (int)sv->me ? -1 : li;
 }
 
-/* empty_status is what a wait reports for a completed send or MPI_REQUEST_NULL: the
- * standard's empty status (MPI-4.1 §3.7.3), MPI_ERROR MPI_SUCCESS included. */
+/* empty_status is what a wait reports for a completed send or MPI_REQUEST_NULL. */
 static inline void empty_status(MPI_Status *st)
 {
-    st->MPI_ERROR = MPI_SUCCESS;
     st->count_lo = 0;
     st->count_hi_and_cancelled = 0;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
