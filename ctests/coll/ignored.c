@@ -215,6 +215,64 @@ int main(int argc, char **argv)
             CHECK(buf[r] == 1000 * r + rank, "alltoallv in place (%s): block %d is %d", form_name[form], r, buf[r]);
     }
 
+    /* MPI_Reduce: the receive buffer matters only at the root (NULL elsewhere); a
+     * datatype handle that is not even a datatype, where ignored. */
+    int sum = -1;
+    CHECK_OK(MPI_Reduce(&mine[0], rank == root ? &sum : NULL, 1, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD));
+    if (rank == root)
+        CHECK(sum == 100 * size * (size - 1) / 2, "reduce to the root: %d", sum);
+    memset(buf, 0xff, sizeof buf);
+    buf[2 * rank] = mine[0], buf[2 * rank + 1] = mine[1];
+    CHECK_OK(MPI_Allgather(MPI_IN_PLACE, 12345, (MPI_Datatype)0x12345, buf, 2, MPI_INT, MPI_COMM_WORLD));
+    check_gathered("allgather in place with a garbage send type", 0);
+
+    /* Alltoallw in place: the send counts, displacements and types are ignored. */
+    {
+        int ones[MAXP], bdis[MAXP];
+        MPI_Datatype ints[MAXP];
+        for (int r = 0; r < size; r++)
+            buf[r] = 1000 * rank + r, ones[r] = 1, bdis[r] = r * (int)sizeof(int), ints[r] = MPI_INT;
+        CHECK_OK(MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, buf, ones, bdis, ints, MPI_COMM_WORLD));
+        for (int r = 0; r < size; r++)
+            CHECK(buf[r] == 1000 * r + rank, "alltoallw in place: block %d is %d", r, buf[r]);
+    }
+
+    /* Intercommunicator gather and scatter: at MPI_ROOT the send (gather) or receive
+     * (scatter) arguments are ignored, at MPI_PROC_NULL all of them. Group A is rank
+     * 0 (the root) and, from 4 processes, rank 1 (MPI_PROC_NULL); group B the others. */
+    if (size >= 3) {
+        MPI_Comm half, inter;
+        int na = size >= 4 ? 2 : 1, inA = rank < na;
+        CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, inA, rank, &half));
+        CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, inA ? na : 0, 5, &inter));
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        int hr, hn, rsize;
+        MPI_Comm_rank(half, &hr);
+        MPI_Comm_size(half, &hn);
+        MPI_Comm_remote_size(inter, &rsize);
+        int got[MAXP];
+        if (inA && hr == 1) {
+            CHECK_OK(MPI_Gather(NULL, BAD_COUNT, BAD_TYPE, NULL, BAD_COUNT, BAD_TYPE, MPI_PROC_NULL, inter));
+            CHECK_OK(MPI_Scatter(NULL, BAD_COUNT, BAD_TYPE, NULL, BAD_COUNT, BAD_TYPE, MPI_PROC_NULL, inter));
+        } else if (inA) {
+            memset(got, 0xff, sizeof got);
+            CHECK_OK(MPI_Gather(NULL, BAD_COUNT, BAD_TYPE, got, 1, MPI_INT, MPI_ROOT, inter));
+            for (int r = 0; r < rsize; r++)
+                CHECK(got[r] == 7 * r, "intercomm gather: %d from %d", got[r], r);
+            for (int r = 0; r < rsize; r++)
+                got[r] = 9 * r;
+            CHECK_OK(MPI_Scatter(got, 1, MPI_INT, NULL, BAD_COUNT, BAD_TYPE, MPI_ROOT, inter));
+        } else {
+            int v = 7 * hr, w = -1;
+            CHECK_OK(MPI_Gather(&v, 1, MPI_INT, NULL, BAD_COUNT, BAD_TYPE, 0, inter));
+            CHECK_OK(MPI_Scatter(NULL, BAD_COUNT, BAD_TYPE, &w, 1, MPI_INT, 0, inter));
+            CHECK(w == 9 * hr, "intercomm scatter: %d", w);
+        }
+        (void)hn;
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
+
     /* Where a count is significant, a negative one is still refused, on every rank
      * alike (so no rank waits for a refused one). */
     MPI_Request req;
