@@ -23,7 +23,10 @@ static int query_fn(void *extra, MPI_Status *st)
     o->queried++;
     st->MPI_SOURCE = o->source; /* MPI_Status_set_source is MPI-4.1; the fields are public */
     st->MPI_TAG = o->tag;
-    CHECK_OK(MPI_Status_set_elements(st, MPI_INT, o->elements));
+    if (o->id % 2)
+        CHECK_OK(MPI_Status_set_elements(st, MPI_INT, o->elements));
+    else
+        CHECK_OK(MPI_Status_set_elements_x(st, MPI_INT, (MPI_Count)o->elements));
     CHECK_OK(MPI_Status_set_cancelled(st, o->cancelled));
     return o->query_rc;
 }
