@@ -1,6 +1,7 @@
 /* Every call from the library into user code: error handlers, attribute copy and
- * delete callbacks, user reduction functions. Go cannot call a C function pointer, so
+ * delete callbacks, user reduction functions, generalized requests' callbacks. Go cannot call a C function pointer, so
  * it calls these with the pointer the user registered. */
+#include <string.h>
 #include "capi.h"
 
 void mpix_call_comm_errhandler(void *fn, MPI_Comm comm, int code)
@@ -46,4 +47,29 @@ int mpix_attr_delete(void *fn, int obj, int keyval, uintptr_t val, uintptr_t ext
 {
     return ((MPI_Comm_delete_attr_function *)fn)((MPI_Comm)obj, keyval, (void *)val,
                                                    (void *)extra);
+}
+
+/* Generalized requests (MPI_Grequest_start): query_fn fills a status that starts
+ * empty (MPI_ANY_SOURCE, MPI_ANY_TAG, count 0, not cancelled), on the C stack, so the
+ * user's MPI_Status_set_* calls inside it see C memory; extra_state crosses as an
+ * integer, like attribute values. */
+int mpix_call_grequest_query(void *fn, uintptr_t extra, MPI_Status *out)
+{
+    MPI_Status st;
+    memset(&st, 0, sizeof st);
+    st.MPI_SOURCE = MPI_ANY_SOURCE;
+    st.MPI_TAG = MPI_ANY_TAG;
+    int rc = ((MPI_Grequest_query_function *)fn)((void *)extra, &st);
+    *out = st;
+    return rc;
+}
+
+int mpix_call_grequest_free(void *fn, uintptr_t extra)
+{
+    return ((MPI_Grequest_free_function *)fn)((void *)extra);
+}
+
+int mpix_call_grequest_cancel(void *fn, uintptr_t extra, int complete)
+{
+    return ((MPI_Grequest_cancel_function *)fn)((void *)extra, complete);
 }

@@ -36,6 +36,9 @@ void mpix_call_user_op(void *fn, void *in, void *inout, int len, MPI_Datatype dt
 void mpix_call_user_op_c(void *fn, void *in, void *inout, MPI_Count len, MPI_Datatype dt);
 int mpix_attr_copy(void *fn, int obj, int keyval, uintptr_t extra, uintptr_t in, uintptr_t *out, int *flag);
 int mpix_attr_delete(void *fn, int obj, int keyval, uintptr_t val, uintptr_t extra);
+int mpix_call_grequest_query(void *fn, uintptr_t extra, MPI_Status *out);
+int mpix_call_grequest_free(void *fn, uintptr_t extra);
+int mpix_call_grequest_cancel(void *fn, uintptr_t extra, int complete);
 
 void mpix_flush_stdio(void);
 

@@ -378,3 +378,59 @@ func impl_MPI_Comm_create_from_group(ctx *C.mpix_ctx, group *core.Group, stringt
 	putComm(newcomm, c)
 	return nil
 }
+
+// ---- process management (MPI-4.1 chapter 11) ----
+
+// impl_MPI_Comm_get_parent: mpix never spawns processes, so no process has a parent
+// and the answer is MPI_COMM_NULL (MPI-4.1 §11.8.2: "If a process was not spawned
+// by MPI_COMM_SPAWN..., MPI_COMM_GET_PARENT returns MPI_COMM_NULL"). Programs call it
+// to ask "was I spawned?".
+func impl_MPI_Comm_get_parent(ctx *C.mpix_ctx, parent *C.MPI_Comm) error {
+	putComm(parent, nil)
+	return nil
+}
+
+// errSpawn is the answer of MPI_Comm_spawn and MPI_Comm_spawn_multiple: the launcher
+// starts every process of a job at once, and there is no dynamic process management.
+func errSpawn(fn string) error {
+	return core.Errorf(core.ErrSpawn, "%s: mpix does not support dynamic process management; start every process with mpixexec -n", fn)
+}
+
+// spawnFailed reports the failure the way the standard says a spawn reports one: the
+// new intercommunicator is MPI_COMM_NULL and, at the root, each of the n requested
+// processes' error code is MPI_ERR_SPAWN (array_of_errcodes may be
+// MPI_ERRCODES_IGNORE, NULL).
+func spawnFailed(comm *core.Comm, root C.int, n int, intercomm *C.MPI_Comm, errcodes *C.int) {
+	putComm(intercomm, nil)
+	if errcodes != nil && n > 0 && comm.Rank == int(root) {
+		for i, codes := 0, unsafeInts(errcodes, n); i < n; i++ {
+			codes[i] = C.int(core.ErrSpawn)
+		}
+	}
+}
+
+func unsafeInts(p *C.int, n int) []C.int { return unsafe.Slice(p, n) }
+
+func impl_MPI_Comm_spawn(ctx *C.mpix_ctx, command *C.char, argv **C.char, maxprocs C.int, info *core.Info, root C.int, comm *core.Comm, intercomm *C.MPI_Comm, array_of_errcodes *C.int) error {
+	if intercomm == nil {
+		return core.Errorf(core.ErrArg, "intercomm must not be NULL")
+	}
+	spawnFailed(comm, root, int(maxprocs), intercomm, array_of_errcodes)
+	return errSpawn("MPI_Comm_spawn")
+}
+
+func impl_MPI_Comm_spawn_multiple(ctx *C.mpix_ctx, count C.int, array_of_commands **C.char, array_of_argv ***C.char, array_of_maxprocs *C.int, array_of_info *C.MPI_Info, root C.int, comm *core.Comm, intercomm *C.MPI_Comm, array_of_errcodes *C.int) error {
+	if intercomm == nil {
+		return core.Errorf(core.ErrArg, "intercomm must not be NULL")
+	}
+	n := 0
+	if comm.Rank == int(root) && count > 0 && array_of_maxprocs != nil {
+		for _, m := range unsafeInts(array_of_maxprocs, int(count)) {
+			if m > 0 {
+				n += int(m)
+			}
+		}
+	}
+	spawnFailed(comm, root, n, intercomm, array_of_errcodes)
+	return errSpawn("MPI_Comm_spawn_multiple")
+}

@@ -32,6 +32,19 @@ func putStatus(st *C.MPI_Status, s core.Status) {
 	setStatusCancelled(st, s.Cancelled)
 }
 
+// putEmptyStatus stores the standard's empty status (MPI-4.1 §3.7.3) with its
+// error field: source MPI_ANY_SOURCE, tag MPI_ANY_TAG, error MPI_SUCCESS, count 0, not
+// cancelled. MPI_Request_get_status reports it for MPI_REQUEST_NULL, as MPICH does;
+// waits and tests leave MPI_ERROR alone (§3.2.5: only a multiple completion that
+// returns MPI_ERR_IN_STATUS writes it) and store the rest with putStatus.
+func putEmptyStatus(st *C.MPI_Status) {
+	if ignoreStatus(st) {
+		return
+	}
+	putStatus(st, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+	st.MPI_ERROR = C.int(core.Success)
+}
+
 // statusErr turns a completed operation's error into the call's error.
 func statusErr(s core.Status) error {
 	switch s.Error {

@@ -383,6 +383,10 @@ func impl_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 	if r == nil {
 		return core.Errorf(core.ErrRequest, "MPI_Request_free on MPI_REQUEST_NULL")
 	}
+	if r.IsGrequest() { // free_fn runs now or at MPI_Grequest_complete
+		*request = C.MPI_REQUEST_NULL
+		return core.GrequestFree(r)
+	}
 	r.Free()
 	*request = C.MPI_REQUEST_NULL
 	return nil
@@ -401,6 +405,9 @@ func impl_MPI_Cancel(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 	}
 	if r == nil {
 		return core.Errorf(core.ErrRequest, "MPI_Cancel on MPI_REQUEST_NULL")
+	}
+	if r.IsGrequest() {
+		return core.GrequestCancel(r)
 	}
 	core.Cancel(r)
 	return nil
@@ -425,7 +432,7 @@ func impl_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag *C
 	}
 	if r == nil {
 		setFlag(flag, true)
-		putStatus(status, core.Status{Source: core.AnySource, Tag: core.AnyTag})
+		putEmptyStatus(status)
 		return nil
 	}
 	done, s := core.PeekStatus(r)

@@ -1523,6 +1523,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Comm_get_errhandler:          true,
 	fnMPI_Comm_get_info:                true,
 	fnMPI_Comm_get_name:                true,
+	fnMPI_Comm_get_parent:              true,
 	fnMPI_Comm_group:                   true,
 	fnMPI_Comm_idup:                    true,
 	fnMPI_Comm_idup_with_info:          true,
@@ -1534,6 +1535,8 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Comm_set_info:                true,
 	fnMPI_Comm_set_name:                true,
 	fnMPI_Comm_size:                    true,
+	fnMPI_Comm_spawn:                   true,
+	fnMPI_Comm_spawn_multiple:          true,
 	fnMPI_Comm_split:                   true,
 	fnMPI_Comm_split_type:              true,
 	fnMPI_Comm_test_inter:              true,
@@ -1580,6 +1583,8 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Graph_neighbors:              true,
 	fnMPI_Graph_neighbors_count:        true,
 	fnMPI_Graphdims_get:                true,
+	fnMPI_Grequest_complete:            true,
+	fnMPI_Grequest_start:               true,
 	fnMPI_Group_compare:                true,
 	fnMPI_Group_difference:             true,
 	fnMPI_Group_excl:                   true,
@@ -2219,9 +2224,6 @@ func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2245,9 +2247,6 @@ func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2270,9 +2269,6 @@ func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	defer recoverCall(fnMPI_Allgather_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_init, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgather_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -2304,9 +2300,6 @@ func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_init_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgather_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Allgather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2337,9 +2330,6 @@ func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
@@ -2360,9 +2350,6 @@ func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
@@ -2382,9 +2369,6 @@ func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	defer recoverCall(fnMPI_Allgatherv_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_init, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
@@ -2412,9 +2396,6 @@ func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 	defer recoverCall(fnMPI_Allgatherv_init_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_init_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Allgatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
@@ -2581,9 +2562,6 @@ func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Alltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2607,9 +2585,6 @@ func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Alltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -2632,9 +2607,6 @@ func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	defer recoverCall(fnMPI_Alltoall_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_init, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Alltoall_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -2665,9 +2637,6 @@ func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	defer recoverCall(fnMPI_Alltoall_init_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_init_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Alltoall_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Alltoall_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -3801,7 +3770,16 @@ func mpixgo_MPI_Comm_get_name(ctx *C.mpix_ctx, comm C.MPI_Comm, comm_name *C.cha
 //export mpixgo_MPI_Comm_get_parent
 func mpixgo_MPI_Comm_get_parent(ctx *C.mpix_ctx, parent *C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_get_parent, &rc)
-	return raise(fnMPI_Comm_get_parent, nil, errNotImplemented(fnMPI_Comm_get_parent))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_get_parent, nil, err)
+	}
+	if parent == nil {
+		return raise(fnMPI_Comm_get_parent, nil, core.Errorf(core.ErrArg, "parent must not be NULL"))
+	}
+	if err := impl_MPI_Comm_get_parent(ctx, parent); err != nil {
+		return raise(fnMPI_Comm_get_parent, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_group
@@ -4037,13 +4015,46 @@ func mpixgo_MPI_Comm_size(ctx *C.mpix_ctx, comm C.MPI_Comm, size *C.int) (rc C.i
 //export mpixgo_MPI_Comm_spawn
 func mpixgo_MPI_Comm_spawn(ctx *C.mpix_ctx, command *C.char, argv **C.char, maxprocs C.int, info C.MPI_Info, root C.int, comm C.MPI_Comm, intercomm *C.MPI_Comm, array_of_errcodes *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_spawn, &rc)
-	return raise(fnMPI_Comm_spawn, nil, errNotImplemented(fnMPI_Comm_spawn))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_spawn, nil, err)
+	}
+	if command == nil {
+		return raise(fnMPI_Comm_spawn, nil, core.Errorf(core.ErrArg, "command must not be NULL"))
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Comm_spawn, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_spawn, nil, err)
+	}
+	if intercomm == nil {
+		return raise(fnMPI_Comm_spawn, commObj, core.Errorf(core.ErrArg, "intercomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_spawn(ctx, command, argv, maxprocs, infoObj, root, commObj, intercomm, array_of_errcodes); err != nil {
+		return raise(fnMPI_Comm_spawn, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_spawn_multiple
 func mpixgo_MPI_Comm_spawn_multiple(ctx *C.mpix_ctx, count C.int, array_of_commands **C.char, array_of_argv ***C.char, array_of_maxprocs *C.int, array_of_info *C.MPI_Info, root C.int, comm C.MPI_Comm, intercomm *C.MPI_Comm, array_of_errcodes *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Comm_spawn_multiple, &rc)
-	return raise(fnMPI_Comm_spawn_multiple, nil, errNotImplemented(fnMPI_Comm_spawn_multiple))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Comm_spawn_multiple, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Comm_spawn_multiple, nil, err)
+	}
+	if intercomm == nil {
+		return raise(fnMPI_Comm_spawn_multiple, commObj, core.Errorf(core.ErrArg, "intercomm must not be NULL"))
+	}
+	if err := impl_MPI_Comm_spawn_multiple(ctx, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, commObj, intercomm, array_of_errcodes); err != nil {
+		return raise(fnMPI_Comm_spawn_multiple, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Comm_split
@@ -5037,12 +5048,6 @@ func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int,
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Gather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather, nil, err)
@@ -5059,12 +5064,6 @@ func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MP
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Gather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather_c, nil, err)
@@ -5080,12 +5079,6 @@ func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	defer recoverCall(fnMPI_Gather_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_init, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gather_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Gather_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -5110,12 +5103,6 @@ func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_init_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gather_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Gather_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gather_init_c, nil, err)
@@ -5139,9 +5126,6 @@ func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv, nil, err)
@@ -5158,9 +5142,6 @@ func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Gatherv_c, nil, err)
@@ -5176,9 +5157,6 @@ func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	defer recoverCall(fnMPI_Gatherv_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_init, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gatherv_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -5202,9 +5180,6 @@ func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	defer recoverCall(fnMPI_Gatherv_init_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_init_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Gatherv_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -5519,13 +5494,28 @@ func mpixgo_MPI_Graphdims_get(ctx *C.mpix_ctx, comm C.MPI_Comm, nnodes *C.int, n
 //export mpixgo_MPI_Grequest_complete
 func mpixgo_MPI_Grequest_complete(ctx *C.mpix_ctx, request C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Grequest_complete, &rc)
-	return raise(fnMPI_Grequest_complete, nil, errNotImplemented(fnMPI_Grequest_complete))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Grequest_complete, nil, err)
+	}
+	if err := impl_MPI_Grequest_complete(ctx, request); err != nil {
+		return raise(fnMPI_Grequest_complete, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Grequest_start
 func mpixgo_MPI_Grequest_start(ctx *C.mpix_ctx, query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, extra_state unsafe.Pointer, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Grequest_start, &rc)
-	return raise(fnMPI_Grequest_start, nil, errNotImplemented(fnMPI_Grequest_start))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Grequest_start, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Grequest_start, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Grequest_start(ctx, query_fn, free_fn, cancel_fn, extra_state, request); err != nil {
+		return raise(fnMPI_Grequest_start, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Group_c2f
@@ -5811,9 +5801,6 @@ func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgather, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Iallgather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iallgather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -5839,9 +5826,6 @@ func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	defer recoverCall(fnMPI_Iallgather_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgather_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Iallgather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Iallgather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -5869,9 +5853,6 @@ func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgatherv, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Iallgatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
 		return raise(fnMPI_Iallgatherv, nil, err)
@@ -5894,9 +5875,6 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	defer recoverCall(fnMPI_Iallgatherv_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgatherv_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Iallgatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	recvtypeObj, err := datatype.Lookup(int32(recvtype))
 	if err != nil {
@@ -5981,9 +5959,6 @@ func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoall, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Ialltoall, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	if recvcount < 0 {
 		return raise(fnMPI_Ialltoall, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
@@ -6009,9 +5984,6 @@ func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	defer recoverCall(fnMPI_Ialltoall_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoall_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Ialltoall_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	if recvcount < 0 {
 		return raise(fnMPI_Ialltoall_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
@@ -6306,12 +6278,6 @@ func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igather, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Igather, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Igather, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igather, nil, err)
@@ -6330,12 +6296,6 @@ func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	defer recoverCall(fnMPI_Igather_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igather_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Igather_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Igather_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -6356,9 +6316,6 @@ func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igatherv, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Igatherv, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Igatherv, nil, err)
@@ -6377,9 +6334,6 @@ func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	defer recoverCall(fnMPI_Igatherv_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igatherv_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Igatherv_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -7431,12 +7385,6 @@ func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatter, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Iscatter, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Iscatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscatter, nil, err)
@@ -7455,12 +7403,6 @@ func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	defer recoverCall(fnMPI_Iscatter_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatter_c, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Iscatter_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Iscatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -7481,9 +7423,6 @@ func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv, nil, err)
 	}
-	if recvcount < 0 {
-		return raise(fnMPI_Iscatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Iscatterv, nil, err)
@@ -7502,9 +7441,6 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 	defer recoverCall(fnMPI_Iscatterv_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv_c, nil, err)
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Iscatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -9720,12 +9656,6 @@ func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Scatter, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatter, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter, nil, err)
@@ -9742,12 +9672,6 @@ func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Scatter_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatter_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter_c, nil, err)
@@ -9763,12 +9687,6 @@ func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 	defer recoverCall(fnMPI_Scatter_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_init, nil, err)
-	}
-	if sendcount < 0 {
-		return raise(fnMPI_Scatter_init, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatter_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -9793,12 +9711,6 @@ func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_init_c, nil, err)
 	}
-	if sendcount < 0 {
-		return raise(fnMPI_Scatter_init_c, nil, core.Errorf(core.ErrCount, "sendcount must not be negative (%d)", int64(sendcount)))
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatter_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatter_init_c, nil, err)
@@ -9822,9 +9734,6 @@ func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv, nil, err)
 	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatterv, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv, nil, err)
@@ -9841,9 +9750,6 @@ func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
 	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatterv_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
-	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
@@ -9859,9 +9765,6 @@ func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 	defer recoverCall(fnMPI_Scatterv_init, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init, nil, err)
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatterv_init, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
@@ -9885,9 +9788,6 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 	defer recoverCall(fnMPI_Scatterv_init_c, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init_c, nil, err)
-	}
-	if recvcount < 0 {
-		return raise(fnMPI_Scatterv_init_c, nil, core.Errorf(core.ErrCount, "recvcount must not be negative (%d)", int64(recvcount)))
 	}
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {

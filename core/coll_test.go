@@ -1145,3 +1145,49 @@ func TestCollArgumentErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCollIgnoredArguments: what the standard makes insignificant is not checked, so
+// invalid values there (a count of -1, no datatype) pass: the root's send side of a
+// gather in place, a gather's receive side off the root, a scatter's mirror images,
+// and the send side of an allgather or all-to-all in place.
+func TestCollIgnoredArguments(t *testing.T) {
+	lt := longType(t)
+	comms := world(2, 8, 64, false)
+	runRanks(t, comms, func(c *Comm) error {
+		b := make([]int64, 4)
+		for i := range b {
+			b[i] = int64(10*c.Rank + i)
+		}
+		p := unsafe.Pointer(&b[0])
+		root := c.Rank == 0
+		steps := []struct {
+			name string
+			call func() (*Request, error)
+		}{
+			{"gather", func() (*Request, error) {
+				if root {
+					return Gather(Blocking, InPlace, -1, nil, p, 1, nil, nil, lt, 0, c)
+				}
+				return Gather(Blocking, p, 1, lt, nil, -1, nil, nil, nil, 0, c)
+			}},
+			{"scatter", func() (*Request, error) {
+				if root {
+					return Scatter(Blocking, p, 1, nil, nil, lt, InPlace, -1, nil, 0, c)
+				}
+				return Scatter(Blocking, nil, -1, nil, nil, nil, p, 1, lt, 0, c)
+			}},
+			{"allgather", func() (*Request, error) {
+				return Allgather(Blocking, InPlace, -1, nil, p, 1, nil, nil, lt, c)
+			}},
+			{"alltoall", func() (*Request, error) {
+				return Alltoall(Blocking, AlltoallArgs{Sbuf: InPlace, Scount: -1, Rbuf: p, Rcount: 1, Rt: lt}, c)
+			}},
+		}
+		for _, s := range steps {
+			if _, err := s.call(); err != nil {
+				return fmt.Errorf("%s with ignored invalid arguments: %w", s.name, err)
+			}
+		}
+		return nil
+	})
+}

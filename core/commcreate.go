@@ -541,18 +541,23 @@ func nodeColor() int {
 
 // SplitType values (MPICH's).
 const (
-	CommTypeShared   = 1
-	CommTypeHWGuided = 2
+	CommTypeShared     = 1
+	CommTypeHWGuided   = 2
+	CommTypeHWUnguided = 3
 )
 
 // SplitType is MPI_Comm_split_type. MPI_COMM_TYPE_SHARED groups the processes of a
 // node; MPI_COMM_TYPE_HW_GUIDED does the same for mpi_hw_resource_type
 // "mpi_shared_memory" (the one resource every implementation must know) and gives
-// MPI_COMM_NULL for resource types this library does not know.
+// MPI_COMM_NULL for resource types this library does not know;
+// MPI_COMM_TYPE_HW_UNGUIDED splits at the first hardware level that divides c (see
+// splitUnguided).
 func SplitType(c *Comm, splitType, key int, info *Info) (*Comm, error) {
 	color := Undefined
 	switch splitType {
 	case Undefined:
+	case CommTypeHWUnguided:
+		return splitUnguided(c, key, info)
 	case CommTypeShared:
 		color = nodeColor()
 	case CommTypeHWGuided:
@@ -567,4 +572,43 @@ func SplitType(c *Comm, splitType, key int, info *Info) (*Comm, error) {
 		return nil, Errorf(ErrArg, "invalid split type %d", splitType)
 	}
 	return Split(c, color, key, info)
+}
+
+// splitUnguided is MPI_Comm_split_type with MPI_COMM_TYPE_HW_UNGUIDED: each new
+// communicator is a strict subset of c, the processes that share a resource at the
+// first level of the hierarchy (node, package, NUMA node, core, hardware thread) that
+// divides c; its mpi_hw_resource_type info key names the level. When no level divides
+// c (one process, or all on one node and unbound, as mpixexec starts them without
+// -bind-to), every process gets MPI_COMM_NULL, as the standard says.
+func splitUnguided(c *Comm, key int, info *Info) (*Comm, error) {
+	if c.IsInter() {
+		return nil, Errorf(ErrComm, "MPI_COMM_TYPE_HW_UNGUIDED needs an intracommunicator")
+	}
+	n := len(hwLevels)
+	mine := hwLocation("/sys", nodeColor(), affinityCPUs())
+	all := make([]int64, n*c.Size)
+	if _, err := runInternal(Blocking, c, 0, false, func(s *schedule) {
+		allgatherInts(s, c.internal, mine, all)
+	}); err != nil {
+		return nil, err
+	}
+	level := unguidedLevel(all, c.Size, n)
+	color := Undefined
+	if level >= 0 { // the color: the lowest rank that shares this resource
+		for r := 0; r < c.Size; r++ {
+			if all[r*n+level] == mine[level] {
+				color = r
+				break
+			}
+		}
+	}
+	nc, err := Split(c, color, key, info)
+	if err != nil || nc == nil {
+		return nc, err
+	}
+	in := nc.Info()
+	in.Set("mpi_hw_resource_type", hwLevels[level])
+	nc.SetInfo(in)
+	in.Free()
+	return nc, nil
 }

@@ -34,15 +34,20 @@ var GroupEmpty = &Group{Handle: BuiltinHandle(KindGroup, 0)}
 // NewGroup makes a group of the given world ranks (not registered with a handle).
 func NewGroup(worldRanks []int) *Group { return &Group{ranks: worldRanks} }
 
-// Register gives the group a user handle; a group with no members is MPI_GROUP_EMPTY.
+// Register gives the caller a handle of its own to the group: a new handle each call,
+// on a handle object that shares g's members (groups never change). MPI_Comm_group
+// called twice on one communicator, or from several threads at once, thus returns two
+// handles that each stay valid until they themselves are freed (MPI-4.1 §7.3.2: a
+// group from MPI_Comm_group is released by its own MPI_Group_free), and freeing one
+// never touches the communicator's group or the other handle. A group with no
+// members is MPI_GROUP_EMPTY.
 func (g *Group) Register() *Group {
 	if len(g.ranks) == 0 {
 		return GroupEmpty
 	}
-	if g.Handle == 0 {
-		g.Handle = groups.Add(g)
-	}
-	return g
+	h := &Group{ranks: g.ranks}
+	h.Handle = groups.Add(h)
+	return h
 }
 
 // LookupGroup resolves a group handle.
@@ -59,7 +64,8 @@ func LookupGroup(h int32) (*Group, error) {
 	return nil, Errorf(ErrGroup, "invalid group handle 0x%x", uint32(h))
 }
 
-// Free releases the group's handle; communicators keep using the group itself.
+// Free releases the handle g was registered under (each handle is its own object, see
+// Register); communicators keep using their own group.
 func (g *Group) Free() error {
 	if g == GroupEmpty || g.Handle == 0 {
 		return nil // MPI allows freeing MPI_GROUP_EMPTY obtained from a call

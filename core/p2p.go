@@ -253,6 +253,9 @@ func Wait(r *Request) Status {
 	if !r.Done() {
 		r.eng.wait(r.Done)
 	}
+	if r.gen != nil {
+		return r.genReport(r.genStatus())
+	}
 	st := r.status
 	r.Release()
 	return st
@@ -273,6 +276,9 @@ func Test(r *Request) (bool, Status) {
 			}
 		}
 	}
+	if r.gen != nil {
+		return true, r.genReport(r.genStatus())
+	}
 	st := r.status
 	r.Release()
 	return true, st
@@ -291,6 +297,9 @@ func PeekStatus(r *Request) (bool, Status) {
 	}
 	if !r.Done() {
 		return false, Status{}
+	}
+	if r.gen != nil {
+		return true, r.genStatus()
 	}
 	return true, r.status
 }

@@ -81,6 +81,7 @@ type Request struct {
 	partStat Status // the receive part's status
 
 	sched *schedule // a collective's
+	gen   *Grequest // a generalized request's callbacks (grequest.go)
 
 	// lite is the C request (shm/lite.c) whose handle this request serves, in liteOf;
 	// its slot goes back to C when the request is reported or freed (fastlite.go).
@@ -171,6 +172,7 @@ func putBlocking(r *Request) {
 	r.parts.Store(0)
 	r.partStat = Status{}
 	r.sched = nil
+	r.gen = nil
 	r.lite, r.liteOf = nil, nil
 	requestPool.Put(r)
 }

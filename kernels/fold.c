@@ -1,6 +1,7 @@
 /* The n-ary fold of the predefined operations over the element kinds C computes
  * (integers, floats, C bool, byte, the MINLOC/MAXLOC pairs), built for AVX2 too on
  * x86-64: the thread communicator's collectives fold every thread's buffer at once. */
+#include <limits.h>
 #include <string.h>
 #include "kernels.h"
 
@@ -49,8 +50,9 @@
 
 /* What fold serves: the predefined operations MPI allows on each element kind
  * (arithmetic on integers and floats, logical on integers and C bools, bitwise on
- * integers and bytes, MINLOC and MAXLOC on the value-index pairs). Anything else
- * (long double, complex, MPI_CHAR, user ops) goes to Go. */
+ * integers and bytes, MINLOC and MAXLOC on the value-index pairs; MPI_CHAR as C's
+ * char, which MPICH and core/op treat as an integer). Anything else (long double,
+ * complex, Fortran types, user ops) goes to Go. */
 enum {
     FOLD_I8, FOLD_U8, FOLD_I16, FOLD_U16, FOLD_I32, FOLD_U32, FOLD_I64, FOLD_U64, /* integers */
     FOLD_F32, FOLD_F64,                                               /* floats */
@@ -72,6 +74,7 @@ typedef struct { short v; int i; } fold_short_int;
 int mpix_fold_kind(MPI_Datatype dt)
 {
     switch ((uint32_t)dt) {
+    case (uint32_t)MPI_CHAR: return CHAR_MIN < 0 ? FOLD_I8 : FOLD_U8;
     case (uint32_t)MPI_SIGNED_CHAR: case (uint32_t)MPI_INT8_T: return FOLD_I8;
     case (uint32_t)MPI_UNSIGNED_CHAR: case (uint32_t)MPI_UINT8_T: return FOLD_U8;
     case (uint32_t)MPI_SHORT: case (uint32_t)MPI_INT16_T: return FOLD_I16;

@@ -79,9 +79,17 @@ var unresolved = map[string]bool{
 	"MPI_Intercomm_create_from_groups.remote_group": true,
 }
 
+// lateCount lists count parameters that are significant only at some processes or
+// without MPI_IN_PLACE (the counts beside the datatypes below): the generated export
+// does not refuse a negative one, core checks it where it matters (MPI-4.1 §6.5: "the
+// arguments sendcount and sendtype are ignored" at a root gathering in place, and
+// "recvcount, recvtype are significant only at root").
+var lateCount = map[string]bool{}
+
 // Collective datatypes that MPI_IN_PLACE or not being the root make insignificant
 // may be MPI_DATATYPE_NULL there (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
-// ...) is the usual idiom); capi/coll.go resolves them where they matter.
+// ...) is the usual idiom); capi/coll.go resolves them where they matter, and their
+// counts are checked there too (lateCount).
 func init() {
 	for proc, params := range map[string][]string{
 		"Gather": {"sendtype", "recvtype"}, "Gatherv": {"sendtype", "recvtype"},
@@ -93,6 +101,9 @@ func init() {
 			for _, p := range params {
 				unresolved[name+"."+p] = true
 				unresolved[name+"_c."+p] = true
+				count := strings.TrimSuffix(p, "type") + "count" // sendtype: sendcount
+				lateCount[name+"."+count] = true
+				lateCount[name+"_c."+count] = true
 			}
 		}
 	}
@@ -422,7 +433,7 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 				class = "C.MPI_T_ERR_INVALID"
 			}
 			fmt.Fprintf(b, "\tif %s == nil {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(%s, \"%s must not be NULL\")", class, p.Name)))
-		case p.levels() == 0 && p.Dir == "in" && nonNegative[p.Kind]:
+		case p.levels() == 0 && p.Dir == "in" && nonNegative[p.Kind] && !lateCount[f.Name+"."+p.Name]:
 			fmt.Fprintf(b, "\tif %s < 0 {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(core.ErrCount, \"%s must not be negative (%%d)\", int64(%s))", p.Name, p.GoIdent())))
 		}
 		callArgs = append(callArgs, p.GoIdent())

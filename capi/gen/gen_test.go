@@ -318,3 +318,23 @@ func TestDeriveFromLarge(t *testing.T) {
 		})
 	}
 }
+
+// TestLateCounts: a count beside a datatype that MPI_IN_PLACE or not being the root
+// makes insignificant is not refused by the generated export (core checks it where it
+// matters); every other count still is.
+func TestLateCounts(t *testing.T) {
+	for _, c := range []struct {
+		param string
+		late  bool
+	}{
+		{"MPI_Igather.sendcount", true}, {"MPI_Gather_init_c.recvcount", true},
+		{"MPI_Scatter.recvcount", true}, {"MPI_Scatterv.recvcount", true},
+		{"MPI_Allgather.sendcount", true}, {"MPI_Ialltoall.sendcount", true},
+		{"MPI_Allgather.recvcount", false}, {"MPI_Alltoall.recvcount", false},
+		{"MPI_Bcast.count", false}, {"MPI_Reduce.count", false}, {"MPI_Send.count", false},
+	} {
+		if lateCount[c.param] != c.late {
+			t.Errorf("lateCount[%s] = %v, want %v", c.param, lateCount[c.param], c.late)
+		}
+	}
+}

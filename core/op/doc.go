@@ -5,9 +5,11 @@
 //
 // Which predefined op applies to which type follows the standard's table of type
 // groups (C integer, Fortran integer, floating point, logical, complex, byte,
-// multi-language types, and the value-index pairs of MPI_MINLOC/MPI_MAXLOC); any other
-// combination is MPI_ERR_OP. MPI_CHAR, MPI_WCHAR, MPI_CHARACTER and MPI_PACKED belong
-// to no group, so only MPI_REPLACE and MPI_NO_OP accept them. A derived type is
+// multi-language types, and the value-index pairs of MPI_MINLOC/MPI_MAXLOC), widened
+// as MPICH widens it: MPI_CHAR (C char arithmetic) and MPI_CHARACTER take every
+// arithmetic, logical and bitwise op, and the Fortran and multi-language integers the
+// logical ops too (elem.go's opGroups). Any other combination is MPI_ERR_OP; MPI_WCHAR
+// and MPI_PACKED belong to no group, so only MPI_REPLACE and MPI_NO_OP accept them. A derived type is
 // accepted when every basic element of its type map is the same kind of element
 // (MPI_INT throughout, or MPI_DOUBLE_INT throughout...) and the op applies to it.
 //

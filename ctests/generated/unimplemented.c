@@ -96,16 +96,10 @@ int main(int argc, char **argv)
     { int before = calls; (void)PMPI_Comm_detach_buffer_c((MPI_Comm)0, (void *)0, (MPI_Count *)0); expect("MPI_Comm_detach_buffer_c", before); n++; }
     { int before = calls; (void)MPI_Comm_flush_buffer((MPI_Comm)0); expect("MPI_Comm_flush_buffer", before); n++; }
     { int before = calls; (void)PMPI_Comm_flush_buffer((MPI_Comm)0); expect("MPI_Comm_flush_buffer", before); n++; }
-    { int before = calls; (void)MPI_Comm_get_parent((MPI_Comm *)0); expect("MPI_Comm_get_parent", before); n++; }
-    { int before = calls; (void)PMPI_Comm_get_parent((MPI_Comm *)0); expect("MPI_Comm_get_parent", before); n++; }
     { int before = calls; (void)MPI_Comm_iflush_buffer((MPI_Comm)0, (MPI_Request *)0); expect("MPI_Comm_iflush_buffer", before); n++; }
     { int before = calls; (void)PMPI_Comm_iflush_buffer((MPI_Comm)0, (MPI_Request *)0); expect("MPI_Comm_iflush_buffer", before); n++; }
     { int before = calls; (void)MPI_Comm_join((int)0, (MPI_Comm *)0); expect("MPI_Comm_join", before); n++; }
     { int before = calls; (void)PMPI_Comm_join((int)0, (MPI_Comm *)0); expect("MPI_Comm_join", before); n++; }
-    { int before = calls; (void)MPI_Comm_spawn((const char *)0, (char **)0, (int)0, (MPI_Info)0, (int)0, (MPI_Comm)0, (MPI_Comm *)0, (int *)0); expect("MPI_Comm_spawn", before); n++; }
-    { int before = calls; (void)PMPI_Comm_spawn((const char *)0, (char **)0, (int)0, (MPI_Info)0, (int)0, (MPI_Comm)0, (MPI_Comm *)0, (int *)0); expect("MPI_Comm_spawn", before); n++; }
-    { int before = calls; (void)MPI_Comm_spawn_multiple((int)0, (char **)0, (char ***)0, (const int *)0, (const MPI_Info *)0, (int)0, (MPI_Comm)0, (MPI_Comm *)0, (int *)0); expect("MPI_Comm_spawn_multiple", before); n++; }
-    { int before = calls; (void)PMPI_Comm_spawn_multiple((int)0, (char **)0, (char ***)0, (const int *)0, (const MPI_Info *)0, (int)0, (MPI_Comm)0, (MPI_Comm *)0, (int *)0); expect("MPI_Comm_spawn_multiple", before); n++; }
     { int before = calls; (void)MPI_Compare_and_swap((const void *)0, (const void *)0, (void *)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (MPI_Win)0); expect("MPI_Compare_and_swap", before); n++; }
     { int before = calls; (void)PMPI_Compare_and_swap((const void *)0, (const void *)0, (void *)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (MPI_Win)0); expect("MPI_Compare_and_swap", before); n++; }
     { int before = calls; (void)MPI_Fetch_and_op((const void *)0, (void *)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (MPI_Op)0, (MPI_Win)0); expect("MPI_Fetch_and_op", before); n++; }
@@ -300,10 +294,6 @@ int main(int argc, char **argv)
     { int before = calls; (void)PMPI_Get_c((void *)0, (MPI_Count)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (MPI_Count)0, (MPI_Datatype)0, (MPI_Win)0); expect("MPI_Get_c", before); n++; }
     { int before = calls; (void)MPI_Get_hw_resource_info((MPI_Info *)0); expect("MPI_Get_hw_resource_info", before); n++; }
     { int before = calls; (void)PMPI_Get_hw_resource_info((MPI_Info *)0); expect("MPI_Get_hw_resource_info", before); n++; }
-    { int before = calls; (void)MPI_Grequest_complete((MPI_Request)0); expect("MPI_Grequest_complete", before); n++; }
-    { int before = calls; (void)PMPI_Grequest_complete((MPI_Request)0); expect("MPI_Grequest_complete", before); n++; }
-    { int before = calls; (void)MPI_Grequest_start((MPI_Grequest_query_function *)0, (MPI_Grequest_free_function *)0, (MPI_Grequest_cancel_function *)0, (void *)0, (MPI_Request *)0); expect("MPI_Grequest_start", before); n++; }
-    { int before = calls; (void)PMPI_Grequest_start((MPI_Grequest_query_function *)0, (MPI_Grequest_free_function *)0, (MPI_Grequest_cancel_function *)0, (void *)0, (MPI_Request *)0); expect("MPI_Grequest_start", before); n++; }
     { int before = calls; (void)MPI_Group_c2f((MPI_Group)0); expect("MPI_Group_c2f", before); n++; }
     { int before = calls; (void)PMPI_Group_c2f((MPI_Group)0); expect("MPI_Group_c2f", before); n++; }
     { int before = calls; (void)MPI_Group_f2c((MPI_Fint)0); expect("MPI_Group_f2c", before); n++; }

@@ -13,10 +13,12 @@
 static const int A[N] = {0, 1, -3, 7, 2, 0, 5, -1, 4, 9, -8, 3};
 static const int B[N] = {0, 0, 2, -7, 2, 6, -5, 0, 1, 9, 8, -3};
 
-/* The standard's type groups (MPI-4.1 §6.9.2). */
+/* The standard's type groups (MPI-4.1 §6.9.2), and G_CHAR: MPI_CHAR and
+ * MPI_CHARACTER, which MPICH reduces as integers (its "extra" C integer group). MPICH
+ * also applies the logical ops to the Fortran and multi-language integers. */
 enum {
     G_CINT = 1, G_FINT = 2, G_FLOAT = 4, G_LOGICAL = 8, G_COMPLEX = 16, G_BYTE = 32,
-    G_MULTI = 64, G_PAIR = 128
+    G_MULTI = 64, G_PAIR = 128, G_CHAR = 256
 };
 
 static const struct {
@@ -24,16 +26,16 @@ static const struct {
     const char *name;
     unsigned groups;
 } ops[] = {
-    {MPI_MAX, "MPI_MAX", G_CINT | G_FINT | G_FLOAT | G_MULTI},
-    {MPI_MIN, "MPI_MIN", G_CINT | G_FINT | G_FLOAT | G_MULTI},
-    {MPI_SUM, "MPI_SUM", G_CINT | G_FINT | G_FLOAT | G_COMPLEX | G_MULTI},
-    {MPI_PROD, "MPI_PROD", G_CINT | G_FINT | G_FLOAT | G_COMPLEX | G_MULTI},
-    {MPI_LAND, "MPI_LAND", G_CINT | G_LOGICAL},
-    {MPI_LOR, "MPI_LOR", G_CINT | G_LOGICAL},
-    {MPI_LXOR, "MPI_LXOR", G_CINT | G_LOGICAL},
-    {MPI_BAND, "MPI_BAND", G_CINT | G_FINT | G_BYTE | G_MULTI},
-    {MPI_BOR, "MPI_BOR", G_CINT | G_FINT | G_BYTE | G_MULTI},
-    {MPI_BXOR, "MPI_BXOR", G_CINT | G_FINT | G_BYTE | G_MULTI},
+    {MPI_MAX, "MPI_MAX", G_CINT | G_FINT | G_FLOAT | G_MULTI | G_CHAR},
+    {MPI_MIN, "MPI_MIN", G_CINT | G_FINT | G_FLOAT | G_MULTI | G_CHAR},
+    {MPI_SUM, "MPI_SUM", G_CINT | G_FINT | G_FLOAT | G_COMPLEX | G_MULTI | G_CHAR},
+    {MPI_PROD, "MPI_PROD", G_CINT | G_FINT | G_FLOAT | G_COMPLEX | G_MULTI | G_CHAR},
+    {MPI_LAND, "MPI_LAND", G_CINT | G_LOGICAL | G_FINT | G_MULTI | G_CHAR},
+    {MPI_LOR, "MPI_LOR", G_CINT | G_LOGICAL | G_FINT | G_MULTI | G_CHAR},
+    {MPI_LXOR, "MPI_LXOR", G_CINT | G_LOGICAL | G_FINT | G_MULTI | G_CHAR},
+    {MPI_BAND, "MPI_BAND", G_CINT | G_FINT | G_BYTE | G_MULTI | G_CHAR},
+    {MPI_BOR, "MPI_BOR", G_CINT | G_FINT | G_BYTE | G_MULTI | G_CHAR},
+    {MPI_BXOR, "MPI_BXOR", G_CINT | G_FINT | G_BYTE | G_MULTI | G_CHAR},
     {MPI_MINLOC, "MPI_MINLOC", G_PAIR},
     {MPI_MAXLOC, "MPI_MAXLOC", G_PAIR},
 };
@@ -89,11 +91,7 @@ static int checked; /* (op, type) combinations whose results were checked */
         BITWISE(T, M, (T)A[i], (T)B[i]);                                        \
     } while (0)
 
-#define F_INTEGER(T, M)                                                         \
-    do {                                                                        \
-        ARITH(T, M, (T)A[i], (T)B[i]);                                          \
-        BITWISE(T, M, (T)A[i], (T)B[i]);                                        \
-    } while (0)
+#define F_INTEGER(T, M) C_INTEGER(T, M)
 
 #define FLOATING(T, M) ARITH(T, M, (T)(A[i] * 0.25), (T)(B[i] * 0.5))
 
@@ -125,7 +123,17 @@ static void test_arithmetic(void)
     C_INTEGER(uint32_t, MPI_UINT32_T);
     C_INTEGER(uint64_t, MPI_UINT64_T);
 
-    /* Fortran integers and the multi-language types: no logical ops. */
+    /* C's char and Fortran's character, as MPICH computes them: C char arithmetic
+     * (signed or not as the platform's char is), MPI_CHARACTER as signed bytes. The
+     * wrap-around is checked with values past the range. */
+    C_INTEGER(char, MPI_CHAR);
+    C_INTEGER(signed char, MPI_CHARACTER);
+    RUN(char, MPI_CHAR, MPI_SUM, (char)(x + y), (char)(100 + i), (char)(100 + 2 * i));
+    RUN(char, MPI_CHAR, MPI_PROD, (char)(x * y), (char)(16 + i), (char)(17 + i));
+    RUN(char, MPI_CHAR, MPI_MAX, x > y ? x : y, (char)(120 + 3 * i), (char)(i - 6));
+    RUN(signed char, MPI_CHARACTER, MPI_MIN, x < y ? x : y, (signed char)(200 + i), (signed char)(i));
+
+    /* Fortran integers and the multi-language types (logical ops as MPICH allows). */
     F_INTEGER(int, MPI_INTEGER);
     F_INTEGER(int8_t, MPI_INTEGER1);
     F_INTEGER(int16_t, MPI_INTEGER2);
@@ -228,10 +236,10 @@ static const struct {
     const char *name;
     unsigned groups;
 } types[] = {
-    {MPI_CHAR, "MPI_CHAR", 0},
+    {MPI_CHAR, "MPI_CHAR", G_CHAR},
     {MPI_WCHAR, "MPI_WCHAR", 0},
     {MPI_PACKED, "MPI_PACKED", 0},
-    {MPI_CHARACTER, "MPI_CHARACTER", 0},
+    {MPI_CHARACTER, "MPI_CHARACTER", G_CHAR},
     {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", G_CINT},
     {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", G_CINT},
     {MPI_BYTE, "MPI_BYTE", G_BYTE},
@@ -292,7 +300,7 @@ static void test_allowed(void)
         for (int i = 0; i < size && types[t].groups != G_PAIR; i++) /* pairs have padding */
             CHECK(io[i] == i, "MPI_REPLACE on %s: byte %d is %d", types[t].name, i, io[i]);
     }
-    CHECK(refused > 200, "only %d combinations refused", refused);
+    CHECK(refused > 150, "only %d combinations refused", refused);
 }
 
 /* Derived types whose type map holds one basic type. */
