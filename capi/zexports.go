@@ -3078,6 +3078,9 @@ func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Bsend, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Bsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Bsend, commObj, err)
 	}
@@ -3100,6 +3103,9 @@ func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Bsend_c, nil, err)
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Bsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Bsend_c, commObj, err)
@@ -3127,6 +3133,9 @@ func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Bsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Bsend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Bsend_init, commObj, err)
 	}
@@ -3152,6 +3161,9 @@ func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	}
 	if request == nil {
 		return raise(fnMPI_Bsend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Bsend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Bsend_init_c, commObj, err)
@@ -5275,6 +5287,9 @@ func mpixgo_MPI_Get_count(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI
 	if count == nil {
 		return raise(fnMPI_Get_count, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Get_count, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Get_count(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_count, nil, err)
 	}
@@ -5293,6 +5308,9 @@ func mpixgo_MPI_Get_count_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.M
 	}
 	if count == nil {
 		return raise(fnMPI_Get_count_c, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Get_count_c, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Get_count_c(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_count_c, nil, err)
@@ -5313,6 +5331,9 @@ func mpixgo_MPI_Get_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.
 	if count == nil {
 		return raise(fnMPI_Get_elements, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Get_elements, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Get_elements(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_elements, nil, err)
 	}
@@ -5332,6 +5353,9 @@ func mpixgo_MPI_Get_elements_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ 
 	if count == nil {
 		return raise(fnMPI_Get_elements_c, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Get_elements_c, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Get_elements_c(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_elements_c, nil, err)
 	}
@@ -5350,6 +5374,9 @@ func mpixgo_MPI_Get_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ 
 	}
 	if count == nil {
 		return raise(fnMPI_Get_elements_x, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Get_elements_x, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Get_elements_x(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_elements_x, nil, err)
@@ -6208,6 +6235,9 @@ func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Ibsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ibsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ibsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ibsend, commObj, err)
 	}
@@ -6233,6 +6263,9 @@ func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	}
 	if request == nil {
 		return raise(fnMPI_Ibsend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ibsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Ibsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ibsend_c, commObj, err)
@@ -6410,6 +6443,9 @@ func mpixgo_MPI_Improbe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Com
 	if message == nil {
 		return raise(fnMPI_Improbe, commObj, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Improbe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Improbe(ctx, source, tag, commObj, flag, message, status); err != nil {
 		return raise(fnMPI_Improbe, commObj, err)
 	}
@@ -6435,6 +6471,9 @@ func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Imrecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, message, request); err != nil {
 		return raise(fnMPI_Imrecv, nil, err)
 	}
@@ -6459,6 +6498,9 @@ func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	}
 	if request == nil {
 		return raise(fnMPI_Imrecv_c, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Imrecv_c, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Imrecv_c(ctx, buf, count, datatype_Obj, message, request); err != nil {
 		return raise(fnMPI_Imrecv_c, nil, err)
@@ -7066,6 +7108,9 @@ func mpixgo_MPI_Iprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 	if flag == nil {
 		return raise(fnMPI_Iprobe, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Iprobe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Iprobe(ctx, source, tag, commObj, flag, status); err != nil {
 		return raise(fnMPI_Iprobe, commObj, err)
 	}
@@ -7092,6 +7137,9 @@ func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if request == nil {
 		return raise(fnMPI_Irecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irecv, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Irecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irecv, commObj, err)
 	}
@@ -7117,6 +7165,9 @@ func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	}
 	if request == nil {
 		return raise(fnMPI_Irecv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irecv_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Irecv_c(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irecv_c, commObj, err)
@@ -7318,6 +7369,9 @@ func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Irsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Irsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irsend, commObj, err)
 	}
@@ -7343,6 +7397,9 @@ func mpixgo_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	}
 	if request == nil {
 		return raise(fnMPI_Irsend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Irsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irsend_c, commObj, err)
@@ -7539,6 +7596,9 @@ func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if request == nil {
 		return raise(fnMPI_Isend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Isend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Isend, commObj, err)
 	}
@@ -7564,6 +7624,9 @@ func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	}
 	if request == nil {
 		return raise(fnMPI_Isend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Isend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Isend_c, commObj, err)
@@ -7598,6 +7661,12 @@ func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if request == nil {
 		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
 	if err := impl_MPI_Isendrecv_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, dest, sendtag, recvbuf, C.MPI_Count(recvcount), recvtypeObj, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv, commObj, err)
 	}
@@ -7631,6 +7700,12 @@ func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if request == nil {
 		return raise(fnMPI_Isendrecv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Isendrecv_c, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Isendrecv_c, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
 	if err := impl_MPI_Isendrecv_c(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv_c, commObj, err)
 	}
@@ -7656,6 +7731,9 @@ func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.i
 	}
 	if request == nil {
 		return raise(fnMPI_Isendrecv_replace, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isendrecv_replace, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Isendrecv_replace_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv_replace, commObj, err)
@@ -7683,6 +7761,9 @@ func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C
 	if request == nil {
 		return raise(fnMPI_Isendrecv_replace_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isendrecv_replace_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Isendrecv_replace_c(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv_replace_c, commObj, err)
 	}
@@ -7709,6 +7790,9 @@ func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Issend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Issend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Issend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Issend, commObj, err)
 	}
@@ -7734,6 +7818,9 @@ func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	}
 	if request == nil {
 		return raise(fnMPI_Issend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Issend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Issend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Issend_c, commObj, err)
@@ -7804,6 +7891,9 @@ func mpixgo_MPI_Mprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 	if message == nil {
 		return raise(fnMPI_Mprobe, commObj, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Mprobe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Mprobe(ctx, source, tag, commObj, message, status); err != nil {
 		return raise(fnMPI_Mprobe, commObj, err)
 	}
@@ -7826,6 +7916,12 @@ func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if message == nil {
 		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Mrecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, message, status); err != nil {
 		return raise(fnMPI_Mrecv, nil, err)
 	}
@@ -7847,6 +7943,12 @@ func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	}
 	if message == nil {
 		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Mrecv_c(ctx, buf, count, datatype_Obj, message, status); err != nil {
 		return raise(fnMPI_Mrecv_c, nil, err)
@@ -8754,6 +8856,9 @@ func mpixgo_MPI_Probe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm,
 	if err != nil {
 		return raise(fnMPI_Probe, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Probe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Probe(ctx, source, tag, commObj, status); err != nil {
 		return raise(fnMPI_Probe, commObj, err)
 	}
@@ -8828,6 +8933,12 @@ func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Recv, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Recv, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Recv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, status); err != nil {
 		return raise(fnMPI_Recv, commObj, err)
 	}
@@ -8850,6 +8961,12 @@ func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Recv_c, nil, err)
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Recv_c, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Recv_c(ctx, buf, count, datatype_Obj, source, tag, commObj, status); err != nil {
 		return raise(fnMPI_Recv_c, commObj, err)
@@ -8877,6 +8994,9 @@ func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if request == nil {
 		return raise(fnMPI_Recv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Recv_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Recv_init, commObj, err)
 	}
@@ -8902,6 +9022,9 @@ func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 	}
 	if request == nil {
 		return raise(fnMPI_Recv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Recv_init_c(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Recv_init_c, commObj, err)
@@ -9386,6 +9509,9 @@ func mpixgo_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag 
 	if flag == nil {
 		return raise(fnMPI_Request_get_status, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Request_get_status, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Request_get_status(ctx, request, flag, status); err != nil {
 		return raise(fnMPI_Request_get_status, nil, err)
 	}
@@ -9418,6 +9544,9 @@ func mpixgo_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, array_of_re
 	}
 	if flag == nil {
 		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Request_get_status_any(ctx, count, array_of_requests, index, flag, status); err != nil {
 		return raise(fnMPI_Request_get_status_any, nil, err)
@@ -9511,6 +9640,9 @@ func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Rsend, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Rsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Rsend, commObj, err)
 	}
@@ -9533,6 +9665,9 @@ func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Rsend_c, nil, err)
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Rsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Rsend_c, commObj, err)
@@ -9560,6 +9695,9 @@ func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Rsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Rsend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Rsend_init, commObj, err)
 	}
@@ -9585,6 +9723,9 @@ func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	}
 	if request == nil {
 		return raise(fnMPI_Rsend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Rsend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Rsend_init_c, commObj, err)
@@ -9923,6 +10064,9 @@ func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Send, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Send_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Send, commObj, err)
 	}
@@ -9945,6 +10089,9 @@ func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Send_c, nil, err)
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Send_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Send_c, commObj, err)
@@ -9972,6 +10119,9 @@ func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if request == nil {
 		return raise(fnMPI_Send_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Send_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Send_init, commObj, err)
 	}
@@ -9997,6 +10147,9 @@ func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 	}
 	if request == nil {
 		return raise(fnMPI_Send_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Send_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Send_init_c, commObj, err)
@@ -10028,6 +10181,15 @@ func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv, nil, err)
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Sendrecv, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Sendrecv, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Sendrecv_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, dest, sendtag, recvbuf, C.MPI_Count(recvcount), recvtypeObj, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv, commObj, err)
 	}
@@ -10058,6 +10220,15 @@ func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Sendrecv_c, nil, err)
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Sendrecv_c, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Sendrecv_c, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv_c, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Sendrecv_c(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv_c, commObj, err)
 	}
@@ -10081,6 +10252,12 @@ func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Sendrecv_replace, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv_replace, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Sendrecv_replace_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv_replace, commObj, err)
 	}
@@ -10103,6 +10280,12 @@ func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, nil, err)
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Sendrecv_replace_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv_replace_c, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Sendrecv_replace_c(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, commObj, err)
@@ -10369,6 +10552,9 @@ func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Ssend, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ssend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Ssend, commObj, err)
 	}
@@ -10391,6 +10577,9 @@ func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Ssend_c, nil, err)
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Ssend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Ssend_c, commObj, err)
@@ -10418,6 +10607,9 @@ func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Ssend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ssend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ssend_init, commObj, err)
 	}
@@ -10443,6 +10635,9 @@ func mpixgo_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	}
 	if request == nil {
 		return raise(fnMPI_Ssend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Ssend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ssend_init_c, commObj, err)
@@ -10470,6 +10665,9 @@ func mpixgo_MPI_Startall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_
 	defer recoverCall(fnMPI_Startall, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Startall, nil, err)
+	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Startall, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
 	}
 	if err := impl_MPI_Startall(ctx, count, array_of_requests); err != nil {
 		return raise(fnMPI_Startall, nil, err)
@@ -10522,6 +10720,9 @@ func mpixgo_MPI_Status_get_error(ctx *C.mpix_ctx, status *C.MPI_Status, error_ *
 	if error_ == nil {
 		return raise(fnMPI_Status_get_error, nil, core.Errorf(core.ErrArg, "error must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Status_get_error, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_get_error(ctx, status, error_); err != nil {
 		return raise(fnMPI_Status_get_error, nil, err)
 	}
@@ -10536,6 +10737,9 @@ func mpixgo_MPI_Status_get_source(ctx *C.mpix_ctx, status *C.MPI_Status, source 
 	}
 	if source == nil {
 		return raise(fnMPI_Status_get_source, nil, core.Errorf(core.ErrArg, "source must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Status_get_source, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_get_source(ctx, status, source); err != nil {
 		return raise(fnMPI_Status_get_source, nil, err)
@@ -10552,6 +10756,9 @@ func mpixgo_MPI_Status_get_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag *C.int
 	if tag == nil {
 		return raise(fnMPI_Status_get_tag, nil, core.Errorf(core.ErrArg, "tag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Status_get_tag, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_get_tag(ctx, status, tag); err != nil {
 		return raise(fnMPI_Status_get_tag, nil, err)
 	}
@@ -10563,6 +10770,9 @@ func mpixgo_MPI_Status_set_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag
 	defer recoverCall(fnMPI_Status_set_cancelled, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_cancelled, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_Status_set_cancelled, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_set_cancelled(ctx, status, flag); err != nil {
 		return raise(fnMPI_Status_set_cancelled, nil, err)
@@ -10580,6 +10790,9 @@ func mpixgo_MPI_Status_set_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datat
 	if err != nil {
 		return raise(fnMPI_Status_set_elements, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Status_set_elements, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_set_elements(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Status_set_elements, nil, err)
 	}
@@ -10596,6 +10809,9 @@ func mpixgo_MPI_Status_set_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, dat
 	if err != nil {
 		return raise(fnMPI_Status_set_elements_x, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Status_set_elements_x, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_set_elements_x(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Status_set_elements_x, nil, err)
 	}
@@ -10607,6 +10823,9 @@ func mpixgo_MPI_Status_set_error(ctx *C.mpix_ctx, status *C.MPI_Status, error_ C
 	defer recoverCall(fnMPI_Status_set_error, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_error, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_Status_set_error, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_set_error(ctx, status, error_); err != nil {
 		return raise(fnMPI_Status_set_error, nil, err)
@@ -10620,6 +10839,9 @@ func mpixgo_MPI_Status_set_source(ctx *C.mpix_ctx, status *C.MPI_Status, source 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_source, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Status_set_source, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_set_source(ctx, status, source); err != nil {
 		return raise(fnMPI_Status_set_source, nil, err)
 	}
@@ -10631,6 +10853,9 @@ func mpixgo_MPI_Status_set_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag C.int)
 	defer recoverCall(fnMPI_Status_set_tag, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_tag, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_Status_set_tag, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_set_tag(ctx, status, tag); err != nil {
 		return raise(fnMPI_Status_set_tag, nil, err)
@@ -11109,6 +11334,9 @@ func mpixgo_MPI_Test(ctx *C.mpix_ctx, request *C.MPI_Request, flag *C.int, statu
 	if flag == nil {
 		return raise(fnMPI_Test, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Test, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Test(ctx, request, flag, status); err != nil {
 		return raise(fnMPI_Test, nil, err)
 	}
@@ -11124,6 +11352,9 @@ func mpixgo_MPI_Test_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag *C.in
 	if flag == nil {
 		return raise(fnMPI_Test_cancelled, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Test_cancelled, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Test_cancelled(ctx, status, flag); err != nil {
 		return raise(fnMPI_Test_cancelled, nil, err)
 	}
@@ -11138,6 +11369,12 @@ func mpixgo_MPI_Testall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	}
 	if flag == nil {
 		return raise(fnMPI_Testall, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Testall, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if count > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Testall, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when count is positive"))
 	}
 	if err := impl_MPI_Testall(ctx, count, array_of_requests, flag, array_of_statuses); err != nil {
 		return raise(fnMPI_Testall, nil, err)
@@ -11157,6 +11394,12 @@ func mpixgo_MPI_Testany(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	if flag == nil {
 		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if status == nil {
+		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Testany(ctx, count, array_of_requests, index, flag, status); err != nil {
 		return raise(fnMPI_Testany, nil, err)
 	}
@@ -11171,6 +11414,15 @@ func mpixgo_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MP
 	}
 	if outcount == nil {
 		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if incount > 0 && array_of_requests == nil {
+		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_indices == nil {
+		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "array_of_indices must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when incount is positive"))
 	}
 	if err := impl_MPI_Testsome(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
 		return raise(fnMPI_Testsome, nil, err)
@@ -12505,6 +12757,9 @@ func mpixgo_MPI_Wait(ctx *C.mpix_ctx, request *C.MPI_Request, status *C.MPI_Stat
 	if request == nil {
 		return raise(fnMPI_Wait, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Wait, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Wait(ctx, request, status); err != nil {
 		return raise(fnMPI_Wait, nil, err)
 	}
@@ -12516,6 +12771,12 @@ func mpixgo_MPI_Waitall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	defer recoverCall(fnMPI_Waitall, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Waitall, nil, err)
+	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Waitall, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if count > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Waitall, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when count is positive"))
 	}
 	if err := impl_MPI_Waitall(ctx, count, array_of_requests, array_of_statuses); err != nil {
 		return raise(fnMPI_Waitall, nil, err)
@@ -12532,6 +12793,12 @@ func mpixgo_MPI_Waitany(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	if index == nil {
 		return raise(fnMPI_Waitany, nil, core.Errorf(core.ErrArg, "index must not be NULL"))
 	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Waitany, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if status == nil {
+		return raise(fnMPI_Waitany, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Waitany(ctx, count, array_of_requests, index, status); err != nil {
 		return raise(fnMPI_Waitany, nil, err)
 	}
@@ -12546,6 +12813,15 @@ func mpixgo_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MP
 	}
 	if outcount == nil {
 		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if incount > 0 && array_of_requests == nil {
+		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_indices == nil {
+		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "array_of_indices must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when incount is positive"))
 	}
 	if err := impl_MPI_Waitsome(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
 		return raise(fnMPI_Waitsome, nil, err)
