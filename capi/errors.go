@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"mpix/core"
@@ -82,7 +83,7 @@ func invokeHandler(fn funcID, target errTarget, code int, msg string) int {
 }
 
 // fatal prints one line and ends the job for the error handler handler
-// (MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT). The exit status is the error class, as
+// (MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT; "a memory fault" for faulted). The exit status is the error class, as
 // with MPICH. The process manager is told "<handler>: <call>: <message>", so that
 // mpixexec says the handler ended the job in that call, not that the program called
 // MPI_Abort.
@@ -112,6 +113,7 @@ func abortJob(code int, line, reason string) {
 // error handler: no panic or Go stack trace ever reaches the C program.
 func recoverCall(fn funcID, rc *C.int) {
 	if r := recover(); r != nil {
+		faulted(fn, r)
 		*rc = raise(fn, nil, core.Errorf(core.ErrIntern, "internal error: %v", r))
 	}
 }
@@ -119,6 +121,25 @@ func recoverCall(fn funcID, rc *C.int) {
 // recoverValue is recoverCall for procedures that return a value instead of a code.
 func recoverValue(fn funcID) {
 	if r := recover(); r != nil {
+		faulted(fn, r)
 		raise(fn, nil, core.Errorf(core.ErrIntern, "internal error: %v", r))
 	}
+}
+
+// catchFaults makes a memory fault in Go code during this call (a user buffer that
+// is not accessible memory) a panic that recoverCall sees, instead of the Go
+// runtime's crash with a stack dump. The exports of procedures that take a buffer
+// call it first (capi/gen); the setting belongs to the calling thread's goroutine.
+func catchFaults() { debug.SetPanicOnFault(true) }
+
+// faulted ends the job with one line naming the call when r is a memory fault: the
+// library may have been stopped halfway (a lock held, a message half sent), so no
+// error handler can let the program go on. Anything else returns.
+func faulted(fn funcID, r any) {
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok {
+		return
+	}
+	msg := fmt.Sprintf("memory fault at address 0x%x: a buffer argument is not accessible memory", f.Addr())
+	fatal(fn, core.ErrBuffer, msg, "a memory fault")
 }

@@ -2216,6 +2216,7 @@ func mpixgo_MPI_Aint_diff(ctx *C.mpix_ctx, addr1 C.MPI_Aint, addr2 C.MPI_Aint) (
 //export mpixgo_MPI_Allgather
 func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather, nil, err)
 	}
@@ -2242,6 +2243,7 @@ func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 //export mpixgo_MPI_Allgather_c
 func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_c, nil, err)
 	}
@@ -2268,6 +2270,7 @@ func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Allgather_init
 func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_init, nil, err)
 	}
@@ -2301,6 +2304,7 @@ func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Allgather_init_c
 func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_init_c, nil, err)
 	}
@@ -2334,6 +2338,7 @@ func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 //export mpixgo_MPI_Allgatherv
 func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
 	}
@@ -2357,6 +2362,7 @@ func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Allgatherv_c
 func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
 	}
@@ -2380,6 +2386,7 @@ func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Allgatherv_init
 func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_init, nil, err)
 	}
@@ -2410,6 +2417,7 @@ func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 //export mpixgo_MPI_Allgatherv_init_c
 func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_init_c, nil, err)
 	}
@@ -2440,6 +2448,7 @@ func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 //export mpixgo_MPI_Alloc_mem
 func mpixgo_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info C.MPI_Info, baseptr unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Alloc_mem, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alloc_mem, nil, err)
 	}
@@ -2456,6 +2465,7 @@ func mpixgo_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info C.MPI_Info, bas
 //export mpixgo_MPI_Allreduce
 func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce, nil, err)
 	}
@@ -2483,6 +2493,7 @@ func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Allreduce_c
 func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce_c, nil, err)
 	}
@@ -2510,6 +2521,7 @@ func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Allreduce_init
 func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce_init, nil, err)
 	}
@@ -2544,6 +2556,7 @@ func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 //export mpixgo_MPI_Allreduce_init_c
 func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce_init_c, nil, err)
 	}
@@ -2578,6 +2591,7 @@ func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbu
 //export mpixgo_MPI_Alltoall
 func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall, nil, err)
 	}
@@ -2604,6 +2618,7 @@ func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Alltoall_c
 func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_c, nil, err)
 	}
@@ -2630,6 +2645,7 @@ func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Alltoall_init
 func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_init, nil, err)
 	}
@@ -2663,6 +2679,7 @@ func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Alltoall_init_c
 func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_init_c, nil, err)
 	}
@@ -2696,6 +2713,7 @@ func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 //export mpixgo_MPI_Alltoallv
 func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv, nil, err)
 	}
@@ -2716,6 +2734,7 @@ func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 //export mpixgo_MPI_Alltoallv_c
 func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
 	}
@@ -2736,6 +2755,7 @@ func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 //export mpixgo_MPI_Alltoallv_init
 func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv_init, nil, err)
 	}
@@ -2763,6 +2783,7 @@ func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Alltoallv_init_c
 func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv_init_c, nil, err)
 	}
@@ -2790,6 +2811,7 @@ func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 //export mpixgo_MPI_Alltoallw
 func mpixgo_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw, nil, err)
 	}
@@ -2806,6 +2828,7 @@ func mpixgo_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 //export mpixgo_MPI_Alltoallw_c
 func mpixgo_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_c, nil, err)
 	}
@@ -2822,6 +2845,7 @@ func mpixgo_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 //export mpixgo_MPI_Alltoallw_init
 func mpixgo_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_init, nil, err)
 	}
@@ -2845,6 +2869,7 @@ func mpixgo_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Alltoallw_init_c
 func mpixgo_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_init_c, nil, err)
 	}
@@ -2958,6 +2983,7 @@ func mpixgo_MPI_Barrier_init(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, 
 //export mpixgo_MPI_Bcast
 func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast, nil, err)
 	}
@@ -2981,6 +3007,7 @@ func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datat
 //export mpixgo_MPI_Bcast_c
 func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast_c, nil, err)
 	}
@@ -3004,6 +3031,7 @@ func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Coun
 //export mpixgo_MPI_Bcast_init
 func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast_init, nil, err)
 	}
@@ -3034,6 +3062,7 @@ func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, 
 //export mpixgo_MPI_Bcast_init_c
 func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast_init_c, nil, err)
 	}
@@ -3064,6 +3093,7 @@ func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI
 //export mpixgo_MPI_Bsend
 func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend, nil, err)
 	}
@@ -3090,6 +3120,7 @@ func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Bsend_c
 func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend_c, nil, err)
 	}
@@ -3116,6 +3147,7 @@ func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Bsend_init
 func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend_init, nil, err)
 	}
@@ -3145,6 +3177,7 @@ func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 //export mpixgo_MPI_Bsend_init_c
 func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend_init_c, nil, err)
 	}
@@ -3174,6 +3207,7 @@ func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 //export mpixgo_MPI_Buffer_attach
 func mpixgo_MPI_Buffer_attach(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_attach, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_attach, nil, err)
 	}
@@ -3186,6 +3220,7 @@ func mpixgo_MPI_Buffer_attach(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.int
 //export mpixgo_MPI_Buffer_attach_c
 func mpixgo_MPI_Buffer_attach_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_attach_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_attach_c, nil, err)
 	}
@@ -3198,6 +3233,7 @@ func mpixgo_MPI_Buffer_attach_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.M
 //export mpixgo_MPI_Buffer_detach
 func mpixgo_MPI_Buffer_detach(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_detach, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_detach, nil, err)
 	}
@@ -3213,6 +3249,7 @@ func mpixgo_MPI_Buffer_detach(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size 
 //export mpixgo_MPI_Buffer_detach_c
 func mpixgo_MPI_Buffer_detach_c(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_detach_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_detach_c, nil, err)
 	}
@@ -4340,6 +4377,7 @@ func mpixgo_MPI_Error_string(ctx *C.mpix_ctx, errorcode C.int, string_ *C.char, 
 //export mpixgo_MPI_Exscan
 func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan, nil, err)
 	}
@@ -4367,6 +4405,7 @@ func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 //export mpixgo_MPI_Exscan_c
 func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan_c, nil, err)
 	}
@@ -4394,6 +4433,7 @@ func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe
 //export mpixgo_MPI_Exscan_init
 func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan_init, nil, err)
 	}
@@ -4428,6 +4468,7 @@ func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Exscan_init_c
 func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan_init_c, nil, err)
 	}
@@ -5034,6 +5075,7 @@ func mpixgo_MPI_Finalized(ctx *C.mpix_ctx, flag *C.int) (rc C.int) {
 //export mpixgo_MPI_Free_mem
 func mpixgo_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Free_mem, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Free_mem, nil, err)
 	}
@@ -5046,6 +5088,7 @@ func mpixgo_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) (rc C.int) {
 //export mpixgo_MPI_Gather
 func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather, nil, err)
 	}
@@ -5068,6 +5111,7 @@ func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int,
 //export mpixgo_MPI_Gather_c
 func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_c, nil, err)
 	}
@@ -5090,6 +5134,7 @@ func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MP
 //export mpixgo_MPI_Gather_init
 func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_init, nil, err)
 	}
@@ -5119,6 +5164,7 @@ func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Gather_init_c
 func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_init_c, nil, err)
 	}
@@ -5148,6 +5194,7 @@ func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Gatherv
 func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv, nil, err)
 	}
@@ -5167,6 +5214,7 @@ func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 //export mpixgo_MPI_Gatherv_c
 func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_c, nil, err)
 	}
@@ -5186,6 +5234,7 @@ func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 //export mpixgo_MPI_Gatherv_init
 func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_init, nil, err)
 	}
@@ -5212,6 +5261,7 @@ func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Gatherv_init_c
 func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_init_c, nil, err)
 	}
@@ -5256,6 +5306,7 @@ func mpixgo_MPI_Get_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, or
 //export mpixgo_MPI_Get_address
 func mpixgo_MPI_Get_address(ctx *C.mpix_ctx, location unsafe.Pointer, address *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Get_address, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Get_address, nil, err)
 	}
@@ -5835,6 +5886,7 @@ func mpixgo_MPI_Group_union(ctx *C.mpix_ctx, group1 C.MPI_Group, group2 C.MPI_Gr
 //export mpixgo_MPI_Iallgather
 func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgather, nil, err)
 	}
@@ -5864,6 +5916,7 @@ func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Iallgather_c
 func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgather_c, nil, err)
 	}
@@ -5893,6 +5946,7 @@ func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Iallgatherv
 func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgatherv, nil, err)
 	}
@@ -5919,6 +5973,7 @@ func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Iallgatherv_c
 func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgatherv_c, nil, err)
 	}
@@ -5945,6 +6000,7 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Iallreduce
 func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallreduce, nil, err)
 	}
@@ -5975,6 +6031,7 @@ func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsa
 //export mpixgo_MPI_Iallreduce_c
 func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallreduce_c, nil, err)
 	}
@@ -6005,6 +6062,7 @@ func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf un
 //export mpixgo_MPI_Ialltoall
 func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoall, nil, err)
 	}
@@ -6034,6 +6092,7 @@ func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 //export mpixgo_MPI_Ialltoall_c
 func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoall_c, nil, err)
 	}
@@ -6063,6 +6122,7 @@ func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Ialltoallv
 func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallv, nil, err)
 	}
@@ -6086,6 +6146,7 @@ func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 //export mpixgo_MPI_Ialltoallv_c
 func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallv_c, nil, err)
 	}
@@ -6109,6 +6170,7 @@ func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts
 //export mpixgo_MPI_Ialltoallw
 func mpixgo_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallw, nil, err)
 	}
@@ -6128,6 +6190,7 @@ func mpixgo_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 //export mpixgo_MPI_Ialltoallw_c
 func mpixgo_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallw_c, nil, err)
 	}
@@ -6166,6 +6229,7 @@ func mpixgo_MPI_Ibarrier(ctx *C.mpix_ctx, comm C.MPI_Comm, request *C.MPI_Reques
 //export mpixgo_MPI_Ibcast
 func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibcast, nil, err)
 	}
@@ -6192,6 +6256,7 @@ func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, data
 //export mpixgo_MPI_Ibcast_c
 func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibcast_c, nil, err)
 	}
@@ -6218,6 +6283,7 @@ func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Cou
 //export mpixgo_MPI_Ibsend
 func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibsend, nil, err)
 	}
@@ -6247,6 +6313,7 @@ func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Ibsend_c
 func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibsend_c, nil, err)
 	}
@@ -6276,6 +6343,7 @@ func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 //export mpixgo_MPI_Iexscan
 func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iexscan, nil, err)
 	}
@@ -6306,6 +6374,7 @@ func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 //export mpixgo_MPI_Iexscan_c
 func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iexscan_c, nil, err)
 	}
@@ -6336,6 +6405,7 @@ func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Igather
 func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igather, nil, err)
 	}
@@ -6361,6 +6431,7 @@ func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 //export mpixgo_MPI_Igather_c
 func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igather_c, nil, err)
 	}
@@ -6386,6 +6457,7 @@ func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 //export mpixgo_MPI_Igatherv
 func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igatherv, nil, err)
 	}
@@ -6408,6 +6480,7 @@ func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Igatherv_c
 func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igatherv_c, nil, err)
 	}
@@ -6455,6 +6528,7 @@ func mpixgo_MPI_Improbe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Com
 //export mpixgo_MPI_Imrecv
 func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Imrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Imrecv, nil, err)
 	}
@@ -6483,6 +6557,7 @@ func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Imrecv_c
 func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Imrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Imrecv_c, nil, err)
 	}
@@ -6511,6 +6586,7 @@ func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 //export mpixgo_MPI_Ineighbor_allgather
 func mpixgo_MPI_Ineighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgather, nil, err)
 	}
@@ -6544,6 +6620,7 @@ func mpixgo_MPI_Ineighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Ineighbor_allgather_c
 func mpixgo_MPI_Ineighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
 	}
@@ -6577,6 +6654,7 @@ func mpixgo_MPI_Ineighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 //export mpixgo_MPI_Ineighbor_allgatherv
 func mpixgo_MPI_Ineighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
 	}
@@ -6607,6 +6685,7 @@ func mpixgo_MPI_Ineighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Ineighbor_allgatherv_c
 func mpixgo_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
 	}
@@ -6637,6 +6716,7 @@ func mpixgo_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 //export mpixgo_MPI_Ineighbor_alltoall
 func mpixgo_MPI_Ineighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoall, nil, err)
 	}
@@ -6670,6 +6750,7 @@ func mpixgo_MPI_Ineighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Ineighbor_alltoall_c
 func mpixgo_MPI_Ineighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
 	}
@@ -6703,6 +6784,7 @@ func mpixgo_MPI_Ineighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Ineighbor_alltoallv
 func mpixgo_MPI_Ineighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
 	}
@@ -6730,6 +6812,7 @@ func mpixgo_MPI_Ineighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Ineighbor_alltoallv_c
 func mpixgo_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
 	}
@@ -6757,6 +6840,7 @@ func mpixgo_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 //export mpixgo_MPI_Ineighbor_alltoallw
 func mpixgo_MPI_Ineighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw, nil, err)
 	}
@@ -6776,6 +6860,7 @@ func mpixgo_MPI_Ineighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Ineighbor_alltoallw_c
 func mpixgo_MPI_Ineighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw_c, nil, err)
 	}
@@ -7120,6 +7205,7 @@ func mpixgo_MPI_Iprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 //export mpixgo_MPI_Irecv
 func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irecv, nil, err)
 	}
@@ -7149,6 +7235,7 @@ func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Irecv_c
 func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irecv_c, nil, err)
 	}
@@ -7178,6 +7265,7 @@ func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Ireduce
 func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce, nil, err)
 	}
@@ -7208,6 +7296,7 @@ func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 //export mpixgo_MPI_Ireduce_c
 func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_c, nil, err)
 	}
@@ -7238,6 +7327,7 @@ func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Ireduce_scatter
 func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter, nil, err)
 	}
@@ -7265,6 +7355,7 @@ func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf
 //export mpixgo_MPI_Ireduce_scatter_block
 func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter_block, nil, err)
 	}
@@ -7295,6 +7386,7 @@ func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, r
 //export mpixgo_MPI_Ireduce_scatter_block_c
 func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
 	}
@@ -7325,6 +7417,7 @@ func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Ireduce_scatter_c
 func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter_c, nil, err)
 	}
@@ -7352,6 +7445,7 @@ func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvb
 //export mpixgo_MPI_Irsend
 func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irsend, nil, err)
 	}
@@ -7381,6 +7475,7 @@ func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Irsend_c
 func mpixgo_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irsend_c, nil, err)
 	}
@@ -7425,6 +7520,7 @@ func mpixgo_MPI_Is_thread_main(ctx *C.mpix_ctx, flag *C.int) (rc C.int) {
 //export mpixgo_MPI_Iscan
 func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscan, nil, err)
 	}
@@ -7455,6 +7551,7 @@ func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Po
 //export mpixgo_MPI_Iscan_c
 func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscan_c, nil, err)
 	}
@@ -7485,6 +7582,7 @@ func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 //export mpixgo_MPI_Iscatter
 func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatter, nil, err)
 	}
@@ -7510,6 +7608,7 @@ func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Iscatter_c
 func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatter_c, nil, err)
 	}
@@ -7535,6 +7634,7 @@ func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Iscatterv
 func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatterv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv, nil, err)
 	}
@@ -7557,6 +7657,7 @@ func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 //export mpixgo_MPI_Iscatterv_c
 func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatterv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv_c, nil, err)
 	}
@@ -7579,6 +7680,7 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 //export mpixgo_MPI_Isend
 func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isend, nil, err)
 	}
@@ -7608,6 +7710,7 @@ func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Isend_c
 func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isend_c, nil, err)
 	}
@@ -7637,6 +7740,7 @@ func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Isendrecv
 func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv, nil, err)
 	}
@@ -7676,6 +7780,7 @@ func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 //export mpixgo_MPI_Isendrecv_c
 func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv_c, nil, err)
 	}
@@ -7715,6 +7820,7 @@ func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Isendrecv_replace
 func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_replace, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv_replace, nil, err)
 	}
@@ -7744,6 +7850,7 @@ func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.i
 //export mpixgo_MPI_Isendrecv_replace_c
 func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_replace_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv_replace_c, nil, err)
 	}
@@ -7773,6 +7880,7 @@ func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C
 //export mpixgo_MPI_Issend
 func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Issend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Issend, nil, err)
 	}
@@ -7802,6 +7910,7 @@ func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Issend_c
 func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Issend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Issend_c, nil, err)
 	}
@@ -7903,6 +8012,7 @@ func mpixgo_MPI_Mprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 //export mpixgo_MPI_Mrecv
 func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Mrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Mrecv, nil, err)
 	}
@@ -7931,6 +8041,7 @@ func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Mrecv_c
 func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Mrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Mrecv_c, nil, err)
 	}
@@ -7959,6 +8070,7 @@ func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Neighbor_allgather
 func mpixgo_MPI_Neighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather, nil, err)
 	}
@@ -7989,6 +8101,7 @@ func mpixgo_MPI_Neighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Neighbor_allgather_c
 func mpixgo_MPI_Neighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather_c, nil, err)
 	}
@@ -8019,6 +8132,7 @@ func mpixgo_MPI_Neighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Neighbor_allgather_init
 func mpixgo_MPI_Neighbor_allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather_init, nil, err)
 	}
@@ -8056,6 +8170,7 @@ func mpixgo_MPI_Neighbor_allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Neighbor_allgather_init_c
 func mpixgo_MPI_Neighbor_allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
 	}
@@ -8093,6 +8208,7 @@ func mpixgo_MPI_Neighbor_allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 //export mpixgo_MPI_Neighbor_allgatherv
 func mpixgo_MPI_Neighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv, nil, err)
 	}
@@ -8120,6 +8236,7 @@ func mpixgo_MPI_Neighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Neighbor_allgatherv_c
 func mpixgo_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
 	}
@@ -8147,6 +8264,7 @@ func mpixgo_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 //export mpixgo_MPI_Neighbor_allgatherv_init
 func mpixgo_MPI_Neighbor_allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
 	}
@@ -8181,6 +8299,7 @@ func mpixgo_MPI_Neighbor_allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer
 //export mpixgo_MPI_Neighbor_allgatherv_init_c
 func mpixgo_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
 	}
@@ -8215,6 +8334,7 @@ func mpixgo_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Point
 //export mpixgo_MPI_Neighbor_alltoall
 func mpixgo_MPI_Neighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall, nil, err)
 	}
@@ -8245,6 +8365,7 @@ func mpixgo_MPI_Neighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 //export mpixgo_MPI_Neighbor_alltoall_c
 func mpixgo_MPI_Neighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
 	}
@@ -8275,6 +8396,7 @@ func mpixgo_MPI_Neighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Neighbor_alltoall_init
 func mpixgo_MPI_Neighbor_alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
 	}
@@ -8312,6 +8434,7 @@ func mpixgo_MPI_Neighbor_alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 //export mpixgo_MPI_Neighbor_alltoall_init_c
 func mpixgo_MPI_Neighbor_alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
 	}
@@ -8349,6 +8472,7 @@ func mpixgo_MPI_Neighbor_alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer
 //export mpixgo_MPI_Neighbor_alltoallv
 func mpixgo_MPI_Neighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv, nil, err)
 	}
@@ -8373,6 +8497,7 @@ func mpixgo_MPI_Neighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Neighbor_alltoallv_c
 func mpixgo_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
 	}
@@ -8397,6 +8522,7 @@ func mpixgo_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Neighbor_alltoallv_init
 func mpixgo_MPI_Neighbor_alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
 	}
@@ -8428,6 +8554,7 @@ func mpixgo_MPI_Neighbor_alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Neighbor_alltoallv_init_c
 func mpixgo_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
 	}
@@ -8459,6 +8586,7 @@ func mpixgo_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 //export mpixgo_MPI_Neighbor_alltoallw
 func mpixgo_MPI_Neighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw, nil, err)
 	}
@@ -8475,6 +8603,7 @@ func mpixgo_MPI_Neighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Neighbor_alltoallw_c
 func mpixgo_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_c, nil, err)
 	}
@@ -8491,6 +8620,7 @@ func mpixgo_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Neighbor_alltoallw_init
 func mpixgo_MPI_Neighbor_alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init, nil, err)
 	}
@@ -8514,6 +8644,7 @@ func mpixgo_MPI_Neighbor_alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Neighbor_alltoallw_init_c
 func mpixgo_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init_c, nil, err)
 	}
@@ -8627,6 +8758,7 @@ func mpixgo_MPI_Open_port(ctx *C.mpix_ctx, info C.MPI_Info, port_name *C.char) (
 //export mpixgo_MPI_Pack
 func mpixgo_MPI_Pack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.int, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.int, position *C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Pack, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack, nil, err)
 	}
@@ -8653,6 +8785,7 @@ func mpixgo_MPI_Pack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.int, datat
 //export mpixgo_MPI_Pack_c
 func mpixgo_MPI_Pack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.MPI_Count, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack_c, nil, err)
 	}
@@ -8679,6 +8812,7 @@ func mpixgo_MPI_Pack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.MPI_Coun
 //export mpixgo_MPI_Pack_external
 func mpixgo_MPI_Pack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.int, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Aint, position *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack_external, nil, err)
 	}
@@ -8698,6 +8832,7 @@ func mpixgo_MPI_Pack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Poi
 //export mpixgo_MPI_Pack_external_c
 func mpixgo_MPI_Pack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.MPI_Count, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack_external_c, nil, err)
 	}
@@ -8919,6 +9054,7 @@ func mpixgo_MPI_Raccumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origi
 //export mpixgo_MPI_Recv
 func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Recv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv, nil, err)
 	}
@@ -8948,6 +9084,7 @@ func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 //export mpixgo_MPI_Recv_c
 func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv_c, nil, err)
 	}
@@ -8977,6 +9114,7 @@ func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 //export mpixgo_MPI_Recv_init
 func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv_init, nil, err)
 	}
@@ -9006,6 +9144,7 @@ func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 //export mpixgo_MPI_Recv_init_c
 func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv_init_c, nil, err)
 	}
@@ -9035,6 +9174,7 @@ func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 //export mpixgo_MPI_Reduce
 func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce, nil, err)
 	}
@@ -9062,6 +9202,7 @@ func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 //export mpixgo_MPI_Reduce_c
 func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_c, nil, err)
 	}
@@ -9089,6 +9230,7 @@ func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe
 //export mpixgo_MPI_Reduce_init
 func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_init, nil, err)
 	}
@@ -9123,6 +9265,7 @@ func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Reduce_init_c
 func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_init_c, nil, err)
 	}
@@ -9157,6 +9300,7 @@ func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf u
 //export mpixgo_MPI_Reduce_local
 func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_local, nil, err)
 	}
@@ -9180,6 +9324,7 @@ func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf uns
 //export mpixgo_MPI_Reduce_local_c
 func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_local_c, nil, err)
 	}
@@ -9203,6 +9348,7 @@ func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf u
 //export mpixgo_MPI_Reduce_scatter
 func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter, nil, err)
 	}
@@ -9227,6 +9373,7 @@ func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 //export mpixgo_MPI_Reduce_scatter_block
 func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block, nil, err)
 	}
@@ -9254,6 +9401,7 @@ func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, re
 //export mpixgo_MPI_Reduce_scatter_block_c
 func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
 	}
@@ -9281,6 +9429,7 @@ func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 //export mpixgo_MPI_Reduce_scatter_block_init
 func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
 	}
@@ -9315,6 +9464,7 @@ func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 //export mpixgo_MPI_Reduce_scatter_block_init_c
 func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
 	}
@@ -9349,6 +9499,7 @@ func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Poin
 //export mpixgo_MPI_Reduce_scatter_c
 func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_c, nil, err)
 	}
@@ -9373,6 +9524,7 @@ func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbu
 //export mpixgo_MPI_Reduce_scatter_init
 func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_init, nil, err)
 	}
@@ -9404,6 +9556,7 @@ func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, rec
 //export mpixgo_MPI_Reduce_scatter_init_c
 func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
 	}
@@ -9626,6 +9779,7 @@ func mpixgo_MPI_Rrput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count 
 //export mpixgo_MPI_Rsend
 func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend, nil, err)
 	}
@@ -9652,6 +9806,7 @@ func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Rsend_c
 func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend_c, nil, err)
 	}
@@ -9678,6 +9833,7 @@ func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Rsend_init
 func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend_init, nil, err)
 	}
@@ -9707,6 +9863,7 @@ func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 //export mpixgo_MPI_Rsend_init_c
 func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend_init_c, nil, err)
 	}
@@ -9736,6 +9893,7 @@ func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 //export mpixgo_MPI_Scan
 func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan, nil, err)
 	}
@@ -9763,6 +9921,7 @@ func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Poi
 //export mpixgo_MPI_Scan_c
 func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan_c, nil, err)
 	}
@@ -9790,6 +9949,7 @@ func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 //export mpixgo_MPI_Scan_init
 func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan_init, nil, err)
 	}
@@ -9824,6 +9984,7 @@ func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Scan_init_c
 func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan_init_c, nil, err)
 	}
@@ -9858,6 +10019,7 @@ func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Scatter
 func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter, nil, err)
 	}
@@ -9880,6 +10042,7 @@ func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 //export mpixgo_MPI_Scatter_c
 func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_c, nil, err)
 	}
@@ -9902,6 +10065,7 @@ func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 //export mpixgo_MPI_Scatter_init
 func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_init, nil, err)
 	}
@@ -9931,6 +10095,7 @@ func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Scatter_init_c
 func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_init_c, nil, err)
 	}
@@ -9960,6 +10125,7 @@ func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Scatterv
 func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv, nil, err)
 	}
@@ -9979,6 +10145,7 @@ func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.
 //export mpixgo_MPI_Scatterv_c
 func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
 	}
@@ -9998,6 +10165,7 @@ func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 //export mpixgo_MPI_Scatterv_init
 func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init, nil, err)
 	}
@@ -10024,6 +10192,7 @@ func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Scatterv_init_c
 func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init_c, nil, err)
 	}
@@ -10050,6 +10219,7 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 //export mpixgo_MPI_Send
 func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Send, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send, nil, err)
 	}
@@ -10076,6 +10246,7 @@ func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 //export mpixgo_MPI_Send_c
 func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Send_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send_c, nil, err)
 	}
@@ -10102,6 +10273,7 @@ func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 //export mpixgo_MPI_Send_init
 func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Send_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send_init, nil, err)
 	}
@@ -10131,6 +10303,7 @@ func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 //export mpixgo_MPI_Send_init_c
 func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Send_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send_init_c, nil, err)
 	}
@@ -10160,6 +10333,7 @@ func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 //export mpixgo_MPI_Sendrecv
 func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv, nil, err)
 	}
@@ -10199,6 +10373,7 @@ func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Sendrecv_c
 func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv_c, nil, err)
 	}
@@ -10238,6 +10413,7 @@ func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Sendrecv_replace
 func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_replace, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv_replace, nil, err)
 	}
@@ -10267,6 +10443,7 @@ func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.in
 //export mpixgo_MPI_Sendrecv_replace_c
 func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_replace_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, nil, err)
 	}
@@ -10538,6 +10715,7 @@ func mpixgo_MPI_Session_set_errhandler(ctx *C.mpix_ctx, session C.MPI_Session, e
 //export mpixgo_MPI_Ssend
 func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend, nil, err)
 	}
@@ -10564,6 +10742,7 @@ func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Ssend_c
 func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend_c, nil, err)
 	}
@@ -10590,6 +10769,7 @@ func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Ssend_init
 func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend_init, nil, err)
 	}
@@ -10619,6 +10799,7 @@ func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 //export mpixgo_MPI_Ssend_init_c
 func mpixgo_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend_init_c, nil, err)
 	}
@@ -11025,6 +11206,7 @@ func mpixgo_MPI_T_cvar_handle_free(ctx *C.mpix_ctx, handle *C.MPI_T_cvar_handle)
 //export mpixgo_MPI_T_cvar_read
 func mpixgo_MPI_T_cvar_read(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_read, &rc)
+	catchFaults()
 	if err := impl_MPI_T_cvar_read(ctx, handle, buf); err != nil {
 		return raise(fnMPI_T_cvar_read, nil, err)
 	}
@@ -11034,6 +11216,7 @@ func mpixgo_MPI_T_cvar_read(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf uns
 //export mpixgo_MPI_T_cvar_write
 func mpixgo_MPI_T_cvar_write(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_write, &rc)
+	catchFaults()
 	if err := impl_MPI_T_cvar_write(ctx, handle, buf); err != nil {
 		return raise(fnMPI_T_cvar_write, nil, err)
 	}
@@ -11229,6 +11412,7 @@ func mpixgo_MPI_T_pvar_handle_free(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_sess
 //export mpixgo_MPI_T_pvar_read
 func mpixgo_MPI_T_pvar_read(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_read, &rc)
+	catchFaults()
 	if err := impl_MPI_T_pvar_read(ctx, pe_session, handle, buf); err != nil {
 		return raise(fnMPI_T_pvar_read, nil, err)
 	}
@@ -11238,6 +11422,7 @@ func mpixgo_MPI_T_pvar_read(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, ha
 //export mpixgo_MPI_T_pvar_readreset
 func mpixgo_MPI_T_pvar_readreset(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_readreset, &rc)
+	catchFaults()
 	if err := impl_MPI_T_pvar_readreset(ctx, pe_session, handle, buf); err != nil {
 		return raise(fnMPI_T_pvar_readreset, nil, err)
 	}
@@ -11298,6 +11483,7 @@ func mpixgo_MPI_T_pvar_stop(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, ha
 //export mpixgo_MPI_T_pvar_write
 func mpixgo_MPI_T_pvar_write(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_write, &rc)
+	catchFaults()
 	if err := impl_MPI_T_pvar_write(ctx, pe_session, handle, buf); err != nil {
 		return raise(fnMPI_T_pvar_write, nil, err)
 	}
@@ -12661,6 +12847,7 @@ func mpixgo_MPI_Type_vector_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.
 //export mpixgo_MPI_Unpack
 func mpixgo_MPI_Unpack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf unsafe.Pointer, outcount C.int, datatype_ C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack, nil, err)
 	}
@@ -12684,6 +12871,7 @@ func mpixgo_MPI_Unpack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.int, posi
 //export mpixgo_MPI_Unpack_c
 func mpixgo_MPI_Unpack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype_ C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack_c, nil, err)
 	}
@@ -12707,6 +12895,7 @@ func mpixgo_MPI_Unpack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.MPI_Cou
 //export mpixgo_MPI_Unpack_external
 func mpixgo_MPI_Unpack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Aint, position *C.MPI_Aint, outbuf unsafe.Pointer, outcount C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_external, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack_external, nil, err)
 	}
@@ -12726,6 +12915,7 @@ func mpixgo_MPI_Unpack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.P
 //export mpixgo_MPI_Unpack_external_c
 func mpixgo_MPI_Unpack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_external_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack_external_c, nil, err)
 	}

@@ -382,6 +382,9 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 	} else {
 		fmt.Fprintf(b, "\tdefer recoverValue(%s)\n", id)
 	}
+	if impl && takesBuffer(f) {
+		b.WriteString("\tcatchFaults()\n")
+	}
 	raise := func(target, err string) string {
 		if errRet {
 			return fmt.Sprintf("return raise(%s, %s, %s)", id, target, err)

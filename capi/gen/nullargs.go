@@ -116,3 +116,14 @@ func emitNullChecks(b *bytes.Buffer, f *Proc, raise func(err string) string) {
 		fmt.Fprintf(b, "\tif %s {\n\t\t%s\n\t}\n", c.goIf, raise(err))
 	}
 }
+
+// takesBuffer reports whether f takes a user buffer: its export has a fault in user
+// memory panic (catchFaults in capi/errors.go) instead of crashing the process.
+func takesBuffer(f *Proc) bool {
+	for _, p := range f.Params {
+		if strings.Contains(p.Kind, "BUFFER") {
+			return true
+		}
+	}
+	return false
+}

@@ -311,7 +311,7 @@ func judge(rep exitReport) (string, int, bool) {
 // job, whose reason the library sends as "<handler>: <call>: <message>".
 func abortLine(rank, code int, msg string) string {
 	msg = strings.Join(strings.Fields(msg), " ") // one line: the message may not span several
-	for _, h := range []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERRORS_ABORT"} {
+	for _, h := range []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERRORS_ABORT", "a memory fault"} {
 		if what, ok := strings.CutPrefix(msg, h+": "); ok {
 			return fmt.Sprintf("mpixexec: rank %d: %s; job aborted by %s", rank, what, h)
 		}
