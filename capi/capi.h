@@ -39,4 +39,7 @@ int mpix_attr_delete(void *fn, int obj, int keyval, uintptr_t val, uintptr_t ext
 
 void mpix_flush_stdio(void);
 
+/* The handler that names the MPI call of a memory fault in the library's C (fault.c). */
+void mpix_fault_init(int rank);
+
 #endif

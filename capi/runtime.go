@@ -16,6 +16,9 @@ import (
 
 func impl_MPI_Init(ctx *C.mpix_ctx, argc *C.int, argv ***C.char) error {
 	_, err := core.Init(core.ThreadSingle, uint64(ctx.serial))
+	if err == nil {
+		faultInit()
+	}
 	return err
 }
 
@@ -24,8 +27,20 @@ func impl_MPI_Init_thread(ctx *C.mpix_ctx, argc *C.int, argv ***C.char, required
 	if err != nil {
 		return err
 	}
+	faultInit()
 	*provided = C.int(p)
 	return nil
+}
+
+// faultInit installs capi/fault.c's handler, which names the MPI call when the
+// library's C faults on a user buffer, once the transports are open (libfabric's
+// providers may touch the handlers while they open).
+func faultInit() {
+	rank := -1
+	if core.CommWorld.Size > 1 {
+		rank = core.CommWorld.Rank
+	}
+	C.mpix_fault_init(C.int(rank))
 }
 
 func impl_MPI_Finalize(ctx *C.mpix_ctx) error {
