@@ -134,10 +134,12 @@ func catchFaults() { debug.SetPanicOnFault(true) }
 
 // faulted ends the job with one line naming the call when r is a memory fault: the
 // library may have been stopped halfway (a lock held, a message half sent), so no
-// error handler can let the program go on. Anything else returns.
+// error handler can let the program go on. Anything else returns, a nil dereference
+// (an address in the first page) too: Go panics on those without catchFaults, and
+// they stay MPI_ERR_INTERN, as they were.
 func faulted(fn funcID, r any) {
 	f, ok := r.(interface{ Addr() uintptr })
-	if !ok {
+	if !ok || f.Addr() < 4096 {
 		return
 	}
 	msg := fmt.Sprintf("memory fault at address 0x%x: a buffer argument is not accessible memory", f.Addr())
