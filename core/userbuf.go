@@ -103,3 +103,17 @@ func reduceScatterBufs(sbuf, rbuf unsafe.Pointer, rcount int64, rcounts []int64,
 	}
 	return checkUserBuf(sbuf, total, t, "send buffer")
 }
+
+// interRootBufs checks a rooted intercommunicator collective's buffers where they
+// count: at MPI_ROOT the root's side (rbuf: what a gather receives, what a scatter
+// sends), in the other group the other side (sbuf), at MPI_PROC_NULL nothing.
+func interRootBufs(root int, sbuf unsafe.Pointer, scount int64, scounts []int64, st *datatype.Type,
+	rbuf unsafe.Pointer, rcount int64, rcounts []int64, rt *datatype.Type) error {
+	switch root {
+	case ProcNull:
+		return nil
+	case Root:
+		return blockBufs(rbuf, rcount, rcounts, rt, "buffer at the root")
+	}
+	return checkUserBuf(sbuf, scount, st, "buffer")
+}
