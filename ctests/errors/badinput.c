@@ -1,7 +1,8 @@
 /* badinput: bad addresses come back as MPICH's error classes under MPI_ERRORS_RETURN,
  * on the C fast paths and in Go, never as a crash or a hang (issue 29 item 5).
  * - a NULL buffer with a positive count of a predefined datatype: MPI_ERR_BUFFER
- *   (point-to-point, at once, with no partner; collectives where the buffer counts);
+ *   (point-to-point, at once, with no partner; collectives, intra- and
+ *   intercommunicator, where the buffer counts);
  *   NULL with count 0, MPI_BOTTOM with an absolute datatype and a NULL receive
  *   buffer at a gather's non-root are valid;
  * - a NULL status, NULL completion arrays with a positive count: MPI_ERR_ARG;
@@ -72,6 +73,22 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Reduce(&x, rank == 0 ? &sum : NULL, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
     if (rank == 0)
         CHECK(both[0] == 7 && both[1] == 7 && sum == 14, "gather %d %d, reduce %d", both[0], both[1], sum);
+
+    /* The same on an intercommunicator (one process in each group). */
+    MPI_Comm half, inter;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &half));
+    CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, peer, 9, &inter));
+    CHECK_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    int root = rank == 0 ? MPI_ROOT : 0;
+    CHECK_CLASS(MPI_Bcast(NULL, 4, MPI_INT, root, inter), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allgather(&x, 1, MPI_INT, NULL, 1, MPI_INT, inter), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(NULL, &y, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_BUFFER);
+    y = 0;
+    CHECK_OK(MPI_Gather(&x, 1, MPI_INT, rank == 0 ? &y : NULL, 1, MPI_INT, root, inter));
+    if (rank == 0)
+        CHECK(y == 7, "intercommunicator gather got %d", y);
+    CHECK_OK(MPI_Comm_free(&inter));
+    CHECK_OK(MPI_Comm_free(&half));
 
     /* Completion calls: NULL arrays with a positive count, NULL statuses. */
     CHECK_CLASS(MPI_Waitall(2, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
