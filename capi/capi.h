@@ -42,4 +42,7 @@ int mpix_call_grequest_cancel(void *fn, uintptr_t extra, int complete);
 
 void mpix_flush_stdio(void);
 
+/* The handler that names the MPI call of a memory fault in the library's C (fault.c). */
+void mpix_fault_init(int rank);
+
 #endif

@@ -71,5 +71,5 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
     if (rc != MPIX_SHM_POSTED)
         return rc;
     rc = mpix_fast_MPI_Wait(&posted, status);
-    return rc != MPIX_FAST_MISS ? rc : mpixgo_MPI_Wait(mpix_ctx_get(), &posted, status);
+    return rc != MPIX_FAST_MISS ? rc : mpixgo_recv_wait(mpix_ctx_get(), comm, &posted, status);
 }

@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"mpix/core"
@@ -40,7 +41,7 @@ func raise(fn funcID, target errTarget, err error) C.int {
 	}
 	if !core.LibraryRunning() {
 		// Before MPI starts or after it has finished no handler exists: errors are fatal.
-		fatal(fn, code, e.Msg)
+		fatal(fn, code, e.Msg, "MPI_ERRORS_ARE_FATAL")
 	}
 	if target == nil || isNilTarget(target) {
 		target = core.CommWorld
@@ -73,15 +74,20 @@ func invokeHandler(fn funcID, target errTarget, code int, msg string) int {
 		case *core.Session:
 			C.mpix_call_session_errhandler(eh.Fn, C.MPI_Session(o.Handle), C.int(code))
 		}
+	case core.ErrorsAbort:
+		fatal(fn, code, msg, "MPI_ERRORS_ABORT")
 	default:
-		fatal(fn, code, msg)
+		fatal(fn, code, msg, "MPI_ERRORS_ARE_FATAL")
 	}
 	return code
 }
 
-// fatal prints one line and ends the job (MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT).
-// The exit status is the error class, as with MPICH.
-func fatal(fn funcID, code int, msg string) {
+// fatal prints one line and ends the job for the error handler handler
+// (MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT; "a memory fault" for faulted). The exit status is the error class, as
+// with MPICH. The process manager is told "<handler>: <call>: <message>", so that
+// mpixexec says the handler ended the job in that call, not that the program called
+// MPI_Abort.
+func fatal(fn funcID, code int, msg, handler string) {
 	msg = strings.TrimPrefix(msg, "mpix: ")
 	line := fmt.Sprintf("mpix: %s: %s", funcNames[fn], msg)
 	if core.Initialized() && !core.Finalized() && core.CommWorld.Size > 1 {
@@ -91,21 +97,23 @@ func fatal(fn funcID, code int, msg string) {
 	if err != nil || class == 0 {
 		class = core.ErrOther
 	}
-	abortJob(class, line)
+	abortJob(class, line, fmt.Sprintf("%s: %s: %s (error class %d)", handler, funcNames[fn], msg, class))
 }
 
 // abortJob flushes the program's C stdio buffers so that nothing it printed is lost,
-// then aborts the job through the process manager.
-func abortJob(code int, line string) {
+// prints line, then aborts the job through the process manager, with reason (""
+// for MPI_Abort).
+func abortJob(code int, line, reason string) {
 	C.mpix_flush_stdio()
 	fmt.Fprintln(os.Stderr, line)
-	core.Abort(code)
+	core.AbortWith(code, reason)
 }
 
 // recoverCall turns a Go panic inside procedure fn into MPI_ERR_INTERN through the
 // error handler: no panic or Go stack trace ever reaches the C program.
 func recoverCall(fn funcID, rc *C.int) {
 	if r := recover(); r != nil {
+		faulted(fn, r)
 		*rc = raise(fn, nil, core.Errorf(core.ErrIntern, "internal error: %v", r))
 	}
 }
@@ -113,6 +121,27 @@ func recoverCall(fn funcID, rc *C.int) {
 // recoverValue is recoverCall for procedures that return a value instead of a code.
 func recoverValue(fn funcID) {
 	if r := recover(); r != nil {
+		faulted(fn, r)
 		raise(fn, nil, core.Errorf(core.ErrIntern, "internal error: %v", r))
 	}
+}
+
+// catchFaults makes a memory fault in Go code during this call (a user buffer that
+// is not accessible memory) a panic that recoverCall sees, instead of the Go
+// runtime's crash with a stack dump. The exports of procedures that take a buffer
+// call it first (capi/gen); the setting belongs to the calling thread's goroutine.
+func catchFaults() { debug.SetPanicOnFault(true) }
+
+// faulted ends the job with one line naming the call when r is a memory fault: the
+// library may have been stopped halfway (a lock held, a message half sent), so no
+// error handler can let the program go on. Anything else returns, a nil dereference
+// (an address in the first page) too: Go panics on those without catchFaults, and
+// they stay MPI_ERR_INTERN, as they were.
+func faulted(fn funcID, r any) {
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok || f.Addr() < 4096 {
+		return
+	}
+	msg := fmt.Sprintf("memory fault at address 0x%x: a buffer argument is not accessible memory", f.Addr())
+	fatal(fn, core.ErrBuffer, msg, "a memory fault")
 }

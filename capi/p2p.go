@@ -403,3 +403,20 @@ func impl_MPI_Buffer_detach_c(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size 
 	}
 	return err
 }
+
+// mpixgo_recv_wait finishes an MPI_Recv that shm's C path posted but could not
+// complete (capi/dispatch.c): MPI_Wait's work on the posted request, with an error
+// reported as MPI_Recv's, the call the user made, on comm's error handler.
+//
+//export mpixgo_recv_wait
+func mpixgo_recv_wait(ctx *C.mpix_ctx, comm C.MPI_Comm, request *C.MPI_Request, status *C.MPI_Status) (rc C.int) {
+	defer recoverCall(fnMPI_Recv, &rc)
+	c, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Recv, nil, err)
+	}
+	if err := impl_MPI_Wait(ctx, request, status); err != nil {
+		return raise(fnMPI_Recv, c, err)
+	}
+	return 0
+}

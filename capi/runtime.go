@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"mpix/core"
@@ -15,6 +16,9 @@ import (
 
 func impl_MPI_Init(ctx *C.mpix_ctx, argc *C.int, argv ***C.char) error {
 	_, err := core.Init(core.ThreadSingle, uint64(ctx.serial))
+	if err == nil {
+		faultInit()
+	}
 	return err
 }
 
@@ -23,8 +27,20 @@ func impl_MPI_Init_thread(ctx *C.mpix_ctx, argc *C.int, argv ***C.char, required
 	if err != nil {
 		return err
 	}
+	faultInit()
 	*provided = C.int(p)
 	return nil
+}
+
+// faultInit installs capi/fault.c's handler, which names the MPI call when the
+// library's C faults on a user buffer, once the transports are open (libfabric's
+// providers may touch the handlers while they open).
+func faultInit() {
+	rank := -1
+	if core.CommWorld.Size > 1 {
+		rank = core.CommWorld.Rank
+	}
+	C.mpix_fault_init(C.int(rank))
 }
 
 func impl_MPI_Finalize(ctx *C.mpix_ctx) error {
@@ -60,7 +76,7 @@ func impl_MPI_Abort(ctx *C.mpix_ctx, comm *core.Comm, errorcode C.int) error {
 	if core.Initialized() {
 		who = fmt.Sprintf("rank %d", core.CommWorld.Rank)
 	}
-	abortJob(int(errorcode), fmt.Sprintf("mpix: %s called MPI_Abort(%s, %d)", who, comm.Name(), int(errorcode)))
+	abortJob(int(errorcode), fmt.Sprintf("mpix: %s called MPI_Abort(%s, %d)", who, comm.Name(), int(errorcode)), "")
 	return nil
 }
 
@@ -130,11 +146,23 @@ func impl_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info *core.Info, basep
 	if C.posix_memalign(&p, allocAlign, n) != 0 {
 		return core.Errorf(core.ErrNoMem, "cannot allocate %d bytes", int64(size))
 	}
+	allocated.Store(uintptr(p), struct{}{})
 	*(*unsafe.Pointer)(baseptr) = p
 	return nil
 }
 
+// allocated holds the addresses MPI_Alloc_mem returned and MPI_Free_mem has not
+// freed: freeing any other address would corrupt the C heap (glibc aborts the
+// process), so MPI_Free_mem refuses it with MPI_ERR_BASE.
+var allocated sync.Map
+
 func impl_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) error {
+	if base == nil {
+		return nil // free(NULL), as MPICH
+	}
+	if _, ok := allocated.LoadAndDelete(uintptr(base)); !ok {
+		return core.Errorf(core.ErrBase, "%p was not returned by MPI_Alloc_mem (or was freed already)", base)
+	}
 	C.free(base)
 	return nil
 }

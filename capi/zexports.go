@@ -2221,6 +2221,7 @@ func mpixgo_MPI_Aint_diff(ctx *C.mpix_ctx, addr1 C.MPI_Aint, addr2 C.MPI_Aint) (
 //export mpixgo_MPI_Allgather
 func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather, nil, err)
 	}
@@ -2244,6 +2245,7 @@ func mpixgo_MPI_Allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 //export mpixgo_MPI_Allgather_c
 func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_c, nil, err)
 	}
@@ -2267,6 +2269,7 @@ func mpixgo_MPI_Allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Allgather_init
 func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_init, nil, err)
 	}
@@ -2297,6 +2300,7 @@ func mpixgo_MPI_Allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Allgather_init_c
 func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgather_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgather_init_c, nil, err)
 	}
@@ -2327,6 +2331,7 @@ func mpixgo_MPI_Allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 //export mpixgo_MPI_Allgatherv
 func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv, nil, err)
 	}
@@ -2347,6 +2352,7 @@ func mpixgo_MPI_Allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Allgatherv_c
 func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_c, nil, err)
 	}
@@ -2367,6 +2373,7 @@ func mpixgo_MPI_Allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Allgatherv_init
 func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_init, nil, err)
 	}
@@ -2394,6 +2401,7 @@ func mpixgo_MPI_Allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 //export mpixgo_MPI_Allgatherv_init_c
 func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allgatherv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allgatherv_init_c, nil, err)
 	}
@@ -2421,6 +2429,7 @@ func mpixgo_MPI_Allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 //export mpixgo_MPI_Alloc_mem
 func mpixgo_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info C.MPI_Info, baseptr unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Alloc_mem, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alloc_mem, nil, err)
 	}
@@ -2437,6 +2446,7 @@ func mpixgo_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info C.MPI_Info, bas
 //export mpixgo_MPI_Allreduce
 func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce, nil, err)
 	}
@@ -2464,6 +2474,7 @@ func mpixgo_MPI_Allreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Allreduce_c
 func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce_c, nil, err)
 	}
@@ -2491,6 +2502,7 @@ func mpixgo_MPI_Allreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Allreduce_init
 func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce_init, nil, err)
 	}
@@ -2525,6 +2537,7 @@ func mpixgo_MPI_Allreduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 //export mpixgo_MPI_Allreduce_init_c
 func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Allreduce_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Allreduce_init_c, nil, err)
 	}
@@ -2559,6 +2572,7 @@ func mpixgo_MPI_Allreduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbu
 //export mpixgo_MPI_Alltoall
 func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall, nil, err)
 	}
@@ -2582,6 +2596,7 @@ func mpixgo_MPI_Alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Alltoall_c
 func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_c, nil, err)
 	}
@@ -2605,6 +2620,7 @@ func mpixgo_MPI_Alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Alltoall_init
 func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_init, nil, err)
 	}
@@ -2635,6 +2651,7 @@ func mpixgo_MPI_Alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Alltoall_init_c
 func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoall_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoall_init_c, nil, err)
 	}
@@ -2665,6 +2682,7 @@ func mpixgo_MPI_Alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 //export mpixgo_MPI_Alltoallv
 func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv, nil, err)
 	}
@@ -2685,6 +2703,7 @@ func mpixgo_MPI_Alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 //export mpixgo_MPI_Alltoallv_c
 func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv_c, nil, err)
 	}
@@ -2705,6 +2724,7 @@ func mpixgo_MPI_Alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 //export mpixgo_MPI_Alltoallv_init
 func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv_init, nil, err)
 	}
@@ -2732,6 +2752,7 @@ func mpixgo_MPI_Alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Alltoallv_init_c
 func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallv_init_c, nil, err)
 	}
@@ -2759,6 +2780,7 @@ func mpixgo_MPI_Alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendco
 //export mpixgo_MPI_Alltoallw
 func mpixgo_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw, nil, err)
 	}
@@ -2775,6 +2797,7 @@ func mpixgo_MPI_Alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 //export mpixgo_MPI_Alltoallw_c
 func mpixgo_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_c, nil, err)
 	}
@@ -2791,6 +2814,7 @@ func mpixgo_MPI_Alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 //export mpixgo_MPI_Alltoallw_init
 func mpixgo_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_init, nil, err)
 	}
@@ -2814,6 +2838,7 @@ func mpixgo_MPI_Alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Alltoallw_init_c
 func mpixgo_MPI_Alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Alltoallw_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Alltoallw_init_c, nil, err)
 	}
@@ -2927,6 +2952,7 @@ func mpixgo_MPI_Barrier_init(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_Info, 
 //export mpixgo_MPI_Bcast
 func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast, nil, err)
 	}
@@ -2950,6 +2976,7 @@ func mpixgo_MPI_Bcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datat
 //export mpixgo_MPI_Bcast_c
 func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast_c, nil, err)
 	}
@@ -2973,6 +3000,7 @@ func mpixgo_MPI_Bcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Coun
 //export mpixgo_MPI_Bcast_init
 func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast_init, nil, err)
 	}
@@ -3003,6 +3031,7 @@ func mpixgo_MPI_Bcast_init(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, 
 //export mpixgo_MPI_Bcast_init_c
 func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bcast_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bcast_init_c, nil, err)
 	}
@@ -3033,6 +3062,7 @@ func mpixgo_MPI_Bcast_init_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI
 //export mpixgo_MPI_Bsend
 func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend, nil, err)
 	}
@@ -3047,6 +3077,9 @@ func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Bsend, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Bsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Bsend, commObj, err)
 	}
@@ -3056,6 +3089,7 @@ func mpixgo_MPI_Bsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Bsend_c
 func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend_c, nil, err)
 	}
@@ -3070,6 +3104,9 @@ func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Bsend_c, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Bsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Bsend_c, commObj, err)
 	}
@@ -3079,6 +3116,7 @@ func mpixgo_MPI_Bsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Bsend_init
 func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend_init, nil, err)
 	}
@@ -3096,6 +3134,9 @@ func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Bsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Bsend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Bsend_init, commObj, err)
 	}
@@ -3105,6 +3146,7 @@ func mpixgo_MPI_Bsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 //export mpixgo_MPI_Bsend_init_c
 func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Bsend_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Bsend_init_c, nil, err)
 	}
@@ -3122,6 +3164,9 @@ func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	if request == nil {
 		return raise(fnMPI_Bsend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Bsend_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Bsend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Bsend_init_c, commObj, err)
 	}
@@ -3131,6 +3176,7 @@ func mpixgo_MPI_Bsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 //export mpixgo_MPI_Buffer_attach
 func mpixgo_MPI_Buffer_attach(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_attach, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_attach, nil, err)
 	}
@@ -3143,6 +3189,7 @@ func mpixgo_MPI_Buffer_attach(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.int
 //export mpixgo_MPI_Buffer_attach_c
 func mpixgo_MPI_Buffer_attach_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_attach_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_attach_c, nil, err)
 	}
@@ -3155,6 +3202,7 @@ func mpixgo_MPI_Buffer_attach_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, size C.M
 //export mpixgo_MPI_Buffer_detach
 func mpixgo_MPI_Buffer_detach(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_detach, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_detach, nil, err)
 	}
@@ -3170,6 +3218,7 @@ func mpixgo_MPI_Buffer_detach(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size 
 //export mpixgo_MPI_Buffer_detach_c
 func mpixgo_MPI_Buffer_detach_c(ctx *C.mpix_ctx, buffer_addr unsafe.Pointer, size *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Buffer_detach_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Buffer_detach_c, nil, err)
 	}
@@ -4339,6 +4388,7 @@ func mpixgo_MPI_Error_string(ctx *C.mpix_ctx, errorcode C.int, string_ *C.char, 
 //export mpixgo_MPI_Exscan
 func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan, nil, err)
 	}
@@ -4366,6 +4416,7 @@ func mpixgo_MPI_Exscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 //export mpixgo_MPI_Exscan_c
 func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan_c, nil, err)
 	}
@@ -4393,6 +4444,7 @@ func mpixgo_MPI_Exscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe
 //export mpixgo_MPI_Exscan_init
 func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan_init, nil, err)
 	}
@@ -4427,6 +4479,7 @@ func mpixgo_MPI_Exscan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Exscan_init_c
 func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Exscan_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Exscan_init_c, nil, err)
 	}
@@ -5033,6 +5086,7 @@ func mpixgo_MPI_Finalized(ctx *C.mpix_ctx, flag *C.int) (rc C.int) {
 //export mpixgo_MPI_Free_mem
 func mpixgo_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Free_mem, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Free_mem, nil, err)
 	}
@@ -5045,6 +5099,7 @@ func mpixgo_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) (rc C.int) {
 //export mpixgo_MPI_Gather
 func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather, nil, err)
 	}
@@ -5061,6 +5116,7 @@ func mpixgo_MPI_Gather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int,
 //export mpixgo_MPI_Gather_c
 func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_c, nil, err)
 	}
@@ -5077,6 +5133,7 @@ func mpixgo_MPI_Gather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MP
 //export mpixgo_MPI_Gather_init
 func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_init, nil, err)
 	}
@@ -5100,6 +5157,7 @@ func mpixgo_MPI_Gather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Gather_init_c
 func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gather_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gather_init_c, nil, err)
 	}
@@ -5123,6 +5181,7 @@ func mpixgo_MPI_Gather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Gatherv
 func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv, nil, err)
 	}
@@ -5139,6 +5198,7 @@ func mpixgo_MPI_Gatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 //export mpixgo_MPI_Gatherv_c
 func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_c, nil, err)
 	}
@@ -5155,6 +5215,7 @@ func mpixgo_MPI_Gatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 //export mpixgo_MPI_Gatherv_init
 func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_init, nil, err)
 	}
@@ -5178,6 +5239,7 @@ func mpixgo_MPI_Gatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Gatherv_init_c
 func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Gatherv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Gatherv_init_c, nil, err)
 	}
@@ -5219,6 +5281,7 @@ func mpixgo_MPI_Get_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, or
 //export mpixgo_MPI_Get_address
 func mpixgo_MPI_Get_address(ctx *C.mpix_ctx, location unsafe.Pointer, address *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Get_address, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Get_address, nil, err)
 	}
@@ -5250,6 +5313,9 @@ func mpixgo_MPI_Get_count(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.MPI
 	if count == nil {
 		return raise(fnMPI_Get_count, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Get_count, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Get_count(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_count, nil, err)
 	}
@@ -5268,6 +5334,9 @@ func mpixgo_MPI_Get_count_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.M
 	}
 	if count == nil {
 		return raise(fnMPI_Get_count_c, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Get_count_c, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Get_count_c(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_count_c, nil, err)
@@ -5288,6 +5357,9 @@ func mpixgo_MPI_Get_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ C.
 	if count == nil {
 		return raise(fnMPI_Get_elements, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Get_elements, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Get_elements(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_elements, nil, err)
 	}
@@ -5307,6 +5379,9 @@ func mpixgo_MPI_Get_elements_c(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ 
 	if count == nil {
 		return raise(fnMPI_Get_elements_c, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Get_elements_c, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Get_elements_c(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_elements_c, nil, err)
 	}
@@ -5325,6 +5400,9 @@ func mpixgo_MPI_Get_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, datatype_ 
 	}
 	if count == nil {
 		return raise(fnMPI_Get_elements_x, nil, core.Errorf(core.ErrArg, "count must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Get_elements_x, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Get_elements_x(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Get_elements_x, nil, err)
@@ -5798,6 +5876,7 @@ func mpixgo_MPI_Group_union(ctx *C.mpix_ctx, group1 C.MPI_Group, group2 C.MPI_Gr
 //export mpixgo_MPI_Iallgather
 func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgather, nil, err)
 	}
@@ -5824,6 +5903,7 @@ func mpixgo_MPI_Iallgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Iallgather_c
 func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgather_c, nil, err)
 	}
@@ -5850,6 +5930,7 @@ func mpixgo_MPI_Iallgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Iallgatherv
 func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgatherv, nil, err)
 	}
@@ -5873,6 +5954,7 @@ func mpixgo_MPI_Iallgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Iallgatherv_c
 func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallgatherv_c, nil, err)
 	}
@@ -5896,6 +5978,7 @@ func mpixgo_MPI_Iallgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Iallreduce
 func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallreduce, nil, err)
 	}
@@ -5926,6 +6009,7 @@ func mpixgo_MPI_Iallreduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsa
 //export mpixgo_MPI_Iallreduce_c
 func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iallreduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iallreduce_c, nil, err)
 	}
@@ -5956,6 +6040,7 @@ func mpixgo_MPI_Iallreduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf un
 //export mpixgo_MPI_Ialltoall
 func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoall, nil, err)
 	}
@@ -5982,6 +6067,7 @@ func mpixgo_MPI_Ialltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 //export mpixgo_MPI_Ialltoall_c
 func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoall_c, nil, err)
 	}
@@ -6008,6 +6094,7 @@ func mpixgo_MPI_Ialltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Ialltoallv
 func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallv, nil, err)
 	}
@@ -6031,6 +6118,7 @@ func mpixgo_MPI_Ialltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 //export mpixgo_MPI_Ialltoallv_c
 func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallv_c, nil, err)
 	}
@@ -6054,6 +6142,7 @@ func mpixgo_MPI_Ialltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts
 //export mpixgo_MPI_Ialltoallw
 func mpixgo_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallw, nil, err)
 	}
@@ -6073,6 +6162,7 @@ func mpixgo_MPI_Ialltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 //export mpixgo_MPI_Ialltoallw_c
 func mpixgo_MPI_Ialltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ialltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ialltoallw_c, nil, err)
 	}
@@ -6111,6 +6201,7 @@ func mpixgo_MPI_Ibarrier(ctx *C.mpix_ctx, comm C.MPI_Comm, request *C.MPI_Reques
 //export mpixgo_MPI_Ibcast
 func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibcast, nil, err)
 	}
@@ -6137,6 +6228,7 @@ func mpixgo_MPI_Ibcast(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.int, data
 //export mpixgo_MPI_Ibcast_c
 func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibcast_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibcast_c, nil, err)
 	}
@@ -6163,6 +6255,7 @@ func mpixgo_MPI_Ibcast_c(ctx *C.mpix_ctx, buffer unsafe.Pointer, count C.MPI_Cou
 //export mpixgo_MPI_Ibsend
 func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibsend, nil, err)
 	}
@@ -6180,6 +6273,9 @@ func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Ibsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ibsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ibsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ibsend, commObj, err)
 	}
@@ -6189,6 +6285,7 @@ func mpixgo_MPI_Ibsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Ibsend_c
 func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ibsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ibsend_c, nil, err)
 	}
@@ -6206,6 +6303,9 @@ func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	if request == nil {
 		return raise(fnMPI_Ibsend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ibsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ibsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ibsend_c, commObj, err)
 	}
@@ -6215,6 +6315,7 @@ func mpixgo_MPI_Ibsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 //export mpixgo_MPI_Iexscan
 func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iexscan, nil, err)
 	}
@@ -6245,6 +6346,7 @@ func mpixgo_MPI_Iexscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 //export mpixgo_MPI_Iexscan_c
 func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iexscan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iexscan_c, nil, err)
 	}
@@ -6275,6 +6377,7 @@ func mpixgo_MPI_Iexscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Igather
 func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igather, nil, err)
 	}
@@ -6294,6 +6397,7 @@ func mpixgo_MPI_Igather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 //export mpixgo_MPI_Igather_c
 func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igather_c, nil, err)
 	}
@@ -6313,6 +6417,7 @@ func mpixgo_MPI_Igather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 //export mpixgo_MPI_Igatherv
 func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igatherv, nil, err)
 	}
@@ -6332,6 +6437,7 @@ func mpixgo_MPI_Igatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Igatherv_c
 func mpixgo_MPI_Igatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Igatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Igatherv_c, nil, err)
 	}
@@ -6364,6 +6470,9 @@ func mpixgo_MPI_Improbe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Com
 	if message == nil {
 		return raise(fnMPI_Improbe, commObj, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Improbe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Improbe(ctx, source, tag, commObj, flag, message, status); err != nil {
 		return raise(fnMPI_Improbe, commObj, err)
 	}
@@ -6373,6 +6482,7 @@ func mpixgo_MPI_Improbe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Com
 //export mpixgo_MPI_Imrecv
 func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Imrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Imrecv, nil, err)
 	}
@@ -6389,6 +6499,9 @@ func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Imrecv, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Imrecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, message, request); err != nil {
 		return raise(fnMPI_Imrecv, nil, err)
 	}
@@ -6398,6 +6511,7 @@ func mpixgo_MPI_Imrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Imrecv_c
 func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, message *C.MPI_Message, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Imrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Imrecv_c, nil, err)
 	}
@@ -6414,6 +6528,9 @@ func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	if request == nil {
 		return raise(fnMPI_Imrecv_c, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Imrecv_c, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Imrecv_c(ctx, buf, count, datatype_Obj, message, request); err != nil {
 		return raise(fnMPI_Imrecv_c, nil, err)
 	}
@@ -6423,6 +6540,7 @@ func mpixgo_MPI_Imrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 //export mpixgo_MPI_Ineighbor_allgather
 func mpixgo_MPI_Ineighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgather, nil, err)
 	}
@@ -6456,6 +6574,7 @@ func mpixgo_MPI_Ineighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Ineighbor_allgather_c
 func mpixgo_MPI_Ineighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgather_c, nil, err)
 	}
@@ -6489,6 +6608,7 @@ func mpixgo_MPI_Ineighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 //export mpixgo_MPI_Ineighbor_allgatherv
 func mpixgo_MPI_Ineighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv, nil, err)
 	}
@@ -6519,6 +6639,7 @@ func mpixgo_MPI_Ineighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Ineighbor_allgatherv_c
 func mpixgo_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_allgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_allgatherv_c, nil, err)
 	}
@@ -6549,6 +6670,7 @@ func mpixgo_MPI_Ineighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 //export mpixgo_MPI_Ineighbor_alltoall
 func mpixgo_MPI_Ineighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoall, nil, err)
 	}
@@ -6582,6 +6704,7 @@ func mpixgo_MPI_Ineighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Ineighbor_alltoall_c
 func mpixgo_MPI_Ineighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoall_c, nil, err)
 	}
@@ -6615,6 +6738,7 @@ func mpixgo_MPI_Ineighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Ineighbor_alltoallv
 func mpixgo_MPI_Ineighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv, nil, err)
 	}
@@ -6642,6 +6766,7 @@ func mpixgo_MPI_Ineighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Ineighbor_alltoallv_c
 func mpixgo_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallv_c, nil, err)
 	}
@@ -6669,6 +6794,7 @@ func mpixgo_MPI_Ineighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 //export mpixgo_MPI_Ineighbor_alltoallw
 func mpixgo_MPI_Ineighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw, nil, err)
 	}
@@ -6688,6 +6814,7 @@ func mpixgo_MPI_Ineighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Ineighbor_alltoallw_c
 func mpixgo_MPI_Ineighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ineighbor_alltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ineighbor_alltoallw_c, nil, err)
 	}
@@ -7020,6 +7147,9 @@ func mpixgo_MPI_Iprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 	if flag == nil {
 		return raise(fnMPI_Iprobe, commObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Iprobe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Iprobe(ctx, source, tag, commObj, flag, status); err != nil {
 		return raise(fnMPI_Iprobe, commObj, err)
 	}
@@ -7029,6 +7159,7 @@ func mpixgo_MPI_Iprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 //export mpixgo_MPI_Irecv
 func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irecv, nil, err)
 	}
@@ -7046,6 +7177,9 @@ func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if request == nil {
 		return raise(fnMPI_Irecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irecv, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Irecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irecv, commObj, err)
 	}
@@ -7055,6 +7189,7 @@ func mpixgo_MPI_Irecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Irecv_c
 func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irecv_c, nil, err)
 	}
@@ -7072,6 +7207,9 @@ func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if request == nil {
 		return raise(fnMPI_Irecv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irecv_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Irecv_c(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irecv_c, commObj, err)
 	}
@@ -7081,6 +7219,7 @@ func mpixgo_MPI_Irecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Ireduce
 func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce, nil, err)
 	}
@@ -7111,6 +7250,7 @@ func mpixgo_MPI_Ireduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 //export mpixgo_MPI_Ireduce_c
 func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_c, nil, err)
 	}
@@ -7141,6 +7281,7 @@ func mpixgo_MPI_Ireduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Ireduce_scatter
 func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter, nil, err)
 	}
@@ -7168,6 +7309,7 @@ func mpixgo_MPI_Ireduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf
 //export mpixgo_MPI_Ireduce_scatter_block
 func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter_block, nil, err)
 	}
@@ -7198,6 +7340,7 @@ func mpixgo_MPI_Ireduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, r
 //export mpixgo_MPI_Ireduce_scatter_block_c
 func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_block_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter_block_c, nil, err)
 	}
@@ -7228,6 +7371,7 @@ func mpixgo_MPI_Ireduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Ireduce_scatter_c
 func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ireduce_scatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ireduce_scatter_c, nil, err)
 	}
@@ -7255,6 +7399,7 @@ func mpixgo_MPI_Ireduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvb
 //export mpixgo_MPI_Irsend
 func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irsend, nil, err)
 	}
@@ -7272,6 +7417,9 @@ func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Irsend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Irsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irsend, commObj, err)
 	}
@@ -7281,6 +7429,7 @@ func mpixgo_MPI_Irsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Irsend_c
 func mpixgo_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Irsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Irsend_c, nil, err)
 	}
@@ -7297,6 +7446,9 @@ func mpixgo_MPI_Irsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	}
 	if request == nil {
 		return raise(fnMPI_Irsend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Irsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Irsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Irsend_c, commObj, err)
@@ -7322,6 +7474,7 @@ func mpixgo_MPI_Is_thread_main(ctx *C.mpix_ctx, flag *C.int) (rc C.int) {
 //export mpixgo_MPI_Iscan
 func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscan, nil, err)
 	}
@@ -7352,6 +7505,7 @@ func mpixgo_MPI_Iscan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Po
 //export mpixgo_MPI_Iscan_c
 func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscan_c, nil, err)
 	}
@@ -7382,6 +7536,7 @@ func mpixgo_MPI_Iscan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.
 //export mpixgo_MPI_Iscatter
 func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatter, nil, err)
 	}
@@ -7401,6 +7556,7 @@ func mpixgo_MPI_Iscatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Iscatter_c
 func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatter_c, nil, err)
 	}
@@ -7420,6 +7576,7 @@ func mpixgo_MPI_Iscatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Iscatterv
 func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatterv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv, nil, err)
 	}
@@ -7439,6 +7596,7 @@ func mpixgo_MPI_Iscatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C
 //export mpixgo_MPI_Iscatterv_c
 func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Iscatterv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Iscatterv_c, nil, err)
 	}
@@ -7458,6 +7616,7 @@ func mpixgo_MPI_Iscatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts 
 //export mpixgo_MPI_Isend
 func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isend, nil, err)
 	}
@@ -7475,6 +7634,9 @@ func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if request == nil {
 		return raise(fnMPI_Isend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Isend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Isend, commObj, err)
 	}
@@ -7484,6 +7646,7 @@ func mpixgo_MPI_Isend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Isend_c
 func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isend_c, nil, err)
 	}
@@ -7501,6 +7664,9 @@ func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if request == nil {
 		return raise(fnMPI_Isend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Isend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Isend_c, commObj, err)
 	}
@@ -7510,6 +7676,7 @@ func mpixgo_MPI_Isend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Isendrecv
 func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv, nil, err)
 	}
@@ -7534,6 +7701,12 @@ func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 	if request == nil {
 		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Isendrecv, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
 	if err := impl_MPI_Isendrecv_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, dest, sendtag, recvbuf, C.MPI_Count(recvcount), recvtypeObj, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv, commObj, err)
 	}
@@ -7543,6 +7716,7 @@ func mpixgo_MPI_Isendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.i
 //export mpixgo_MPI_Isendrecv_c
 func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv_c, nil, err)
 	}
@@ -7567,6 +7741,12 @@ func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 	if request == nil {
 		return raise(fnMPI_Isendrecv_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Isendrecv_c, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Isendrecv_c, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
 	if err := impl_MPI_Isendrecv_c(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv_c, commObj, err)
 	}
@@ -7576,6 +7756,7 @@ func mpixgo_MPI_Isendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C
 //export mpixgo_MPI_Isendrecv_replace
 func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_replace, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv_replace, nil, err)
 	}
@@ -7593,6 +7774,9 @@ func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.i
 	if request == nil {
 		return raise(fnMPI_Isendrecv_replace, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isendrecv_replace, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Isendrecv_replace_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv_replace, commObj, err)
 	}
@@ -7602,6 +7786,7 @@ func mpixgo_MPI_Isendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.i
 //export mpixgo_MPI_Isendrecv_replace_c
 func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Isendrecv_replace_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Isendrecv_replace_c, nil, err)
 	}
@@ -7619,6 +7804,9 @@ func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C
 	if request == nil {
 		return raise(fnMPI_Isendrecv_replace_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Isendrecv_replace_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Isendrecv_replace_c(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, request); err != nil {
 		return raise(fnMPI_Isendrecv_replace_c, commObj, err)
 	}
@@ -7628,6 +7816,7 @@ func mpixgo_MPI_Isendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C
 //export mpixgo_MPI_Issend
 func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Issend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Issend, nil, err)
 	}
@@ -7645,6 +7834,9 @@ func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 	if request == nil {
 		return raise(fnMPI_Issend, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Issend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Issend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Issend, commObj, err)
 	}
@@ -7654,6 +7846,7 @@ func mpixgo_MPI_Issend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatyp
 //export mpixgo_MPI_Issend_c
 func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Issend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Issend_c, nil, err)
 	}
@@ -7670,6 +7863,9 @@ func mpixgo_MPI_Issend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count,
 	}
 	if request == nil {
 		return raise(fnMPI_Issend_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Issend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Issend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Issend_c, commObj, err)
@@ -7740,6 +7936,9 @@ func mpixgo_MPI_Mprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 	if message == nil {
 		return raise(fnMPI_Mprobe, commObj, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Mprobe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Mprobe(ctx, source, tag, commObj, message, status); err != nil {
 		return raise(fnMPI_Mprobe, commObj, err)
 	}
@@ -7749,6 +7948,7 @@ func mpixgo_MPI_Mprobe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm
 //export mpixgo_MPI_Mrecv
 func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Mrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Mrecv, nil, err)
 	}
@@ -7762,6 +7962,12 @@ func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if message == nil {
 		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Mrecv, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Mrecv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, message, status); err != nil {
 		return raise(fnMPI_Mrecv, nil, err)
 	}
@@ -7771,6 +7977,7 @@ func mpixgo_MPI_Mrecv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Mrecv_c
 func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, message *C.MPI_Message, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Mrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Mrecv_c, nil, err)
 	}
@@ -7784,6 +7991,12 @@ func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if message == nil {
 		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrArg, "message must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Mrecv_c, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Mrecv_c(ctx, buf, count, datatype_Obj, message, status); err != nil {
 		return raise(fnMPI_Mrecv_c, nil, err)
 	}
@@ -7793,6 +8006,7 @@ func mpixgo_MPI_Mrecv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Neighbor_allgather
 func mpixgo_MPI_Neighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather, nil, err)
 	}
@@ -7823,6 +8037,7 @@ func mpixgo_MPI_Neighbor_allgather(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Neighbor_allgather_c
 func mpixgo_MPI_Neighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather_c, nil, err)
 	}
@@ -7853,6 +8068,7 @@ func mpixgo_MPI_Neighbor_allgather_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Neighbor_allgather_init
 func mpixgo_MPI_Neighbor_allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather_init, nil, err)
 	}
@@ -7890,6 +8106,7 @@ func mpixgo_MPI_Neighbor_allgather_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Neighbor_allgather_init_c
 func mpixgo_MPI_Neighbor_allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgather_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgather_init_c, nil, err)
 	}
@@ -7927,6 +8144,7 @@ func mpixgo_MPI_Neighbor_allgather_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 //export mpixgo_MPI_Neighbor_allgatherv
 func mpixgo_MPI_Neighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv, nil, err)
 	}
@@ -7954,6 +8172,7 @@ func mpixgo_MPI_Neighbor_allgatherv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Neighbor_allgatherv_c
 func mpixgo_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_c, nil, err)
 	}
@@ -7981,6 +8200,7 @@ func mpixgo_MPI_Neighbor_allgatherv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 //export mpixgo_MPI_Neighbor_allgatherv_init
 func mpixgo_MPI_Neighbor_allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init, nil, err)
 	}
@@ -8015,6 +8235,7 @@ func mpixgo_MPI_Neighbor_allgatherv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer
 //export mpixgo_MPI_Neighbor_allgatherv_init_c
 func mpixgo_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, displs *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_allgatherv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_allgatherv_init_c, nil, err)
 	}
@@ -8049,6 +8270,7 @@ func mpixgo_MPI_Neighbor_allgatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Point
 //export mpixgo_MPI_Neighbor_alltoall
 func mpixgo_MPI_Neighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall, nil, err)
 	}
@@ -8079,6 +8301,7 @@ func mpixgo_MPI_Neighbor_alltoall(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendc
 //export mpixgo_MPI_Neighbor_alltoall_c
 func mpixgo_MPI_Neighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall_c, nil, err)
 	}
@@ -8109,6 +8332,7 @@ func mpixgo_MPI_Neighbor_alltoall_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sen
 //export mpixgo_MPI_Neighbor_alltoall_init
 func mpixgo_MPI_Neighbor_alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init, nil, err)
 	}
@@ -8146,6 +8370,7 @@ func mpixgo_MPI_Neighbor_alltoall_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 //export mpixgo_MPI_Neighbor_alltoall_init_c
 func mpixgo_MPI_Neighbor_alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoall_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoall_init_c, nil, err)
 	}
@@ -8183,6 +8408,7 @@ func mpixgo_MPI_Neighbor_alltoall_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer
 //export mpixgo_MPI_Neighbor_alltoallv
 func mpixgo_MPI_Neighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv, nil, err)
 	}
@@ -8207,6 +8433,7 @@ func mpixgo_MPI_Neighbor_alltoallv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Neighbor_alltoallv_c
 func mpixgo_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_c, nil, err)
 	}
@@ -8231,6 +8458,7 @@ func mpixgo_MPI_Neighbor_alltoallv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Neighbor_alltoallv_init
 func mpixgo_MPI_Neighbor_alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init, nil, err)
 	}
@@ -8262,6 +8490,7 @@ func mpixgo_MPI_Neighbor_alltoallv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Neighbor_alltoallv_init_c
 func mpixgo_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtype C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallv_init_c, nil, err)
 	}
@@ -8293,6 +8522,7 @@ func mpixgo_MPI_Neighbor_alltoallv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 //export mpixgo_MPI_Neighbor_alltoallw
 func mpixgo_MPI_Neighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw, nil, err)
 	}
@@ -8309,6 +8539,7 @@ func mpixgo_MPI_Neighbor_alltoallw(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, send
 //export mpixgo_MPI_Neighbor_alltoallw_c
 func mpixgo_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_c, nil, err)
 	}
@@ -8325,6 +8556,7 @@ func mpixgo_MPI_Neighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, se
 //export mpixgo_MPI_Neighbor_alltoallw_init
 func mpixgo_MPI_Neighbor_alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init, nil, err)
 	}
@@ -8348,6 +8580,7 @@ func mpixgo_MPI_Neighbor_alltoallw_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer,
 //export mpixgo_MPI_Neighbor_alltoallw_init_c
 func mpixgo_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, sdispls *C.MPI_Aint, sendtypes *C.MPI_Datatype, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, rdispls *C.MPI_Aint, recvtypes *C.MPI_Datatype, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Neighbor_alltoallw_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Neighbor_alltoallw_init_c, nil, err)
 	}
@@ -8461,6 +8694,7 @@ func mpixgo_MPI_Open_port(ctx *C.mpix_ctx, info C.MPI_Info, port_name *C.char) (
 //export mpixgo_MPI_Pack
 func mpixgo_MPI_Pack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.int, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.int, position *C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Pack, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack, nil, err)
 	}
@@ -8487,6 +8721,7 @@ func mpixgo_MPI_Pack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.int, datat
 //export mpixgo_MPI_Pack_c
 func mpixgo_MPI_Pack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.MPI_Count, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack_c, nil, err)
 	}
@@ -8513,6 +8748,7 @@ func mpixgo_MPI_Pack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, incount C.MPI_Coun
 //export mpixgo_MPI_Pack_external
 func mpixgo_MPI_Pack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.int, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Aint, position *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack_external, nil, err)
 	}
@@ -8532,6 +8768,7 @@ func mpixgo_MPI_Pack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Poi
 //export mpixgo_MPI_Pack_external_c
 func mpixgo_MPI_Pack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, incount C.MPI_Count, datatype_ C.MPI_Datatype, outbuf unsafe.Pointer, outsize C.MPI_Count, position *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_Pack_external_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Pack_external_c, nil, err)
 	}
@@ -8690,6 +8927,9 @@ func mpixgo_MPI_Probe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm,
 	if err != nil {
 		return raise(fnMPI_Probe, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Probe, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Probe(ctx, source, tag, commObj, status); err != nil {
 		return raise(fnMPI_Probe, commObj, err)
 	}
@@ -8750,6 +8990,7 @@ func mpixgo_MPI_Raccumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origi
 //export mpixgo_MPI_Recv
 func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Recv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv, nil, err)
 	}
@@ -8764,6 +9005,12 @@ func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Recv, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Recv, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Recv_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, status); err != nil {
 		return raise(fnMPI_Recv, commObj, err)
 	}
@@ -8773,6 +9020,7 @@ func mpixgo_MPI_Recv(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 //export mpixgo_MPI_Recv_c
 func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv_c, nil, err)
 	}
@@ -8787,6 +9035,12 @@ func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 	if err != nil {
 		return raise(fnMPI_Recv_c, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Recv_c, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Recv_c(ctx, buf, count, datatype_Obj, source, tag, commObj, status); err != nil {
 		return raise(fnMPI_Recv_c, commObj, err)
 	}
@@ -8796,6 +9050,7 @@ func mpixgo_MPI_Recv_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 //export mpixgo_MPI_Recv_init
 func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv_init, nil, err)
 	}
@@ -8813,6 +9068,9 @@ func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if request == nil {
 		return raise(fnMPI_Recv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Recv_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Recv_init, commObj, err)
 	}
@@ -8822,6 +9080,7 @@ func mpixgo_MPI_Recv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 //export mpixgo_MPI_Recv_init_c
 func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Recv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Recv_init_c, nil, err)
 	}
@@ -8839,6 +9098,9 @@ func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 	if request == nil {
 		return raise(fnMPI_Recv_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Recv_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Recv_init_c(ctx, buf, count, datatype_Obj, source, tag, commObj, request); err != nil {
 		return raise(fnMPI_Recv_init_c, commObj, err)
 	}
@@ -8848,6 +9110,7 @@ func mpixgo_MPI_Recv_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 //export mpixgo_MPI_Reduce
 func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce, nil, err)
 	}
@@ -8875,6 +9138,7 @@ func mpixgo_MPI_Reduce(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 //export mpixgo_MPI_Reduce_c
 func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_c, nil, err)
 	}
@@ -8902,6 +9166,7 @@ func mpixgo_MPI_Reduce_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe
 //export mpixgo_MPI_Reduce_init
 func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_init, nil, err)
 	}
@@ -8936,6 +9201,7 @@ func mpixgo_MPI_Reduce_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Reduce_init_c
 func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_init_c, nil, err)
 	}
@@ -8970,6 +9236,7 @@ func mpixgo_MPI_Reduce_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf u
 //export mpixgo_MPI_Reduce_local
 func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_local, nil, err)
 	}
@@ -8993,6 +9260,7 @@ func mpixgo_MPI_Reduce_local(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf uns
 //export mpixgo_MPI_Reduce_local_c
 func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_local_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_local_c, nil, err)
 	}
@@ -9016,6 +9284,7 @@ func mpixgo_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf u
 //export mpixgo_MPI_Reduce_scatter
 func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter, nil, err)
 	}
@@ -9040,6 +9309,7 @@ func mpixgo_MPI_Reduce_scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf 
 //export mpixgo_MPI_Reduce_scatter_block
 func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block, nil, err)
 	}
@@ -9067,6 +9337,7 @@ func mpixgo_MPI_Reduce_scatter_block(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, re
 //export mpixgo_MPI_Reduce_scatter_block_c
 func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block_c, nil, err)
 	}
@@ -9094,6 +9365,7 @@ func mpixgo_MPI_Reduce_scatter_block_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, 
 //export mpixgo_MPI_Reduce_scatter_block_init
 func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init, nil, err)
 	}
@@ -9128,6 +9400,7 @@ func mpixgo_MPI_Reduce_scatter_block_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 //export mpixgo_MPI_Reduce_scatter_block_init_c
 func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_block_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_block_init_c, nil, err)
 	}
@@ -9162,6 +9435,7 @@ func mpixgo_MPI_Reduce_scatter_block_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Poin
 //export mpixgo_MPI_Reduce_scatter_c
 func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_c, nil, err)
 	}
@@ -9186,6 +9460,7 @@ func mpixgo_MPI_Reduce_scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbu
 //export mpixgo_MPI_Reduce_scatter_init
 func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_init, nil, err)
 	}
@@ -9217,6 +9492,7 @@ func mpixgo_MPI_Reduce_scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, rec
 //export mpixgo_MPI_Reduce_scatter_init_c
 func mpixgo_MPI_Reduce_scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Reduce_scatter_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Reduce_scatter_init_c, nil, err)
 	}
@@ -9322,6 +9598,9 @@ func mpixgo_MPI_Request_get_status(ctx *C.mpix_ctx, request C.MPI_Request, flag 
 	if flag == nil {
 		return raise(fnMPI_Request_get_status, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Request_get_status, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Request_get_status(ctx, request, flag, status); err != nil {
 		return raise(fnMPI_Request_get_status, nil, err)
 	}
@@ -9354,6 +9633,9 @@ func mpixgo_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, array_of_re
 	}
 	if flag == nil {
 		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Request_get_status_any(ctx, count, array_of_requests, index, flag, status); err != nil {
 		return raise(fnMPI_Request_get_status_any, nil, err)
@@ -9433,6 +9715,7 @@ func mpixgo_MPI_Rrput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count 
 //export mpixgo_MPI_Rsend
 func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend, nil, err)
 	}
@@ -9447,6 +9730,9 @@ func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Rsend, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Rsend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Rsend, commObj, err)
 	}
@@ -9456,6 +9742,7 @@ func mpixgo_MPI_Rsend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Rsend_c
 func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend_c, nil, err)
 	}
@@ -9470,6 +9757,9 @@ func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Rsend_c, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Rsend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Rsend_c, commObj, err)
 	}
@@ -9479,6 +9769,7 @@ func mpixgo_MPI_Rsend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Rsend_init
 func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend_init, nil, err)
 	}
@@ -9496,6 +9787,9 @@ func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Rsend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Rsend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Rsend_init, commObj, err)
 	}
@@ -9505,6 +9799,7 @@ func mpixgo_MPI_Rsend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 //export mpixgo_MPI_Rsend_init_c
 func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rsend_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Rsend_init_c, nil, err)
 	}
@@ -9522,6 +9817,9 @@ func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	if request == nil {
 		return raise(fnMPI_Rsend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Rsend_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Rsend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Rsend_init_c, commObj, err)
 	}
@@ -9531,6 +9829,7 @@ func mpixgo_MPI_Rsend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 //export mpixgo_MPI_Scan
 func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan, nil, err)
 	}
@@ -9558,6 +9857,7 @@ func mpixgo_MPI_Scan(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Poi
 //export mpixgo_MPI_Scan_c
 func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan_c, nil, err)
 	}
@@ -9585,6 +9885,7 @@ func mpixgo_MPI_Scan_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.P
 //export mpixgo_MPI_Scan_init
 func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan_init, nil, err)
 	}
@@ -9619,6 +9920,7 @@ func mpixgo_MPI_Scan_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsaf
 //export mpixgo_MPI_Scan_init_c
 func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, op_ C.MPI_Op, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scan_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scan_init_c, nil, err)
 	}
@@ -9653,6 +9955,7 @@ func mpixgo_MPI_Scan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf uns
 //export mpixgo_MPI_Scatter
 func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter, nil, err)
 	}
@@ -9669,6 +9972,7 @@ func mpixgo_MPI_Scatter(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int
 //export mpixgo_MPI_Scatter_c
 func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_c, nil, err)
 	}
@@ -9685,6 +9989,7 @@ func mpixgo_MPI_Scatter_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.M
 //export mpixgo_MPI_Scatter_init
 func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_init, nil, err)
 	}
@@ -9708,6 +10013,7 @@ func mpixgo_MPI_Scatter_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount 
 //export mpixgo_MPI_Scatter_init_c
 func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatter_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatter_init_c, nil, err)
 	}
@@ -9731,6 +10037,7 @@ func mpixgo_MPI_Scatter_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Scatterv
 func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv, nil, err)
 	}
@@ -9747,6 +10054,7 @@ func mpixgo_MPI_Scatterv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.
 //export mpixgo_MPI_Scatterv_c
 func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_c, nil, err)
 	}
@@ -9763,6 +10071,7 @@ func mpixgo_MPI_Scatterv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *
 //export mpixgo_MPI_Scatterv_init
 func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init, nil, err)
 	}
@@ -9786,6 +10095,7 @@ func mpixgo_MPI_Scatterv_init(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount
 //export mpixgo_MPI_Scatterv_init_c
 func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcounts *C.MPI_Count, displs *C.MPI_Aint, sendtype C.MPI_Datatype, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, root C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Scatterv_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Scatterv_init_c, nil, err)
 	}
@@ -9809,6 +10119,7 @@ func mpixgo_MPI_Scatterv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcou
 //export mpixgo_MPI_Send
 func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Send, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send, nil, err)
 	}
@@ -9823,6 +10134,9 @@ func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 	if err != nil {
 		return raise(fnMPI_Send, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Send_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Send, commObj, err)
 	}
@@ -9832,6 +10146,7 @@ func mpixgo_MPI_Send(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_
 //export mpixgo_MPI_Send_c
 func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Send_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send_c, nil, err)
 	}
@@ -9846,6 +10161,9 @@ func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 	if err != nil {
 		return raise(fnMPI_Send_c, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Send_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Send_c, commObj, err)
 	}
@@ -9855,6 +10173,7 @@ func mpixgo_MPI_Send_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, d
 //export mpixgo_MPI_Send_init
 func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Send_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send_init, nil, err)
 	}
@@ -9872,6 +10191,9 @@ func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 	if request == nil {
 		return raise(fnMPI_Send_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Send_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Send_init, commObj, err)
 	}
@@ -9881,6 +10203,7 @@ func mpixgo_MPI_Send_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, data
 //export mpixgo_MPI_Send_init_c
 func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Send_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Send_init_c, nil, err)
 	}
@@ -9898,6 +10221,9 @@ func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 	if request == nil {
 		return raise(fnMPI_Send_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Send_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Send_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Send_init_c, commObj, err)
 	}
@@ -9907,6 +10233,7 @@ func mpixgo_MPI_Send_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Cou
 //export mpixgo_MPI_Sendrecv
 func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.int, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv, nil, err)
 	}
@@ -9928,6 +10255,15 @@ func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv, nil, err)
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Sendrecv, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Sendrecv, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Sendrecv_c(ctx, sendbuf, C.MPI_Count(sendcount), sendtypeObj, dest, sendtag, recvbuf, C.MPI_Count(recvcount), recvtypeObj, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv, commObj, err)
 	}
@@ -9937,6 +10273,7 @@ func mpixgo_MPI_Sendrecv(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.in
 //export mpixgo_MPI_Sendrecv_c
 func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.MPI_Count, sendtype C.MPI_Datatype, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.MPI_Count, recvtype C.MPI_Datatype, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv_c, nil, err)
 	}
@@ -9958,6 +10295,15 @@ func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 	if err != nil {
 		return raise(fnMPI_Sendrecv_c, nil, err)
 	}
+	if sendbuf == nil && sendcount > 0 && core.NullBufferIsError(sendtypeObj) {
+		return raise(fnMPI_Sendrecv_c, commObj, core.Errorf(core.ErrBuffer, "sendbuf is NULL with sendcount %d", int64(sendcount)))
+	}
+	if recvbuf == nil && recvcount > 0 && core.NullBufferIsError(recvtypeObj) {
+		return raise(fnMPI_Sendrecv_c, commObj, core.Errorf(core.ErrBuffer, "recvbuf is NULL with recvcount %d", int64(recvcount)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv_c, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Sendrecv_c(ctx, sendbuf, sendcount, sendtypeObj, dest, sendtag, recvbuf, recvcount, recvtypeObj, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv_c, commObj, err)
 	}
@@ -9967,6 +10313,7 @@ func mpixgo_MPI_Sendrecv_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcount C.
 //export mpixgo_MPI_Sendrecv_replace
 func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_replace, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv_replace, nil, err)
 	}
@@ -9981,6 +10328,12 @@ func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.in
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Sendrecv_replace, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv_replace, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Sendrecv_replace_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv_replace, commObj, err)
 	}
@@ -9990,6 +10343,7 @@ func mpixgo_MPI_Sendrecv_replace(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.in
 //export mpixgo_MPI_Sendrecv_replace_c
 func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.MPI_Comm, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Sendrecv_replace_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, nil, err)
 	}
@@ -10003,6 +10357,12 @@ func mpixgo_MPI_Sendrecv_replace_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.
 	commObj, err := lookupComm(ctx, int32(comm))
 	if err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, nil, err)
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Sendrecv_replace_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
+	if status == nil {
+		return raise(fnMPI_Sendrecv_replace_c, commObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Sendrecv_replace_c(ctx, buf, count, datatype_Obj, dest, sendtag, source, recvtag, commObj, status); err != nil {
 		return raise(fnMPI_Sendrecv_replace_c, commObj, err)
@@ -10255,6 +10615,7 @@ func mpixgo_MPI_Session_set_errhandler(ctx *C.mpix_ctx, session C.MPI_Session, e
 //export mpixgo_MPI_Ssend
 func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend, nil, err)
 	}
@@ -10269,6 +10630,9 @@ func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 	if err != nil {
 		return raise(fnMPI_Ssend, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ssend_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Ssend, commObj, err)
 	}
@@ -10278,6 +10642,7 @@ func mpixgo_MPI_Ssend(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype
 //export mpixgo_MPI_Ssend_c
 func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend_c, nil, err)
 	}
@@ -10292,6 +10657,9 @@ func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 	if err != nil {
 		return raise(fnMPI_Ssend_c, nil, err)
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ssend_c(ctx, buf, count, datatype_Obj, dest, tag, commObj); err != nil {
 		return raise(fnMPI_Ssend_c, commObj, err)
 	}
@@ -10301,6 +10669,7 @@ func mpixgo_MPI_Ssend_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, 
 //export mpixgo_MPI_Ssend_init
 func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_init, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend_init, nil, err)
 	}
@@ -10318,6 +10687,9 @@ func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 	if request == nil {
 		return raise(fnMPI_Ssend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend_init, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
+	}
 	if err := impl_MPI_Ssend_init_c(ctx, buf, C.MPI_Count(count), datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ssend_init, commObj, err)
 	}
@@ -10327,6 +10699,7 @@ func mpixgo_MPI_Ssend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.int, dat
 //export mpixgo_MPI_Ssend_init_c
 func mpixgo_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Ssend_init_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Ssend_init_c, nil, err)
 	}
@@ -10343,6 +10716,9 @@ func mpixgo_MPI_Ssend_init_c(ctx *C.mpix_ctx, buf unsafe.Pointer, count C.MPI_Co
 	}
 	if request == nil {
 		return raise(fnMPI_Ssend_init_c, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if buf == nil && count > 0 && core.NullBufferIsError(datatype_Obj) {
+		return raise(fnMPI_Ssend_init_c, commObj, core.Errorf(core.ErrBuffer, "buf is NULL with count %d", int64(count)))
 	}
 	if err := impl_MPI_Ssend_init_c(ctx, buf, count, datatype_Obj, dest, tag, commObj, request); err != nil {
 		return raise(fnMPI_Ssend_init_c, commObj, err)
@@ -10370,6 +10746,9 @@ func mpixgo_MPI_Startall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_
 	defer recoverCall(fnMPI_Startall, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Startall, nil, err)
+	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Startall, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
 	}
 	if err := impl_MPI_Startall(ctx, count, array_of_requests); err != nil {
 		return raise(fnMPI_Startall, nil, err)
@@ -10422,6 +10801,9 @@ func mpixgo_MPI_Status_get_error(ctx *C.mpix_ctx, status *C.MPI_Status, error_ *
 	if error_ == nil {
 		return raise(fnMPI_Status_get_error, nil, core.Errorf(core.ErrArg, "error must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Status_get_error, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_get_error(ctx, status, error_); err != nil {
 		return raise(fnMPI_Status_get_error, nil, err)
 	}
@@ -10436,6 +10818,9 @@ func mpixgo_MPI_Status_get_source(ctx *C.mpix_ctx, status *C.MPI_Status, source 
 	}
 	if source == nil {
 		return raise(fnMPI_Status_get_source, nil, core.Errorf(core.ErrArg, "source must not be NULL"))
+	}
+	if status == nil {
+		return raise(fnMPI_Status_get_source, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_get_source(ctx, status, source); err != nil {
 		return raise(fnMPI_Status_get_source, nil, err)
@@ -10452,6 +10837,9 @@ func mpixgo_MPI_Status_get_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag *C.int
 	if tag == nil {
 		return raise(fnMPI_Status_get_tag, nil, core.Errorf(core.ErrArg, "tag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Status_get_tag, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_get_tag(ctx, status, tag); err != nil {
 		return raise(fnMPI_Status_get_tag, nil, err)
 	}
@@ -10463,6 +10851,9 @@ func mpixgo_MPI_Status_set_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag
 	defer recoverCall(fnMPI_Status_set_cancelled, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_cancelled, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_Status_set_cancelled, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_set_cancelled(ctx, status, flag); err != nil {
 		return raise(fnMPI_Status_set_cancelled, nil, err)
@@ -10480,6 +10871,9 @@ func mpixgo_MPI_Status_set_elements(ctx *C.mpix_ctx, status *C.MPI_Status, datat
 	if err != nil {
 		return raise(fnMPI_Status_set_elements, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Status_set_elements, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_set_elements(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Status_set_elements, nil, err)
 	}
@@ -10496,6 +10890,9 @@ func mpixgo_MPI_Status_set_elements_x(ctx *C.mpix_ctx, status *C.MPI_Status, dat
 	if err != nil {
 		return raise(fnMPI_Status_set_elements_x, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Status_set_elements_x, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_set_elements_x(ctx, status, datatype_Obj, count); err != nil {
 		return raise(fnMPI_Status_set_elements_x, nil, err)
 	}
@@ -10507,6 +10904,9 @@ func mpixgo_MPI_Status_set_error(ctx *C.mpix_ctx, status *C.MPI_Status, error_ C
 	defer recoverCall(fnMPI_Status_set_error, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_error, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_Status_set_error, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_set_error(ctx, status, error_); err != nil {
 		return raise(fnMPI_Status_set_error, nil, err)
@@ -10520,6 +10920,9 @@ func mpixgo_MPI_Status_set_source(ctx *C.mpix_ctx, status *C.MPI_Status, source 
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_source, nil, err)
 	}
+	if status == nil {
+		return raise(fnMPI_Status_set_source, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Status_set_source(ctx, status, source); err != nil {
 		return raise(fnMPI_Status_set_source, nil, err)
 	}
@@ -10531,6 +10934,9 @@ func mpixgo_MPI_Status_set_tag(ctx *C.mpix_ctx, status *C.MPI_Status, tag C.int)
 	defer recoverCall(fnMPI_Status_set_tag, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Status_set_tag, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_Status_set_tag, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
 	if err := impl_MPI_Status_set_tag(ctx, status, tag); err != nil {
 		return raise(fnMPI_Status_set_tag, nil, err)
@@ -10700,6 +11106,7 @@ func mpixgo_MPI_T_cvar_handle_free(ctx *C.mpix_ctx, handle *C.MPI_T_cvar_handle)
 //export mpixgo_MPI_T_cvar_read
 func mpixgo_MPI_T_cvar_read(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_read, &rc)
+	catchFaults()
 	if err := impl_MPI_T_cvar_read(ctx, handle, buf); err != nil {
 		return raise(fnMPI_T_cvar_read, nil, err)
 	}
@@ -10709,6 +11116,7 @@ func mpixgo_MPI_T_cvar_read(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf uns
 //export mpixgo_MPI_T_cvar_write
 func mpixgo_MPI_T_cvar_write(ctx *C.mpix_ctx, handle C.MPI_T_cvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_cvar_write, &rc)
+	catchFaults()
 	if err := impl_MPI_T_cvar_write(ctx, handle, buf); err != nil {
 		return raise(fnMPI_T_cvar_write, nil, err)
 	}
@@ -10904,6 +11312,7 @@ func mpixgo_MPI_T_pvar_handle_free(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_sess
 //export mpixgo_MPI_T_pvar_read
 func mpixgo_MPI_T_pvar_read(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_read, &rc)
+	catchFaults()
 	if err := impl_MPI_T_pvar_read(ctx, pe_session, handle, buf); err != nil {
 		return raise(fnMPI_T_pvar_read, nil, err)
 	}
@@ -10913,6 +11322,7 @@ func mpixgo_MPI_T_pvar_read(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, ha
 //export mpixgo_MPI_T_pvar_readreset
 func mpixgo_MPI_T_pvar_readreset(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_readreset, &rc)
+	catchFaults()
 	if err := impl_MPI_T_pvar_readreset(ctx, pe_session, handle, buf); err != nil {
 		return raise(fnMPI_T_pvar_readreset, nil, err)
 	}
@@ -10973,6 +11383,7 @@ func mpixgo_MPI_T_pvar_stop(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, ha
 //export mpixgo_MPI_T_pvar_write
 func mpixgo_MPI_T_pvar_write(ctx *C.mpix_ctx, pe_session C.MPI_T_pvar_session, handle C.MPI_T_pvar_handle, buf unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_T_pvar_write, &rc)
+	catchFaults()
 	if err := impl_MPI_T_pvar_write(ctx, pe_session, handle, buf); err != nil {
 		return raise(fnMPI_T_pvar_write, nil, err)
 	}
@@ -11009,6 +11420,9 @@ func mpixgo_MPI_Test(ctx *C.mpix_ctx, request *C.MPI_Request, flag *C.int, statu
 	if flag == nil {
 		return raise(fnMPI_Test, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Test, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Test(ctx, request, flag, status); err != nil {
 		return raise(fnMPI_Test, nil, err)
 	}
@@ -11024,6 +11438,9 @@ func mpixgo_MPI_Test_cancelled(ctx *C.mpix_ctx, status *C.MPI_Status, flag *C.in
 	if flag == nil {
 		return raise(fnMPI_Test_cancelled, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Test_cancelled, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Test_cancelled(ctx, status, flag); err != nil {
 		return raise(fnMPI_Test_cancelled, nil, err)
 	}
@@ -11038,6 +11455,12 @@ func mpixgo_MPI_Testall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	}
 	if flag == nil {
 		return raise(fnMPI_Testall, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Testall, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if count > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Testall, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when count is positive"))
 	}
 	if err := impl_MPI_Testall(ctx, count, array_of_requests, flag, array_of_statuses); err != nil {
 		return raise(fnMPI_Testall, nil, err)
@@ -11057,6 +11480,12 @@ func mpixgo_MPI_Testany(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	if flag == nil {
 		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if status == nil {
+		return raise(fnMPI_Testany, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Testany(ctx, count, array_of_requests, index, flag, status); err != nil {
 		return raise(fnMPI_Testany, nil, err)
 	}
@@ -11071,6 +11500,15 @@ func mpixgo_MPI_Testsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MP
 	}
 	if outcount == nil {
 		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if incount > 0 && array_of_requests == nil {
+		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_indices == nil {
+		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "array_of_indices must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Testsome, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when incount is positive"))
 	}
 	if err := impl_MPI_Testsome(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
 		return raise(fnMPI_Testsome, nil, err)
@@ -12309,6 +12747,7 @@ func mpixgo_MPI_Type_vector_c(ctx *C.mpix_ctx, count C.MPI_Count, blocklength C.
 //export mpixgo_MPI_Unpack
 func mpixgo_MPI_Unpack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf unsafe.Pointer, outcount C.int, datatype_ C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack, nil, err)
 	}
@@ -12332,6 +12771,7 @@ func mpixgo_MPI_Unpack(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.int, posi
 //export mpixgo_MPI_Unpack_c
 func mpixgo_MPI_Unpack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype_ C.MPI_Datatype, comm C.MPI_Comm) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack_c, nil, err)
 	}
@@ -12355,6 +12795,7 @@ func mpixgo_MPI_Unpack_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, insize C.MPI_Cou
 //export mpixgo_MPI_Unpack_external
 func mpixgo_MPI_Unpack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Aint, position *C.MPI_Aint, outbuf unsafe.Pointer, outcount C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_external, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack_external, nil, err)
 	}
@@ -12374,6 +12815,7 @@ func mpixgo_MPI_Unpack_external(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.P
 //export mpixgo_MPI_Unpack_external_c
 func mpixgo_MPI_Unpack_external_c(ctx *C.mpix_ctx, datarep *C.char, inbuf unsafe.Pointer, insize C.MPI_Count, position *C.MPI_Count, outbuf unsafe.Pointer, outcount C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_Unpack_external_c, &rc)
+	catchFaults()
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Unpack_external_c, nil, err)
 	}
@@ -12405,6 +12847,9 @@ func mpixgo_MPI_Wait(ctx *C.mpix_ctx, request *C.MPI_Request, status *C.MPI_Stat
 	if request == nil {
 		return raise(fnMPI_Wait, nil, core.Errorf(core.ErrArg, "request must not be NULL"))
 	}
+	if status == nil {
+		return raise(fnMPI_Wait, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Wait(ctx, request, status); err != nil {
 		return raise(fnMPI_Wait, nil, err)
 	}
@@ -12416,6 +12861,12 @@ func mpixgo_MPI_Waitall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	defer recoverCall(fnMPI_Waitall, &rc)
 	if err := core.CheckInitialized(); err != nil {
 		return raise(fnMPI_Waitall, nil, err)
+	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Waitall, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if count > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Waitall, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when count is positive"))
 	}
 	if err := impl_MPI_Waitall(ctx, count, array_of_requests, array_of_statuses); err != nil {
 		return raise(fnMPI_Waitall, nil, err)
@@ -12432,6 +12883,12 @@ func mpixgo_MPI_Waitany(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_R
 	if index == nil {
 		return raise(fnMPI_Waitany, nil, core.Errorf(core.ErrArg, "index must not be NULL"))
 	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Waitany, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if status == nil {
+		return raise(fnMPI_Waitany, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
 	if err := impl_MPI_Waitany(ctx, count, array_of_requests, index, status); err != nil {
 		return raise(fnMPI_Waitany, nil, err)
 	}
@@ -12446,6 +12903,15 @@ func mpixgo_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MP
 	}
 	if outcount == nil {
 		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if incount > 0 && array_of_requests == nil {
+		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_indices == nil {
+		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "array_of_indices must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Waitsome, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when incount is positive"))
 	}
 	if err := impl_MPI_Waitsome(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
 		return raise(fnMPI_Waitsome, nil, err)

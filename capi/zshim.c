@@ -1926,7 +1926,7 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Improbe(source, tag, comm, flag, message, status);
+    int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Improbe(source, tag, comm, flag, message, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Improbe(mpix_ctx_get(), source, tag, comm, (int *)flag, (MPI_Message *)message, (MPI_Status *)status);
@@ -1935,7 +1935,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    int rc = mpix_fast_MPI_Imrecv(buf, count, datatype, message, request);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Imrecv(buf, count, datatype, message, request);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Imrecv(mpix_ctx_get(), (void *)buf, count, datatype, (MPI_Message *)message, (MPI_Request *)request);
@@ -2124,7 +2124,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Iprobe(source, tag, comm, flag, status);
+    int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Iprobe(source, tag, comm, flag, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Iprobe(mpix_ctx_get(), source, tag, comm, (int *)flag, (MPI_Status *)status);
@@ -2133,7 +2133,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = mpix_fast_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Irecv(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Request *)request);
@@ -2238,7 +2238,7 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = mpix_fast_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Isend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -2277,7 +2277,7 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = mpix_fast_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Issend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -2322,7 +2322,7 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message)
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Mprobe(source, tag, comm, message, status);
+    int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Mprobe(source, tag, comm, message, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Mprobe(mpix_ctx_get(), source, tag, comm, (MPI_Message *)message, (MPI_Status *)status);
@@ -2331,7 +2331,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Mrecv(buf, count, datatype, message, status);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Mrecv(buf, count, datatype, message, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Mrecv(mpix_ctx_get(), (void *)buf, count, datatype, (MPI_Message *)message, (MPI_Status *)status);
@@ -2592,7 +2592,7 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Probe(source, tag, comm, status);
+    int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Probe(source, tag, comm, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Probe(mpix_ctx_get(), source, tag, comm, (MPI_Status *)status);
@@ -2643,7 +2643,7 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Recv(buf, count, datatype, source, tag, comm, status);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Recv(buf, count, datatype, source, tag, comm, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Recv(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Status *)status);
@@ -2658,7 +2658,7 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = mpix_fast_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Recv_init(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Request *)request);
@@ -3000,7 +3000,7 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = mpix_fast_MPI_Send(buf, count, datatype, dest, tag, comm);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Send(buf, count, datatype, dest, tag, comm);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Send(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm);
@@ -3015,7 +3015,7 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = mpix_fast_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Send_init(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -3030,7 +3030,7 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    int rc = __builtin_expect(((sendbuf == NULL) & (sendcount > 0)) | ((recvbuf == NULL) & (recvcount > 0)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Sendrecv(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (MPI_Status *)status);
@@ -3165,7 +3165,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = mpix_fast_MPI_Ssend(buf, count, datatype, dest, tag, comm);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Ssend(buf, count, datatype, dest, tag, comm);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Ssend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm);
@@ -3180,7 +3180,7 @@ int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = mpix_fast_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Ssend_init(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -3204,7 +3204,7 @@ int PMPI_Start(MPI_Request *request)
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    int rc = mpix_fast_MPI_Startall(count, array_of_requests);
+    int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Startall(count, array_of_requests);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Startall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests);
@@ -3609,7 +3609,7 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Test(request, flag, status);
+    int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Test(request, flag, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Test(mpix_ctx_get(), (MPI_Request *)request, (int *)flag, (MPI_Status *)status);
@@ -3624,7 +3624,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
-    int rc = mpix_fast_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)) | ((count > 0) & (array_of_statuses == NULL)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Testall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)flag, (MPI_Status *)array_of_statuses);
@@ -4059,7 +4059,7 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Wait(request, status);
+    int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Wait(request, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Wait(mpix_ctx_get(), (MPI_Request *)request, (MPI_Status *)status);
@@ -4068,7 +4068,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
-    int rc = mpix_fast_MPI_Waitall(count, array_of_requests, array_of_statuses);
+    int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)) | ((count > 0) & (array_of_statuses == NULL)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Waitall(count, array_of_requests, array_of_statuses);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Waitall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (MPI_Status *)array_of_statuses);
@@ -4077,7 +4077,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
-    int rc = mpix_fast_MPI_Waitany(count, array_of_requests, index, status);
+    int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Waitany(count, array_of_requests, index, status);
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Waitany(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)index, (MPI_Status *)status);

@@ -102,6 +102,9 @@ func Bcast(m CollMode, buf unsafe.Pointer, count int64, t *datatype.Type, root i
 	if err := firstErr(checkColl(c, "broadcast"), checkCollBuf(count, t), c.CheckRoot(root)); err != nil {
 		return nil, err
 	}
+	if err := checkUserBuf(buf, count, t, "buffer"); err != nil {
+		return nil, err
+	}
 	if m == Blocking && c.tc != nil {
 		return nil, threadBcast(c, buf, count, t, root)
 	}
@@ -120,6 +123,9 @@ func Reduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type
 		return interReduce(m, sbuf, rbuf, count, t, op, root, c)
 	}
 	if err := firstErr(checkColl(c, "reduce"), checkCollBuf(count, t), checkOp(op, t), c.CheckRoot(root)); err != nil {
+		return nil, err
+	}
+	if err := reduceBufs(sbuf, rbuf, count, t, c.Rank == root); err != nil {
 		return nil, err
 	}
 	if c.Rank == root {
@@ -156,6 +162,9 @@ func Allreduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.T
 	}
 	if err := firstErr(checkColl(c, "allreduce"), checkCollBuf(count, t), checkOp(op, t),
 		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
+		return nil, err
+	}
+	if err := reduceBufs(sbuf, rbuf, count, t, true); err != nil {
 		return nil, err
 	}
 	if m == Blocking && c.tc != nil {
@@ -202,6 +211,9 @@ func Gather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 		if err := firstErr(checkInPlace(rbuf, false, "receive buffer"), checkCollBuf(rcount, rt), checkCounts(rcounts, nil, rt)); err != nil {
 			return nil, err
 		}
+	}
+	if err := gatherBufs(isRoot, sbuf, scount, st, rbuf, rcount, rcounts, rt); err != nil {
+		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
 		if !isRoot {
@@ -253,6 +265,9 @@ func Scatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs []in
 			return nil, err
 		}
 	}
+	if err := scatterBufs(isRoot, sbuf, scount, scounts, st, rbuf, rcount, rt); err != nil {
+		return nil, err
+	}
 	return runColl(m, c, func(s *schedule) error {
 		if !isRoot {
 			s.recv(root, rbuf, rcount, rt)
@@ -293,6 +308,9 @@ func Allgather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 		if err := checkCollBuf(scount, st); err != nil {
 			return nil, err
 		}
+	}
+	if err := firstErr(checkUserBuf(sbuf, scount, st, "send buffer"), blockBufs(rbuf, rcount, rcounts, rt, "receive buffer")); err != nil {
+		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
 		n, r := s.comm.Size, s.comm.Rank
@@ -368,6 +386,9 @@ func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 		if err := firstErr(checkCollBuf(sn, st), checkCollBuf(rn, rt)); err != nil {
 			return nil, err
 		}
+		if err := firstErr(checkUserBuf(a.Sbuf, sn, st, "send buffer"), checkUserBuf(a.Rbuf, rn, rt, "receive buffer")); err != nil {
+			return nil, err
+		}
 	}
 	return runColl(m, c, func(s *schedule) error {
 		n, r := s.comm.Size, s.comm.Rank
@@ -433,6 +454,9 @@ func ReduceScatter(m CollMode, sbuf, rbuf unsafe.Pointer, rcount int64, rcounts 
 		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, 1, t)); err != nil {
 		return nil, err
 	}
+	if err := reduceScatterBufs(sbuf, rbuf, rcount, rcounts, t, c); err != nil {
+		return nil, err
+	}
 	return runColl(m, c, func(s *schedule) error {
 		n, r := s.comm.Size, s.comm.Rank
 		counts := rcounts
@@ -469,6 +493,9 @@ func ReduceScatter(m CollMode, sbuf, rbuf unsafe.Pointer, rcount int64, rcounts 
 func Scan(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, exclusive bool, c *Comm) (*Request, error) {
 	if err := firstErr(checkColl(c, "scan"), checkCollBuf(count, t), checkOp(op, t),
 		checkInPlace(rbuf, false, "receive buffer"), checkAlias(sbuf, rbuf, count, t)); err != nil {
+		return nil, err
+	}
+	if err := reduceBufs(sbuf, rbuf, count, t, true); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {

@@ -100,7 +100,7 @@ func interBcast(m CollMode, buf unsafe.Pointer, count int64, t *datatype.Type, r
 		return nil, err
 	}
 	if root != ProcNull {
-		if err := checkCollBuf(count, t); err != nil {
+		if err := firstErr(checkCollBuf(count, t), checkUserBuf(buf, count, t, "buffer")); err != nil {
 			return nil, err
 		}
 	}
@@ -132,6 +132,9 @@ func interReduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype
 		if err := firstErr(checkCollBuf(count, t), checkOp(op, t)); err != nil {
 			return nil, err
 		}
+		if err := interRootBufs(root, sbuf, count, nil, t, rbuf, count, nil, t); err != nil {
+			return nil, err
+		}
 	}
 	if root != ProcNull && root != Root {
 		if err := checkInterBuf(sbuf); err != nil {
@@ -158,7 +161,7 @@ func interReduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype
 // interAllreduce: each group reduces to its rank 0, the leaders swap results, and each
 // leader broadcasts the other group's result in its group.
 func interAllreduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, op Reducer, c *Comm) (*Request, error) {
-	if err := firstErr(checkInterBuf(sbuf, rbuf), checkCollBuf(count, t), checkOp(op, t)); err != nil {
+	if err := firstErr(checkInterBuf(sbuf, rbuf), checkCollBuf(count, t), checkOp(op, t), reduceBufs(sbuf, rbuf, count, t, true)); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -191,6 +194,9 @@ func interGather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Typ
 		if err := firstErr(checkInterBuf(sbuf), checkCollBuf(scount, st)); err != nil {
 			return nil, err
 		}
+	}
+	if err := interRootBufs(root, sbuf, scount, nil, st, rbuf, rcount, rcounts, rt); err != nil {
+		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
 		switch root {
@@ -229,6 +235,10 @@ func interScatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs
 			return nil, err
 		}
 	}
+	// The root sends (its buffer plays the receive side's part in interRootBufs).
+	if err := interRootBufs(root, rbuf, rcount, nil, rt, sbuf, scount, scounts, st); err != nil {
+		return nil, err
+	}
 	return runColl(m, c, func(s *schedule) error {
 		switch root {
 		case ProcNull:
@@ -259,6 +269,9 @@ func interAllgather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.
 	}
 	if err := firstErr(checkCollBuf(scount, st), checkCollBuf(rcount, rt),
 		checkCounts(rcounts, nil, rt), checkLens(n, rcounts, displs)); err != nil {
+		return nil, err
+	}
+	if err := firstErr(checkUserBuf(sbuf, scount, st, "send buffer"), blockBufs(rbuf, rcount, rcounts, rt, "receive buffer")); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -293,6 +306,9 @@ func interAlltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 		_, sn, st := alltoallBlock(a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i)
 		_, rn, rt := alltoallBlock(a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
 		if err := firstErr(checkCollBuf(sn, st), checkCollBuf(rn, rt)); err != nil {
+			return nil, err
+		}
+		if err := firstErr(checkUserBuf(a.Sbuf, sn, st, "send buffer"), checkUserBuf(a.Rbuf, rn, rt, "receive buffer")); err != nil {
 			return nil, err
 		}
 	}

@@ -301,10 +301,21 @@ func ErrorClass(code int) (int, error) {
 		return 0, Errorf(ErrArg, "invalid error code %d", code)
 	}
 	class := code & classMask
-	if code < 0 || code > ErrLastCode || class > lastClass || (class != Success && classNames[class] == "") {
+	if code < 0 || code > ErrLastCode || class > lastClass || (class != Success && classNames[class] == "") || !issued(code>>8) {
 		return 0, Errorf(ErrArg, "invalid error code %d", code)
 	}
 	return class, nil
+}
+
+// issued reports whether InstanceCode has handed out sequence number seq (0: a bare
+// class): a code with a sequence number never issued was not returned by MPI.
+func issued(seq int) bool {
+	if seq == 0 {
+		return true
+	}
+	codeRing.mu.Lock()
+	defer codeRing.mu.Unlock()
+	return codeRing.next >= seqLimit-1 || seq <= codeRing.next
 }
 
 // ErrorString returns the text of an error code.

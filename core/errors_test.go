@@ -586,3 +586,26 @@ func TestErrorCodesConcurrent(t *testing.T) {
 		t.Fatal(strings.Join(failures, "\n"))
 	}
 }
+
+// A code whose sequence number was never handed out is no error code of MPI's, even
+// with a valid class in its low bits (MPI_Error_string/class answer MPI_ERR_ARG).
+func TestNeverIssuedCode(t *testing.T) {
+	issuedCode := InstanceCode(Errorf(ErrRank, "bad rank"))
+	for _, c := range []struct {
+		code int
+		ok   bool
+	}{
+		{ErrRank, true},
+		{issuedCode, true},
+		{0x7fff06, false},
+		{-5, false},
+	} {
+		_, err := ErrorString(c.code)
+		if (err == nil) != c.ok {
+			t.Errorf("ErrorString(%#x) error %v, want ok %v", c.code, err, c.ok)
+		}
+		if err != nil && AsError(err).Class != ErrArg {
+			t.Errorf("ErrorString(%#x): class %d, want MPI_ERR_ARG", c.code, AsError(err).Class)
+		}
+	}
+}

@@ -277,9 +277,13 @@ func releaseLibrary() error {
 
 // Abort ends the whole job with an exit code; the caller has already printed why.
 // Under a launcher the process manager kills the other processes. It does not return.
-func Abort(code int) {
+func Abort(code int) { AbortWith(code, "") }
+
+// AbortWith is Abort with a reason for the process manager, which reports it
+// (mpixexec prints it in its line about the job's end).
+func AbortWith(code int, reason string) {
 	if c := proc.pmi; c != nil && !c.Singleton() {
-		c.Abort(code, "")
+		c.Abort(code, reason)
 	}
 	exit(code)
 }

@@ -7,6 +7,34 @@
 #include "shim.h"
 
 #include <dlfcn.h>
+#include <signal.h>
+
+// Signal handlers around libfabric: loading and opening providers runs their
+// libraries' initializers, and some install handlers of their own (psm2's prints a
+// backtrace for SIGSEGV, leaves a .btr file and exits with code 1, so that a
+// program's own segfault no longer looks like one, and Go's handlers are gone). What
+// a libfabric call changed is put back as it was before the call.
+typedef struct {
+	struct sigaction act[NSIG];
+	unsigned char ok[NSIG];
+} saved_handlers;
+
+static void save_handlers(saved_handlers *h)
+{
+	for (int s = 1; s < NSIG; s++)
+		h->ok[s] = s != SIGKILL && s != SIGSTOP && sigaction(s, NULL, &h->act[s]) == 0;
+}
+
+static void restore_handlers(const saved_handlers *h)
+{
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction now;
+		if (!h->ok[s] || sigaction(s, NULL, &now) != 0)
+			continue;
+		if (now.sa_handler != h->act[s].sa_handler || now.sa_flags != h->act[s].sa_flags)
+			sigaction(s, &h->act[s], NULL);
+	}
+}
 
 // The libfabric functions mpix calls that are exported symbols (the rest of the API
 // is inline calls through the objects' operation tables).
@@ -71,7 +99,7 @@ struct fi_info *mpix_ofi_dupinfo(const struct fi_info *info)
 
 // mpix_ofi_getinfo asks for reliable datagram endpoints that send and receive
 // untagged messages in send-after-send order, from provider prov (NULL: any).
-int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
+static int getinfo(const char *prov, struct fi_info **out)
 {
 	int loaded = load();
 	if (loaded)
@@ -158,7 +186,7 @@ static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key
 // mpix_ofi_open builds fabric, domain, CQs, AV and endpoint from info (which s takes
 // over), allocates and registers the buffers and posts the receives. On failure it
 // names the failing call in *where; mpix_ofi_close frees what was built.
-int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
+static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
 		  int32_t naddrs, const char **where)
 {
 	int rc;
@@ -253,6 +281,26 @@ int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx
 	s->nunposted = nrx;
 	*where = "fi_recv";
 	return post_unposted(s);
+}
+
+// The exported entries that run providers' code keep the process's signal handlers.
+int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
+{
+	saved_handlers h;
+	save_handlers(&h);
+	int rc = getinfo(prov, out);
+	restore_handlers(&h);
+	return rc;
+}
+
+int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx, int32_t naddrs,
+		  const char **where)
+{
+	saved_handlers h;
+	save_handlers(&h);
+	int rc = open_ep(s, info, bufsize, ntx, nrx, naddrs, where);
+	restore_handlers(&h);
+	return rc;
 }
 
 static int close_fid(mpix_ofi *s, struct fid *f, const char *what, int rc)

@@ -131,7 +131,8 @@ int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
     tc_view v;
-    if (a == NULL || root < 0 || root >= a->n || !view_init(&v, buffer, 1, count, NULL, NULL, datatype, me != root, 0))
+    if (a == NULL || root < 0 || root >= a->n || null_buf(buffer, count, datatype) ||
+        !view_init(&v, buffer, 1, count, NULL, NULL, datatype, me != root, 0))
         return MPIX_FAST_MISS;
     a->rbuf[me] = v.blk[0];
     size_t bytes = v.len[0]; /* the same on every thread: the signatures match */
@@ -293,7 +294,8 @@ int mpix_fast_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || count < 0 || root < 0 || root >= a->n || !fold_ok(datatype, op) ||
-        (me == root ? bad_reduce_bufs(sendbuf, recvbuf, count) : sendbuf == MPI_IN_PLACE))
+        (me == root ? bad_reduce_bufs(sendbuf, recvbuf, count) : sendbuf == MPI_IN_PLACE) ||
+        null_buf(sendbuf, count, datatype) || (me == root && null_buf(recvbuf, count, datatype)))
         return MPIX_FAST_MISS;
     tc_reduce(a, me, sendbuf, recvbuf, count, mpix_fold_kind(datatype), op, root);
     return MPI_SUCCESS;
@@ -304,7 +306,8 @@ int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || count < 0 || !fold_ok(datatype, op) || bad_reduce_bufs(sendbuf, recvbuf, count))
+    if (a == NULL || count < 0 || !fold_ok(datatype, op) || bad_reduce_bufs(sendbuf, recvbuf, count) ||
+        null_buf(sendbuf, count, datatype) || null_buf(recvbuf, count, datatype))
         return MPIX_FAST_MISS;
     tc_reduce(a, me, sendbuf, recvbuf, count, mpix_fold_kind(datatype), op, -1);
     return MPI_SUCCESS;
@@ -392,7 +395,9 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
-    if (a == NULL || recvbuf == MPI_IN_PLACE || (vv && (recvcounts == NULL || displs == NULL)))
+    if (a == NULL || recvbuf == MPI_IN_PLACE || (vv && (recvcounts == NULL || displs == NULL)) ||
+        null_buf(sendbuf, sendcount, sendtype) ||
+        (vv ? null_bufv(recvbuf, a->n, recvcounts, recvtype) : null_buf(recvbuf, recvcount, recvtype)))
         return MPIX_FAST_MISS;
     int inplace = sendbuf == MPI_IN_PLACE;
     tc_side s = {sendbuf, 1, sendcount, NULL, NULL, sendtype};
@@ -418,7 +423,8 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || root < 0 || root >= a->n || (me == root ? recvbuf : sendbuf) == MPI_IN_PLACE ||
-        (vv && me == root && (recvcounts == NULL || displs == NULL)))
+        (vv && me == root && (recvcounts == NULL || displs == NULL)) || null_buf(sendbuf, sendcount, sendtype) ||
+        (me == root && (vv ? null_bufv(recvbuf, a->n, recvcounts, recvtype) : null_buf(recvbuf, recvcount, recvtype))))
         return MPIX_FAST_MISS;
     int inplace = me == root && sendbuf == MPI_IN_PLACE;
     tc_side s = {sendbuf, 1, sendcount, NULL, NULL, sendtype};
@@ -446,7 +452,8 @@ static int scatter(const void *sendbuf, int sendcount, const int *sendcounts, co
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || root < 0 || root >= a->n || (me == root ? sendbuf : recvbuf) == MPI_IN_PLACE ||
-        (vv && me == root && (sendcounts == NULL || displs == NULL)))
+        (vv && me == root && (sendcounts == NULL || displs == NULL)) || null_buf(recvbuf, recvcount, recvtype) ||
+        (me == root && (vv ? null_bufv(sendbuf, a->n, sendcounts, sendtype) : null_buf(sendbuf, sendcount, sendtype))))
         return MPIX_FAST_MISS;
     int inplace = me == root && recvbuf == MPI_IN_PLACE;
     tc_side s = {sendbuf, a->n, sendcount, sendcounts, displs, sendtype};
@@ -476,7 +483,9 @@ static int alltoall(const void *sendbuf, int sendcount, const int *sendcounts, c
     int me;
     mpix_tc_act *a = coll_self(comm, &me);
     if (a == NULL || sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE ||
-        (vv && (sendcounts == NULL || sdispls == NULL || recvcounts == NULL || rdispls == NULL)))
+        (vv && (sendcounts == NULL || sdispls == NULL || recvcounts == NULL || rdispls == NULL)) ||
+        (vv ? null_bufv(sendbuf, a->n, sendcounts, sendtype) || null_bufv(recvbuf, a->n, recvcounts, recvtype)
+            : null_buf(sendbuf, sendcount, sendtype) || null_buf(recvbuf, recvcount, recvtype)))
         return MPIX_FAST_MISS;
     tc_side s = {sendbuf, a->n, sendcount, sendcounts, sdispls, sendtype};
     tc_side r = {recvbuf, a->n, recvcount, recvcounts, rdispls, recvtype};
@@ -521,7 +530,9 @@ static int fold_coll(int kind, const void *sendbuf, void *recvbuf, int count, co
         }
     }
     /* As Go's checks: a scan's aliasing counts when count > 0, a reduce-scatter's always. */
-    if (bad_reduce_bufs(sendbuf, recvbuf, kind == TC_REDUCE_SCATTER || count > 0))
+    if (bad_reduce_bufs(sendbuf, recvbuf, kind == TC_REDUCE_SCATTER || count > 0) ||
+        null_buf(sendbuf, (int)total, dt) ||
+        null_buf(recvbuf, kind != TC_REDUCE_SCATTER ? count : recvcounts != NULL ? recvcounts[me] : count, dt))
         return MPIX_FAST_MISS;
     /* In place: a private copy of the input, on the stack when small (a scalar scan
      * allocates nothing). */

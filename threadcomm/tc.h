@@ -454,6 +454,24 @@ static inline int bad_reduce_bufs(const void *sbuf, const void *rbuf, int count)
     return rbuf == MPI_IN_PLACE || (sbuf == rbuf && sbuf != NULL && count > 0);
 }
 
+/* null_buf says a significant buffer is NULL with a positive count of a predefined
+ * datatype: MPI_ERR_BUFFER in Go (core/userbuf.go, MPICH's rule), never a copy here.
+ * null_bufv is the same for a v-variant's counts (n of them; NULL counts: none). */
+static inline int null_buf(const void *buf, int count, MPI_Datatype dt)
+{
+    return __builtin_expect(buf == NULL, 0) && count > 0 && dt_bytes(dt) > 0;
+}
+
+static inline int null_bufv(const void *buf, int n, const int *counts, MPI_Datatype dt)
+{
+    if (__builtin_expect(buf != NULL, 1) || counts == NULL)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (null_buf(buf, counts[i], dt))
+            return 1;
+    return 0;
+}
+
 #pragma GCC visibility pop
 
 #endif

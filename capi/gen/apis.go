@@ -297,6 +297,9 @@ func convert(j jsonProc, large bool) (*Proc, error) {
 		}
 		p.Const = jp.Constant == true || jp.Constant == "true"
 		p.Array = jp.Length != nil
+		if l, ok := jp.Length.(string); ok && l != "*" {
+			p.Length = l
+		}
 		if dims, ok := jp.Length.([]any); ok && len(dims) == 2 {
 			p.Inner = fmt.Sprint(dims[1]) // int ranges[][3]
 		}

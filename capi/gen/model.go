@@ -39,6 +39,7 @@ type Param struct {
 	Inner   string // inner dimension of a two-dimensional array, e.g. "3" for ranges[][3]
 	Kind    string
 	Dir     string // in, out, inout
+	Length  string // for an array: the parameter that counts its elements ("" if none or not a name)
 	Varargs bool
 }
 

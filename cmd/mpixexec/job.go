@@ -386,11 +386,18 @@ func judge(rep exitReport) (string, int, bool) {
 	return "", 0, false
 }
 
+// abortLine describes a rank's abort: MPI_Abort, or an error handler that aborted the
+// job, whose reason the library sends as "<handler>: <call>: <message>".
 func abortLine(rank, code int, msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ") // one line: the message may not span several
+	for _, h := range []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERRORS_ABORT", "a memory fault"} {
+		if what, ok := strings.CutPrefix(msg, h+": "); ok {
+			return fmt.Sprintf("mpixexec: rank %d: %s; job aborted by %s", rank, what, h)
+		}
+	}
 	line := fmt.Sprintf("mpixexec: rank %d called MPI_Abort (code %d)", rank, code)
-	if msg = strings.TrimSpace(msg); msg != "" {
-		// One line: the message may not span several.
-		line += ": " + strings.Join(strings.Fields(msg), " ")
+	if msg != "" {
+		line += ": " + msg
 	}
 	return line
 }

@@ -339,8 +339,17 @@ func TestJudge(t *testing.T) {
 	if s := abortStatus(-1); s != 255 {
 		t.Errorf("abortStatus(-1) = %d", s)
 	}
-	if l := abortLine(3, 4, "two\nlines  here "); l != "mpixexec: rank 3 called MPI_Abort (code 4): two lines here" {
-		t.Errorf("abortLine = %q", l)
+	for _, c := range []struct{ msg, want string }{
+		{"two\nlines  here ", "mpixexec: rank 3 called MPI_Abort (code 4): two lines here"},
+		{"", "mpixexec: rank 3 called MPI_Abort (code 4)"},
+		{"MPI_ERRORS_ARE_FATAL: MPI_Recv: message truncated (error class 14)",
+			"mpixexec: rank 3: MPI_Recv: message truncated (error class 14); job aborted by MPI_ERRORS_ARE_FATAL"},
+		{"MPI_ERRORS_ABORT: MPI_Send: invalid rank 9 (error class 6)",
+			"mpixexec: rank 3: MPI_Send: invalid rank 9 (error class 6); job aborted by MPI_ERRORS_ABORT"},
+	} {
+		if l := abortLine(3, 4, c.msg); l != c.want {
+			t.Errorf("abortLine(%q) = %q, want %q", c.msg, l, c.want)
+		}
 	}
 }
 

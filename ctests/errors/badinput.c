@@ -1,0 +1,144 @@
+/* badinput: bad addresses come back as MPICH's error classes under MPI_ERRORS_RETURN,
+ * on the C fast paths and in Go, never as a crash or a hang (issue 29 item 5).
+ * - a NULL buffer with a positive count of a predefined datatype: MPI_ERR_BUFFER
+ *   (point-to-point, at once, with no partner; collectives, intra- and
+ *   intercommunicator, where the buffer counts);
+ *   NULL with count 0, MPI_BOTTOM with an absolute datatype and a NULL receive
+ *   buffer at a gather's non-root are valid;
+ * - a NULL status, NULL completion arrays with a positive count: MPI_ERR_ARG;
+ * - MPI_Error_string/class of a code MPI never returned: MPI_ERR_ARG;
+ * - MPI_Free_mem of an address MPI_Alloc_mem did not return: MPI_ERR_BASE.
+ * Run with 2 processes (over shm, with MPIX_SHM=0 and with MPIX_FASTPATH=0). */
+#include "mpix_test.h"
+
+int main(int argc, char **argv)
+{
+    int rank, size, x = 7, y = 0, flag, idx, outcount, indices[2], count;
+    MPI_Request req = MPI_REQUEST_NULL, reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status st;
+    char s[MPI_MAX_ERROR_STRING];
+
+    CHECK_OK(MPI_Init(&argc, &argv));
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size == 2, "run with 2 processes, not %d", size);
+    int peer = 1 - rank;
+
+    /* Point-to-point: a NULL buffer with a positive count fails at once (a receive
+     * with no sender must not wait), on every form. */
+    CHECK_CLASS(MPI_Send(NULL, 10, MPI_INT, peer, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Isend(NULL, 10, MPI_INT, peer, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Ssend(NULL, 1, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Send_c(NULL, 10, MPI_INT, peer, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Recv(NULL, 10, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Recv(NULL, 10, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Irecv(NULL, 10, MPI_INT, peer, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Send_init(NULL, 3, MPI_CHAR, peer, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Sendrecv(NULL, 1, MPI_INT, peer, 0, &y, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &st),
+                MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Sendrecv(&x, 1, MPI_INT, peer, 0, NULL, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &st),
+                MPI_ERR_BUFFER);
+    CHECK(req == MPI_REQUEST_NULL, "a failed call set the request to 0x%x", req);
+
+    /* Valid NULLs: count 0, and MPI_BOTTOM with a datatype of absolute addresses. */
+    CHECK_OK(MPI_Sendrecv(NULL, 0, MPI_INT, peer, 1, NULL, 0, MPI_INT, peer, 1, MPI_COMM_WORLD, &st));
+    MPI_Aint addr;
+    MPI_Datatype abs_t;
+    int one = 1;
+    MPI_Get_address(rank == 0 ? &x : &y, &addr);
+    CHECK_OK(MPI_Type_create_struct(1, &one, &addr, (MPI_Datatype[]){MPI_INT}, &abs_t));
+    CHECK_OK(MPI_Type_commit(&abs_t));
+    if (rank == 0)
+        CHECK_OK(MPI_Send(MPI_BOTTOM, 1, abs_t, 1, 2, MPI_COMM_WORLD));
+    else {
+        CHECK_OK(MPI_Recv(MPI_BOTTOM, 1, abs_t, 0, 2, MPI_COMM_WORLD, &st));
+        CHECK(y == 7, "MPI_BOTTOM receive got %d", y);
+    }
+    CHECK_OK(MPI_Type_free(&abs_t));
+
+    /* Collectives: where the buffer is significant. */
+    CHECK_CLASS(MPI_Bcast(NULL, 4, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(NULL, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(&x, NULL, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Iallreduce(&x, NULL, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allgather(&x, 1, MPI_INT, NULL, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Alltoall(NULL, 1, MPI_INT, &y, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Scan(NULL, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    if (rank == 0) /* the root's receive buffer */
+        CHECK_CLASS(MPI_Gather(&x, 1, MPI_INT, NULL, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    /* A non-root's receive buffer is not significant: NULL is valid there. */
+    int both[2] = {0, 0}, sum = 0;
+    CHECK_OK(MPI_Gather(&x, 1, MPI_INT, rank == 0 ? both : NULL, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK_OK(MPI_Reduce(&x, rank == 0 ? &sum : NULL, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK(both[0] == 7 && both[1] == 7 && sum == 14, "gather %d %d, reduce %d", both[0], both[1], sum);
+
+    /* The same on an intercommunicator (one process in each group). */
+    MPI_Comm half, inter;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &half));
+    CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, peer, 9, &inter));
+    CHECK_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    int root = rank == 0 ? MPI_ROOT : 0;
+    CHECK_CLASS(MPI_Bcast(NULL, 4, MPI_INT, root, inter), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allgather(&x, 1, MPI_INT, NULL, 1, MPI_INT, inter), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(NULL, &y, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_BUFFER);
+    y = 0;
+    CHECK_OK(MPI_Gather(&x, 1, MPI_INT, rank == 0 ? &y : NULL, 1, MPI_INT, root, inter));
+    if (rank == 0)
+        CHECK(y == 7, "intercommunicator gather got %d", y);
+    CHECK_OK(MPI_Comm_free(&inter));
+    CHECK_OK(MPI_Comm_free(&half));
+
+    /* Completion calls: NULL arrays with a positive count, NULL statuses. */
+    CHECK_CLASS(MPI_Waitall(2, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Testall(2, NULL, &flag, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Waitsome(2, NULL, &outcount, indices, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Testsome(2, NULL, &outcount, indices, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Waitany(2, NULL, &idx, MPI_STATUS_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Testany(2, NULL, &idx, &flag, MPI_STATUS_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Startall(2, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Waitall(2, reqs, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Testall(2, reqs, &flag, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Waitsome(2, reqs, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_OK(MPI_Waitall(0, NULL, NULL)); /* nothing to wait for */
+    CHECK_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    CHECK_CLASS(MPI_Wait(&req, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Test(&req, &flag, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Waitany(2, reqs, &idx, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status(req, &flag, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Recv(&y, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Probe(peer, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Iprobe(peer, 0, MPI_COMM_WORLD, &flag, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Sendrecv(&x, 1, MPI_INT, peer, 0, &y, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Get_count(NULL, MPI_INT, &count), MPI_ERR_ARG);
+    /* MPI_STATUS_IGNORE is (MPI_Status *)1, not NULL: it stays valid. */
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Sendrecv(&x, 1, MPI_INT, peer, 3, &y, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(y == 7, "sendrecv got %d", y);
+
+    /* Error codes MPI never returned. */
+    int len, cls;
+    CHECK_CLASS(MPI_Error_string(0x7fff06, s, &len), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Error_class(0x7fff06, &cls), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Error_string(-5, s, &len), MPI_ERR_ARG);
+    CHECK_OK(MPI_Error_string(MPI_ERR_RANK, s, &len)); /* a class is a code */
+    int code = MPI_Send(NULL, 1, MPI_INT, peer, 0, MPI_COMM_WORLD); /* an issued code */
+    CHECK_OK(MPI_Error_string(code, s, &len));
+    CHECK(strstr(s, "NULL") != NULL, "the message of a NULL-buffer error: %s", s);
+
+    /* MPI_Free_mem takes only what MPI_Alloc_mem returned, once. */
+    void *mem;
+    CHECK_CLASS(MPI_Free_mem(&x), MPI_ERR_BASE);
+    CHECK_OK(MPI_Alloc_mem(64, MPI_INFO_NULL, &mem));
+    CHECK_CLASS(MPI_Free_mem((char *)mem + 8), MPI_ERR_BASE);
+    CHECK_OK(MPI_Free_mem(mem));
+    CHECK_CLASS(MPI_Free_mem(mem), MPI_ERR_BASE);
+    CHECK_OK(MPI_Free_mem(NULL));
+
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        printf("badinput: all checks passed\n");
+    CHECK_OK(MPI_Finalize());
+    return 0;
+}
