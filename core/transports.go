@@ -74,7 +74,7 @@ func coresPerRank(localRanks int) int {
 // processes of this node, a global one (libfabric) for the others, and builds the
 // VCI's engine. VCI v of one process talks to VCI v of the others. Every process
 // calls it at the same point of MPI_Init (it fences).
-func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
+func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 	self := c.Rank()
 	var node []int
 	for r, p := range peers {
