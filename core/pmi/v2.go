@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // v2Client is one process's PMI-2 connection to its process manager
@@ -18,7 +19,7 @@ import (
 //
 //	cmd=init pmi_version=2 pmi_subversion=0      (PMI-1 syntax, one line)
 //	    cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0
-//	cmd=fullinit;pmirank=R;threaded=FALSE;       (PMI_FD; PMI_PORT: pmiid=ID)
+//	cmd=fullinit;pmirank=R;threaded=FALSE;       (R: PMI_RANK, or PMI_ID with PMI_PORT)
 //	    cmd=fullinit-response;rc=0;rank=R;size=N;appnum=A;...
 //	cmd=job-getid;                                cmd=job-getid-response;rc=0;jobid=J;
 //	cmd=info-getjobattr;key=K;                    cmd=info-getjobattr-response;rc=0;found=TRUE;value=V;
@@ -39,6 +40,7 @@ type v2Client struct {
 	appnum    int
 	universe  int
 	jobid     string
+	fences    int // Fence calls so far
 	finalized bool
 }
 
@@ -74,7 +76,7 @@ func connectV2() (*v2Client, error) {
 		if _, err := strconv.Atoi(id); err != nil {
 			return nil, fmt.Errorf("pmi: PMI_PORT=%s is set but PMI_ID=%q is not a number", addr, id)
 		}
-		idKey = "pmiid"
+		idKey = "pmirank" // Hydra's name for it in this mode too
 		var err error
 		conn, err = net.DialTimeout("tcp", addr, dialTimeout)
 		if err != nil {
@@ -92,7 +94,7 @@ func connectV2() (*v2Client, error) {
 }
 
 // newV2Client runs the init exchange over conn, identifying this process
-// with idKey=id (pmirank=R or pmiid=ID).
+// with idKey=id.
 func newV2Client(conn net.Conn, idKey, id string) (*v2Client, error) {
 	c := &v2Client{conn: conn, r: bufio.NewReader(conn)}
 	// The first line is PMI-1 syntax: it is how a server that speaks both
@@ -222,14 +224,61 @@ func (c *v2Client) Put(key, value string) error {
 }
 
 // Fence is a barrier of the job that publishes every Put before it.
+//
+// Slurm's kvs-fence is a barrier, Hydra's (4.0) is not: it answers at once,
+// and a later kvs-get waits until the key it asks for has been put. So each
+// rank also puts a key of its own for this fence before kvs-fence and reads
+// every rank's after it: a rank leaves only when all have arrived, under
+// either server. (mpix fences a handful of times per job.)
 func (c *v2Client) Fence() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.finalized {
 		return fmt.Errorf("pmi: fence: %w", ErrFinalized)
 	}
-	_, err := c.call("kvs-fence-response", "kvs-fence")
-	return err
+	c.fences++
+	if c.size > 1 {
+		if _, err := c.call("kvs-put-response", "kvs-put", "key", fenceKey(c.fences, c.rank), "value", "1"); err != nil {
+			return err
+		}
+	}
+	if _, err := c.call("kvs-fence-response", "kvs-fence"); err != nil {
+		return err
+	}
+	for r := 0; r < c.size && c.size > 1; r++ {
+		if r == c.rank {
+			continue
+		}
+		if err := c.awaitKey(fenceKey(c.fences, r)); err != nil {
+			return fmt.Errorf("pmi: fence: rank %d: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// fenceKey is the key rank puts when it reaches fence number gen.
+func fenceKey(gen, rank int) string { return fmt.Sprintf("mpix-fence-%d-%d", gen, rank) }
+
+// fenceWait bounds how long Fence waits for a rank whose key a server
+// reports missing (one that neither blocks the get nor fences as a barrier).
+const fenceWait = 10 * time.Minute
+
+// awaitKey gets key until it is found.
+func (c *v2Client) awaitKey(key string) error {
+	deadline := time.Now().Add(fenceWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		m, err := c.call("kvs-get-response", "kvs-get", "jobid", c.jobid, "srcid", "-1", "key", key)
+		if err != nil {
+			return err
+		}
+		if v2Bool(&m, "found") {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("did not reach the fence within %v", fenceWait)
+		}
+		time.Sleep(pause)
+	}
 }
 
 // Get returns the value some rank put under key before the last Fence.
