@@ -19,7 +19,8 @@ import (
 //
 //	cmd=init pmi_version=2 pmi_subversion=0      (PMI-1 syntax, one line)
 //	    cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0
-//	cmd=fullinit;pmirank=R;threaded=FALSE;       (R: PMI_RANK, or PMI_ID with PMI_PORT)
+//	cmd=fullinit;pmijobid=J;pmirank=R;threaded=FALSE;
+//	    (J: PMI_JOBID, if set; R: PMI_RANK, or PMI_ID with PMI_PORT)
 //	    cmd=fullinit-response;rc=0;rank=R;size=N;appnum=A;...
 //	cmd=job-getid;                                cmd=job-getid-response;rc=0;jobid=J;
 //	cmd=info-getjobattr;key=K;                    cmd=info-getjobattr-response;rc=0;found=TRUE;value=V;
@@ -85,7 +86,7 @@ func connectV2() (*v2Client, error) {
 	default:
 		return nil, fmt.Errorf("pmi: PMI-2 asked for (MPIX_PMI=2) but neither PMI_FD nor PMI_PORT is set")
 	}
-	c, err := newV2Client(conn, idKey, id)
+	c, err := newV2Client(conn, os.Getenv("PMI_JOBID"), idKey, id)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -94,8 +95,9 @@ func connectV2() (*v2Client, error) {
 }
 
 // newV2Client runs the init exchange over conn, identifying this process
-// with idKey=id.
-func newV2Client(conn net.Conn, idKey, id string) (*v2Client, error) {
+// with idKey=id and, where the launcher gave one (Slurm requires it), the
+// job id PMI_JOBID.
+func newV2Client(conn net.Conn, jobid, idKey, id string) (*v2Client, error) {
 	c := &v2Client{conn: conn, r: bufio.NewReader(conn)}
 	// The first line is PMI-1 syntax: it is how a server that speaks both
 	// learns which one follows.
@@ -116,7 +118,11 @@ func newV2Client(conn net.Conn, idKey, id string) (*v2Client, error) {
 	if v, _ := m.get("pmi_version"); m.rc() != 0 || v != "2" {
 		return nil, fmt.Errorf("pmi: process manager refused PMI version 2 (rc=%d, it speaks version %s)", m.rc(), v)
 	}
-	m, err = c.call("fullinit-response", "fullinit", idKey, id, "threaded", "FALSE")
+	kv := []string{idKey, id, "threaded", "FALSE"}
+	if jobid != "" {
+		kv = append([]string{"pmijobid", jobid}, kv...)
+	}
+	m, err = c.call("fullinit-response", "fullinit", kv...)
 	if err != nil {
 		return nil, err
 	}

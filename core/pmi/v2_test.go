@@ -160,7 +160,7 @@ func connectFake(t *testing.T, f *fakeV2, rank int) (*v2Client, error) {
 	se, ce := socketPair(t)
 	go f.serve(fileConn(t, se))
 	conn := fileConn(t, ce)
-	c, err := newV2Client(conn, "pmirank", strconv.Itoa(rank))
+	c, err := newV2Client(conn, "", "pmirank", strconv.Itoa(rank))
 	if err != nil {
 		conn.Close()
 	}
