@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"mpix/core/cvar"
 	"mpix/core/pmi"
 	_ "mpix/core/pmi/pmix" // PMIx through libpmix, when the launcher speaks it
 )
@@ -169,7 +170,7 @@ func acquireLibrary(threadLevel int) (err error) {
 	if err := readConfig(); err != nil {
 		return err
 	}
-	client, err := pmi.Connect()
+	client, err := pmi.ConnectAs(cvar.PMI.Get())
 	if err != nil {
 		return Errorf(ErrOther, "cannot reach the process manager: %v", err)
 	}

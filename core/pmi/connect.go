@@ -71,9 +71,12 @@ var pmixConnect func() (Client, error)
 // from its init.
 func RegisterPMIx(connect func() (Client, error)) { pmixConnect = connect }
 
-// Connect finds the process manager through the environment and connects
-// to it with the protocol it speaks. MPIX_PMI chooses by hand: 1 (or pmi1),
-// 2 (pmi2), x (pmix) or auto, the default. Auto picks
+// Connect is ConnectAs(MPIX_PMI from the environment).
+func Connect() (Client, error) { return ConnectAs(os.Getenv("MPIX_PMI")) }
+
+// ConnectAs finds the process manager through the environment and connects
+// to it with the protocol it speaks. choice (MPIX_PMI) chooses by hand: 1
+// (or pmi1), 2 (pmi2), x (pmix) or auto (or empty), the default. Auto picks
 //
 //   - PMIx when PMIX_NAMESPACE and PMIX_RANK are set (srun --mpi=pmix, Open
 //     MPI's mpirun, prterun), through libpmix.so.2 loaded at run time;
@@ -81,15 +84,15 @@ func RegisterPMIx(connect func() (Client, error)) { pmixConnect = connect }
 //     plugin sets PMI_JOBID; mpixexec and Hydra do not);
 //   - PMI-1 otherwise: PMI_FD or PMI_PORT (mpixexec, Hydra, srun
 //     --mpi=pmi2 also answers PMI-1), or a singleton without a launcher.
-func Connect() (Client, error) {
-	proto, err := chooseProtocol(os.Getenv)
+func ConnectAs(choice string) (Client, error) {
+	proto, err := chooseProtocol(choice, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	switch proto {
 	case protoX:
 		c, err := connectPMIx()
-		if err == nil || os.Getenv("MPIX_PMI") != "" {
+		if err == nil || (choice != "" && choice != "auto") {
 			return c, err
 		}
 		// Detected, not asked for: a launcher that also offers PMI-1 or
@@ -117,10 +120,10 @@ func connectPMIx() (Client, error) {
 	return pmixConnect()
 }
 
-// chooseProtocol applies MPIX_PMI and the detection rules of Connect to the
+// chooseProtocol applies choice and the detection rules of ConnectAs to the
 // environment getenv reads.
-func chooseProtocol(getenv func(string) string) (int, error) {
-	switch v := getenv("MPIX_PMI"); v {
+func chooseProtocol(choice string, getenv func(string) string) (int, error) {
+	switch v := choice; v {
 	case "1", "pmi1", "PMI1", "pmi-1", "PMI-1":
 		return protoV1, nil
 	case "2", "pmi2", "PMI2", "pmi-2", "PMI-2":

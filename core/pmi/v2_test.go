@@ -376,7 +376,7 @@ func TestChooseProtocol(t *testing.T) {
 		{map[string]string{"MPIX_PMI": "3"}, 0, true},
 	}
 	for _, tt := range tests {
-		got, err := chooseProtocol(func(k string) string { return tt.env[k] })
+		got, err := chooseProtocol(tt.env["MPIX_PMI"], func(k string) string { return tt.env[k] })
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("%v: %d, %v; want %d (error %v)", tt.env, got, err, tt.want, tt.wantErr)
 		}
