@@ -410,18 +410,7 @@ func (c *v1Client) Abort(code int, msg string) error {
 	}
 	kv := []string{"exitcode", strconv.Itoa(code)}
 	if msg != "" {
-		enc := EncodeValue(msg)
-		if max := c.MaxEncodedValueLen(); len(enc) > max {
-			enc = enc[:max]
-			// Do not leave a cut escape at the end.
-			for i := len(enc) - 1; i >= 0 && i >= len(enc)-2; i-- {
-				if enc[i] == '%' {
-					enc = enc[:i]
-					break
-				}
-			}
-		}
-		kv = append(kv, "message", enc)
+		kv = append(kv, "message", cutEncoded(EncodeValue(msg), c.MaxEncodedValueLen()))
 	}
 	if _, err := io.WriteString(c.conn, formatMessage("abort", kv...)); err != nil {
 		return fmt.Errorf("pmi: abort: write to process manager: %w", err)

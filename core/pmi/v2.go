@@ -323,10 +323,7 @@ func (c *v2Client) Abort(code int, msg string) error {
 	if msg == "" {
 		msg = fmt.Sprintf("aborted with exit code %d", code)
 	}
-	enc := EncodeValue(msg)
-	if len(enc) > maxV2ValueLen {
-		enc = enc[:maxV2ValueLen]
-	}
+	enc := cutEncoded(EncodeValue(msg), maxV2ValueLen)
 	if _, err := io.WriteString(c.conn, formatV2("abort", "isworld", "TRUE", "msg", enc)); err != nil {
 		return fmt.Errorf("pmi: abort: write to process manager: %w", err)
 	}

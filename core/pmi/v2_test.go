@@ -23,6 +23,9 @@ type fakeV2 struct {
 	mapping string
 	reply   map[string]string
 	initRsp string // the answer to the PMI-1 init line, if not the normal one
+	// hydra makes kvs-fence answer at once, publishing the rank's own puts,
+	// as Hydra 4.0's PMI-2 does (it is no barrier there).
+	hydra bool
 
 	mu        sync.Mutex
 	cond      *sync.Cond
@@ -97,7 +100,16 @@ func (f *fakeV2) serve(conn net.Conn) {
 			f.mu.Unlock()
 			out = formatV2("kvs-put-response", "rc", "0")
 		case "kvs-fence":
-			f.fence()
+			if f.hydra {
+				f.mu.Lock()
+				for k, v := range f.pending {
+					f.committed[k] = v
+				}
+				clear(f.pending)
+				f.mu.Unlock()
+			} else {
+				f.fence()
+			}
 			out = formatV2("kvs-fence-response", "rc", "0")
 		case "kvs-get":
 			k, _ := m.get("key")
@@ -380,5 +392,48 @@ func TestChooseProtocol(t *testing.T) {
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("%v: %d, %v; want %d (error %v)", tt.env, got, err, tt.want, tt.wantErr)
 		}
+	}
+}
+
+// TestV2FenceIsBarrier: under a server whose kvs-fence is no barrier, no rank
+// leaves Fence before the last has entered it.
+func TestV2FenceIsBarrier(t *testing.T) {
+	for _, hydra := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hydra=%v", hydra), func(t *testing.T) {
+			const n = 3
+			f := newFakeV2(n)
+			f.hydra = hydra
+			var entered [n]time.Time
+			var left [n]time.Time
+			var wg sync.WaitGroup
+			for r := range n {
+				c, err := connectFake(t, f, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer c.conn.Close()
+					for range 2 {
+						if r == n-1 {
+							time.Sleep(50 * time.Millisecond)
+						}
+						entered[r] = time.Now()
+						if err := c.Fence(); err != nil {
+							t.Errorf("rank %d: %v", r, err)
+							return
+						}
+						left[r] = time.Now()
+					}
+				}()
+			}
+			wg.Wait()
+			for r := range n {
+				if left[r].Before(entered[n-1]) {
+					t.Errorf("rank %d left the second fence %v before rank %d entered it", r, entered[n-1].Sub(left[r]), n-1)
+				}
+			}
+		})
 	}
 }
