@@ -1,9 +1,11 @@
 // A job started by a launcher other than mpixexec (Hydra over PMI-1 or PMI-2,
 // srun --mpi=pmi2 or --mpi=pmix, Open MPI's mpirun over PMIx): the ranks
 // communicate and check the results, and the node-local communicator holds
-// every rank (all run on this host, and the launcher said so).
+// every rank (all run on this host, and the launcher said so), or as many as
+// the second argument says (a launcher told that the job spans pretend hosts
+// splits it into nodes, and mpix follows it).
 //
-// Usage: pmi_job EXPECTED_SIZE. Prints "pmi-ok rank R of N (PMI env: ...)"
+// Usage: pmi_job EXPECTED_SIZE [EXPECTED_NODE_SIZE]. Prints "pmi-ok rank R of N (PMI env: ...)"
 // on success; on a wrong result it prints why and aborts.
 #include <mpi.h>
 #include <stdio.h>
@@ -49,7 +51,8 @@ int main(int argc, char **argv)
 	int nsize;
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 	MPI_Comm_size(node, &nsize);
-	CHECK(nsize == size, "node-local communicator of %d ranks, expected %d", nsize, size);
+	int want_node = argc > 2 ? atoi(argv[2]) : size;
+	CHECK(nsize == want_node, "node-local communicator of %d ranks, expected %d", nsize, want_node);
 	MPI_Comm_free(&node);
 
 	const char *mode = getenv("PMIX_NAMESPACE") ? "PMIx"
@@ -57,7 +60,7 @@ int main(int argc, char **argv)
 			   : getenv("PMI_FD")       ? "PMI_FD"
 			   : getenv("PMI_PORT")     ? "PMI_PORT"
 						    : "none";
-	printf("pmi-ok rank %d of %d (PMI env: %s)\n", rank, size, mode);
+	printf("pmi-ok rank %d of %d (PMI env: %s) node of %d\n", rank, size, mode, nsize);
 	MPI_Finalize();
 	return 0;
 }
