@@ -20,7 +20,7 @@ done
 [ "$(id -u)" = 0 ] || { echo "SKIP: a private Slurm needs root"; exit 77; }
 
 dir=$(mktemp -d /tmp/mpix-slurm.XXXXXX)
-mkdir -p "$dir/state" "$dir/spool"
+mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
 # Ports of their own, so that runs side by side do not meet.
 base=$((20000 + $$ % 20000))
 host=mpixnode
@@ -40,6 +40,10 @@ CredType=cred/none
 PluginDir=$plugins
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
+# The pmix plugin's directories go under TmpFS, named after the job and step ids:
+# private ones, and ids of their own, keep Slurms that run side by side apart.
+TmpFS=$dir/tmp
+FirstJobId=$base
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
