@@ -22,7 +22,7 @@ done
 dir=$(mktemp -d /tmp/mpix-slurm.XXXXXX)
 mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
 # Ports of their own, so that runs side by side do not meet.
-base=$((20000 + $$ % 20000))
+base=$((20000 + ($$ % 10000) * 2)) # two ports: slurmctld, slurmd
 host=mpixnode
 cpus=$ntasks
 [ "$cpus" -lt 2 ] && cpus=2
