@@ -10,6 +10,7 @@ package pmix
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -127,8 +128,14 @@ func (c *client) LocalRanks() ([]int, error) {
 		return nil, fmt.Errorf("pmix: local ranks: %w", pmi.ErrFinalized)
 	}
 	_, s, isStr, err := c.get(-1, keyLocalPeers)
-	if err != nil || !isStr {
-		return nil, err // not found: the launcher does not say
+	if errors.Is(err, pmi.ErrNotFound) {
+		return nil, nil // the launcher does not say
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !isStr {
+		return nil, fmt.Errorf("pmix: %s is not a string", keyLocalPeers)
 	}
 	var local []int
 	for f := range strings.SplitSeq(s, ",") {
