@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 
+// Only this package calls these: keep them out of libmpix.so's exports.
+#pragma GCC visibility push(hidden)
+
 #define MPIX_PMIX_MAX_NSLEN 255
 
 // mpix_pmix_init loads libpmix.so.2 and calls PMIx_Init; 0 or an error code
@@ -27,5 +30,7 @@ int mpix_pmix_abort(int code, const char *msg);
 int mpix_pmix_finalize(void);
 
 #define MPIX_PMIX_ERR_NOT_FOUND (-46)
+
+#pragma GCC visibility pop
 
 #endif
