@@ -3,12 +3,15 @@ package core
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"mpix/core/cvar"
 	"mpix/core/pmi"
+	_ "mpix/core/pmi/pmix" // PMIx through libpmix, when the launcher speaks it
 )
 
 // Thread support levels (MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE).
@@ -52,7 +55,7 @@ const (
 type Peer struct {
 	Host string
 	PID  int
-	Node int // index of the host among the job's distinct hosts, in rank order
+	Node int // index of the process's node among the job's nodes, in rank order
 }
 
 // proc is the process-wide runtime state. state is the world model's (MPI_Init /
@@ -64,8 +67,8 @@ var proc struct {
 	users       int          // world model (while running) + live sessions
 	mu          sync.Mutex   // serializes Init, Finalize and sessions' init and finalize
 	threadLevel int
-	mainThread  uint64 // context serial of the thread that called MPI_Init
-	pmi         *pmi.Client
+	mainThread  uint64     // context serial of the thread that called MPI_Init
+	pmi         pmi.Client // PMI-1, PMI-2 or PMIx, whichever the launcher speaks
 	peers       []Peer
 	nvcis       int // VCIs per process, the same in every process of the job
 	hostname    string
@@ -167,7 +170,7 @@ func acquireLibrary(threadLevel int) (err error) {
 	if err := readConfig(); err != nil {
 		return err
 	}
-	client, err := pmi.Connect()
+	client, err := pmi.ConnectAs(cvar.PMI.Get())
 	if err != nil {
 		return Errorf(ErrOther, "cannot reach the process manager: %v", err)
 	}
@@ -192,8 +195,25 @@ func acquireLibrary(threadLevel int) (err error) {
 func cardKey(rank int) string { return fmt.Sprintf("mpix-card-%d", rank) }
 
 // exchangeCards publishes this process's card and reads everyone's.
-func exchangeCards(c *pmi.Client) error {
-	card := fmt.Sprintf("%s %d %d", proc.hostname, os.Getpid(), Settings.NumVCIs)
+//
+// Two processes share a node, and so shared memory, when they have the same host
+// name and the launcher puts them on the same node: its node-local ranks (process
+// mapping under PMI-1 and PMI-2, local peers under PMIx) name each node by its
+// lowest rank, which goes into the card. Where the launcher does not say, the host
+// name alone decides.
+func exchangeCards(c pmi.Client) error {
+	local, err := c.LocalRanks()
+	if err != nil {
+		return Errorf(ErrOther, "PMI node-local ranks: %v", err)
+	}
+	leader := -1
+	if len(local) > 0 {
+		if !slices.Contains(local, c.Rank()) {
+			return Errorf(ErrOther, "the %s launcher's node-local ranks %v leave out this process (rank %d)", c.Protocol(), local, c.Rank())
+		}
+		leader = local[0]
+	}
+	card := fmt.Sprintf("%s %d %d %d", proc.hostname, os.Getpid(), Settings.NumVCIs, leader)
 	if err := c.Put(cardKey(c.Rank()), card); err != nil {
 		return Errorf(ErrOther, "PMI put: %v", err)
 	}
@@ -204,18 +224,20 @@ func exchangeCards(c *pmi.Client) error {
 	nodes := map[string]int{}
 	proc.nvcis = Settings.NumVCIs
 	for r := range peers {
-		v, err := c.Get(cardKey(r))
+		v, err := c.Get(r, cardKey(r))
 		if err != nil {
 			return Errorf(ErrOther, "PMI get of rank %d's card: %v", r, err)
 		}
-		host, pid, _ := strings.Cut(v, " ")
-		n, ok := nodes[host]
+		host, rest, _ := strings.Cut(v, " ")
+		var nv int
+		lead := -1
+		fmt.Sscan(rest, &peers[r].PID, &nv, &lead)
+		nodeKey := fmt.Sprintf("%s %d", host, lead)
+		n, ok := nodes[nodeKey]
 		if !ok {
 			n = len(nodes)
-			nodes[host] = n
+			nodes[nodeKey] = n
 		}
-		var nv int
-		fmt.Sscan(pid, &peers[r].PID, &nv)
 		if nv > 0 && nv < proc.nvcis { // VCI v talks to VCI v: all use the smallest count
 			proc.nvcis = nv
 		}

@@ -69,12 +69,29 @@ func coresPerRank(localRanks int) int {
 	return set.Count() / localRanks
 }
 
+// jobName names the job's node-local resources: the launcher's KVS name (a PMIx
+// namespace such as PRRTE's "prterun-host-123@1" included), with what file names
+// should not hold replaced by '_' and cut short, and the pid of the node's first
+// process, which makes it unique on the node.
+func jobName(kvs string, pid int) string {
+	b := []byte(kvs)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[len(b)-64:] // the end varies most (Hydra's and PRRTE's names end in ids)
+	}
+	return fmt.Sprintf("%s-%d", b, pid)
+}
+
 // startTransports opens, for each VCI, the endpoints that reach every rank through
 // the registered fabrics: a node-local one (shared memory, unless MPIX_SHM=0) for the
 // processes of this node, a global one (libfabric) for the others, and builds the
 // VCI's engine. VCI v of one process talks to VCI v of the others. Every process
 // calls it at the same point of MPI_Init (it fences).
-func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
+func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 	self := c.Rank()
 	var node []int
 	for r, p := range peers {
@@ -87,7 +104,7 @@ func startTransports(c *pmi.Client, peers []Peer, nvcis int) error {
 		pids[i] = peers[r].PID
 	}
 	setup := &transport.Setup{Rank: self, Size: len(peers), Node: node, PIDs: pids,
-		Job: fmt.Sprintf("%s-%d", c.KVSName(), peers[node[0]].PID), Provider: Settings.OFIProvider,
+		Job: jobName(c.KVSName(), peers[node[0]].PID), Provider: Settings.OFIProvider,
 		Put: c.Put, Get: c.Get}
 	// Which fabrics to open depends only on the nodes, which every process knows, so
 	// all processes open the same ones and agree on the fences: the node-local fabric

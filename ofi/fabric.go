@@ -37,7 +37,7 @@ func (fabric) Open(s *transport.Setup, vci int) (transport.Endpoint, error) {
 func (e *Endpoint) ConnectPeers(s *transport.Setup, vci int) error {
 	names := make([][]byte, s.Size)
 	for r := range names {
-		val, err := s.Get(nameKey(r, vci))
+		val, err := s.Get(r, nameKey(r, vci))
 		if err != nil {
 			return fmt.Errorf("rank %d published no libfabric address: %w", r, err)
 		}

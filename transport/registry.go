@@ -15,7 +15,8 @@ type Setup struct {
 	Job        string // unique per job and node: names node-local resources
 	Provider   string // the libfabric provider asked for (MPIX_OFI_PROVIDER), "" for the best
 	Put        func(key, value string) error
-	Get        func(key string) (string, error)
+	// Get reads what process rank published under key (PMIx keeps values per process).
+	Get func(rank int, key string) (string, error)
 }
 
 // Fabric makes the endpoints of one transport. Startup is collective: every process

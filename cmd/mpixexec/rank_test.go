@@ -153,7 +153,7 @@ func rankMain(args []string) int {
 		}
 		for r := range n {
 			want := fmt.Sprintf("rank %d says hi = %d%%", r, r*r)
-			if got, err := c.Get(fmt.Sprintf("hi-%d", r)); err != nil || got != want {
+			if got, err := c.Get(r, fmt.Sprintf("hi-%d", r)); err != nil || got != want {
 				return die("get hi-%d = %q, %v; want %q", r, got, err, want)
 			}
 		}

@@ -30,6 +30,15 @@ var (
 		Category:   Transport,
 		Mutability: BeforeInit,
 	})
+	PMI = NewString(Spec{
+		Name:       "MPIX_PMI",
+		Desc:       "protocol to the launcher: 1 (PMI-1), 2 (PMI-2), x (PMIx, through libpmix.so.2) or auto, which picks PMIx where PMIX_NAMESPACE and PMIX_RANK are set, PMI-2 where PMI_FD and PMI_JOBID are (srun --mpi=pmi2), PMI-1 otherwise",
+		Default:    "auto",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeAllEq, // the launcher serves one protocol to the whole job
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
 	FastPath = NewBool(Spec{
 		Name:       "MPIX_FASTPATH",
 		Desc:       "run MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv and the waits on them for small contiguous messages within a node in C, without entering the Go engine (0: always take the engine's path)",

@@ -1,10 +1,18 @@
-// Package pmi speaks the PMI-1 wire protocol that MPI processes use to talk
-// to their launcher: a client for MPI processes and a server for launchers.
+// Package pmi is how an MPI process talks to its launcher (process
+// manager): one Client interface (connect.go) that the runtime boots
+// through, whatever the protocol, and a PMI-1 server for launchers.
 //
-// The client (Connect) finds its launcher through the environment, the same
-// way MPICH's "simple PMI" does, so an mpix process runs under our own
-// mpixexec and under MPICH's Hydra (mpiexec.hydra), which also launches
-// across nodes:
+// ConnectAs picks the protocol from the environment, or as MPIX_PMI says:
+//
+//   - PMIx (srun --mpi=pmix, Open MPI's mpirun): package pmix, which calls
+//     libpmix through cgo and registers itself here (RegisterPMIx);
+//   - PMI-2 (srun --mpi=pmi2, whose plugin sets PMI_FD and PMI_JOBID; Hydra
+//     too on request): v2.go, length-prefixed "cmd=...;" messages;
+//   - PMI-1 (mpixexec, Hydra): v1.go, described below.
+//
+// The PMI-1 client finds its launcher the same way MPICH's "simple PMI"
+// does, so an mpix process runs under our own mpixexec and under MPICH's
+// Hydra (mpiexec.hydra), which also launches across nodes:
 //
 //   - PMI_FD: an inherited, already connected socket; PMI_RANK and PMI_SIZE
 //     give the rank and the job size.
@@ -12,6 +20,10 @@
 //     its rank and size from the launcher (the "initack" handshake below).
 //   - neither: the process is a singleton (rank 0 of 1) with an in-process
 //     key-value space.
+//
+// Every client also says which ranks share this process's node
+// (LocalRanks): from the launcher's PMI_process_mapping under PMI-1 and
+// PMI-2 (mapping.go), from PMIX_LOCAL_PEERS under PMIx.
 //
 // The server (Server) is the launcher's side: it serves a job of N ranks over
 // one connection per rank, keeps the job's key-value space (KVS), implements
@@ -68,6 +80,10 @@
 //   - Hydra's proxy answers a get from its cache without checking the KVS
 //     name; our server answers rc=-1 for a wrong name.
 //   - An unknown command makes Hydra kill the whole job.
+//   - Hydra also answers PMI-2 when the first line asks for version 2, but
+//     its kvs-fence is no barrier (it answers at once; a kvs-get waits for
+//     its key), and it does not know PMI-2's abort (it ends the job with
+//     status 255 instead). The PMI-2 client makes Fence a barrier itself.
 //   - In PMI_PORT mode (mpiexec.hydra -pmi-port) Hydra sets only PMI_PORT,
 //     whose host is the node's host name, and PMI_ID, not PMI_RANK or
 //     PMI_SIZE.

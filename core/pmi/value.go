@@ -108,3 +108,18 @@ func decodeLenient(s string) string {
 	}
 	return d
 }
+
+// cutEncoded shortens an encoded value to at most max bytes without leaving
+// a cut escape at the end (for messages, where a cut is better than none).
+func cutEncoded(enc string, max int) string {
+	if len(enc) <= max {
+		return enc
+	}
+	enc = enc[:max]
+	for i := len(enc) - 1; i >= 0 && i >= len(enc)-2; i-- {
+		if enc[i] == '%' {
+			return enc[:i]
+		}
+	}
+	return enc
+}

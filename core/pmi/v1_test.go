@@ -39,18 +39,18 @@ func fileConn(t *testing.T, f *os.File) net.Conn {
 // transport connects rank r of srv and returns its client.
 type transport struct {
 	name    string
-	connect func(t *testing.T, srv *Server, r int) (*Client, error)
+	connect func(t *testing.T, srv *Server, r int) (*v1Client, error)
 }
 
 var transports = []transport{
-	{"socketpair", func(t *testing.T, srv *Server, r int) (*Client, error) {
+	{"socketpair", func(t *testing.T, srv *Server, r int) (*v1Client, error) {
 		se, ce := socketPair(t)
 		if err := srv.Serve(r, fileConn(t, se)); err != nil {
 			t.Fatal(err)
 		}
 		return newClient(fileConn(t, ce), r, srv.Size())
 	}},
-	{"tcp", func(t *testing.T, srv *Server, r int) (*Client, error) {
+	{"tcp", func(t *testing.T, srv *Server, r int) (*v1Client, error) {
 		addr := tcpAddr(t, srv)
 		return connectPort(addr, strconv.Itoa(r))
 	}},
@@ -119,11 +119,11 @@ func count(evs []Event, kind EventKind) int {
 }
 
 // startJob starts a server of n ranks and connects n clients over tr.
-func startJob(t *testing.T, tr transport, n int) (*Server, []*Client) {
+func startJob(t *testing.T, tr transport, n int) (*Server, []*v1Client) {
 	t.Helper()
 	srv := NewServer(n)
 	t.Cleanup(func() { srv.Close() })
-	clients := make([]*Client, n)
+	clients := make([]*v1Client, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for r := range n {
@@ -139,7 +139,7 @@ func startJob(t *testing.T, tr transport, n int) (*Server, []*Client) {
 }
 
 // runRanks runs f for every client concurrently and fails on any error.
-func runRanks(t *testing.T, clients []*Client, f func(c *Client) error) {
+func runRanks(t *testing.T, clients []*v1Client, f func(c *v1Client) error) {
 	t.Helper()
 	errs := make([]error, len(clients))
 	var wg sync.WaitGroup
@@ -160,7 +160,7 @@ func TestClientServer(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			srv, clients := startJob(t, tr, n)
 			log := collect(srv)
-			runRanks(t, clients, func(c *Client) error {
+			runRanks(t, clients, func(c *v1Client) error {
 				if c.Singleton() || c.Size() != n || c.UniverseSize() != n || c.AppNum() != 0 {
 					return fmt.Errorf("singleton=%v size=%d universe=%d appnum=%d", c.Singleton(), c.Size(), c.UniverseSize(), c.AppNum())
 				}
@@ -173,23 +173,23 @@ func TestClientServer(t *testing.T) {
 					return err
 				}
 				// Hydra's rule: not visible before the fence, not even here.
-				if _, err := c.Get(key); !errors.Is(err, ErrNotFound) {
+				if _, err := c.Get(-1, key); !errors.Is(err, ErrNotFound) {
 					return fmt.Errorf("get before fence: %v, want ErrNotFound", err)
 				}
 				if err := c.Fence(); err != nil {
 					return err
 				}
 				for r := range n {
-					got, err := c.Get(fmt.Sprintf("card-%d", r))
+					got, err := c.Get(-1, fmt.Sprintf("card-%d", r))
 					want := fmt.Sprintf("rank %d = %%ok\n\x00", r)
 					if err != nil || got != want {
 						return fmt.Errorf("get card-%d = %q, %v; want %q", r, got, err, want)
 					}
 				}
-				if _, err := c.Get("missing"); !errors.Is(err, ErrNotFound) {
+				if _, err := c.Get(-1, "missing"); !errors.Is(err, ErrNotFound) {
 					return fmt.Errorf("get missing: %v, want ErrNotFound", err)
 				}
-				if m, err := c.Get("PMI_process_mapping"); err != nil || m != fmt.Sprintf("(vector,(0,1,%d))", n) {
+				if m, err := c.Get(-1, "PMI_process_mapping"); err != nil || m != fmt.Sprintf("(vector,(0,1,%d))", n) {
 					return fmt.Errorf("PMI_process_mapping = %q, %v", m, err)
 				}
 				if err := c.Finalize(); err != nil {
@@ -231,7 +231,7 @@ func TestFenceRounds(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			_, clients := startJob(t, tr, n)
-			runRanks(t, clients, func(c *Client) error {
+			runRanks(t, clients, func(c *v1Client) error {
 				for round := range rounds {
 					// A per-round key and one key everybody overwrites.
 					if err := c.Put(fmt.Sprintf("r%d-%d", round, c.Rank()), strconv.Itoa(round*100+c.Rank())); err != nil {
@@ -245,15 +245,15 @@ func TestFenceRounds(t *testing.T) {
 					}
 					for r := range n {
 						peer := (c.Rank() + r) % n
-						v, err := c.Get(fmt.Sprintf("r%d-%d", round, peer))
+						v, err := c.Get(-1, fmt.Sprintf("r%d-%d", round, peer))
 						if err != nil || v != strconv.Itoa(round*100+peer) {
 							return fmt.Errorf("round %d: get from %d = %q, %v", round, peer, v, err)
 						}
-						if v, err := c.Get(fmt.Sprintf("last-%d", peer)); err != nil || v != strconv.Itoa(round) {
+						if v, err := c.Get(-1, fmt.Sprintf("last-%d", peer)); err != nil || v != strconv.Itoa(round) {
 							return fmt.Errorf("round %d: last-%d = %q, %v", round, peer, v, err)
 						}
 					}
-					if _, err := c.Get(fmt.Sprintf("r%d-0", round+1)); !errors.Is(err, ErrNotFound) {
+					if _, err := c.Get(-1, fmt.Sprintf("r%d-0", round+1)); !errors.Is(err, ErrNotFound) {
 						return fmt.Errorf("round %d: next round's key visible: %v", round, err)
 					}
 				}
@@ -373,13 +373,13 @@ func TestSingleton(t *testing.T) {
 	if err := c.Put("k", "v w=x"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Get("k"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.Get(-1, "k"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("get before fence: %v, want ErrNotFound", err)
 	}
 	if err := c.Fence(); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := c.Get("k"); err != nil || v != "v w=x" {
+	if v, err := c.Get(-1, "k"); err != nil || v != "v w=x" {
 		t.Errorf("get = %q, %v", v, err)
 	}
 	if err := c.Put("bad key", "v"); err == nil {
@@ -391,7 +391,7 @@ func TestSingleton(t *testing.T) {
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Get("k"); !errors.Is(err, ErrFinalized) {
+	if _, err := c.Get(-1, "k"); !errors.Is(err, ErrFinalized) {
 		t.Errorf("get after finalize: %v, want ErrFinalized", err)
 	}
 	if err := c.Fence(); !errors.Is(err, ErrFinalized) {
@@ -433,7 +433,7 @@ func TestConnectEnv(t *testing.T) {
 		if !srv.Status(1).Initialized {
 			t.Error("server did not see the init")
 		}
-		c.conn.Close()
+		c.(*v1Client).conn.Close()
 	})
 	t.Run("PMI_PORT", func(t *testing.T) {
 		srv := NewServer(3)
@@ -454,7 +454,7 @@ func TestConnectEnv(t *testing.T) {
 		if c.Rank() != 2 || c.Size() != 3 {
 			t.Errorf("rank %d size %d, want 2 and 3", c.Rank(), c.Size())
 		}
-		c.conn.Close()
+		c.(*v1Client).conn.Close()
 	})
 	bad := []struct {
 		name string
@@ -510,7 +510,7 @@ func TestPutLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for key, want := range map[string]string{"worst": worst, "text": text} {
-		if got, err := c.Get(key); err != nil || got != want {
+		if got, err := c.Get(-1, key); err != nil || got != want {
 			t.Errorf("Get(%s) = %d bytes, %v", key, len(got), err)
 		}
 	}

@@ -12,14 +12,6 @@ import (
 	"time"
 )
 
-// Errors a Client returns (wrapped; test with errors.Is).
-var (
-	// ErrNotFound: Get of a key that no rank put before the last Fence.
-	ErrNotFound = errors.New("key not found")
-	// ErrFinalized: a call after Finalize.
-	ErrFinalized = errors.New("pmi client already finalized")
-)
-
 // Limits the server announces when it gives none (Hydra's and ours).
 const (
 	defaultKVSNameMax = 256
@@ -30,12 +22,12 @@ const (
 // dialTimeout bounds the TCP connect in PMI_PORT mode.
 const dialTimeout = 30 * time.Second
 
-// Client is one process's connection to its process manager.
+// v1Client is one process's PMI-1 connection to its process manager.
 //
-// A Client is safe for concurrent use: calls are serialized, one request on
+// A v1Client is safe for concurrent use: calls are serialized, one request on
 // the wire at a time, so a goroutine blocked in Fence holds up the others
 // until the barrier completes.
-type Client struct {
+type v1Client struct {
 	mu        sync.Mutex
 	conn      net.Conn // nil for a singleton
 	r         *bufio.Reader
@@ -54,15 +46,15 @@ type Client struct {
 	pending   map[string]string
 }
 
-// Connect finds the process manager through the environment and performs
-// the PMI-1 init exchange with it:
+// connectV1 finds a PMI-1 process manager through the environment and
+// performs the init exchange with it:
 //
 //   - PMI_FD (with PMI_RANK and PMI_SIZE): use the inherited socket;
 //   - PMI_PORT=host:port and PMI_ID: connect over TCP and learn rank and
 //     size from the server;
 //   - no PMI variable: return a singleton client (rank 0 of 1, in-process
 //     KVS, Singleton() == true).
-func Connect() (*Client, error) {
+func connectV1() (*v1Client, error) {
 	if fd := os.Getenv("PMI_FD"); fd != "" {
 		return connectFD(fd, os.Getenv("PMI_RANK"), os.Getenv("PMI_SIZE"))
 	}
@@ -72,8 +64,8 @@ func Connect() (*Client, error) {
 	return newSingleton(), nil
 }
 
-func newSingleton() *Client {
-	return &Client{
+func newSingleton() *v1Client {
+	return &v1Client{
 		size:      1,
 		universe:  1,
 		kvsname:   "singleton_kvs",
@@ -85,7 +77,7 @@ func newSingleton() *Client {
 }
 
 // connectFD sets up a client on the inherited descriptor named by PMI_FD.
-func connectFD(fdStr, rankStr, sizeStr string) (*Client, error) {
+func connectFD(fdStr, rankStr, sizeStr string) (*v1Client, error) {
 	fd, err := strconv.Atoi(fdStr)
 	if err != nil || fd < 0 {
 		return nil, fmt.Errorf("pmi: bad PMI_FD=%q", fdStr)
@@ -113,7 +105,7 @@ func connectFD(fdStr, rankStr, sizeStr string) (*Client, error) {
 }
 
 // connectPort sets up a client over TCP to the PMI_PORT address.
-func connectPort(addr, id string) (*Client, error) {
+func connectPort(addr, id string) (*v1Client, error) {
 	if id == "" {
 		return nil, fmt.Errorf("pmi: PMI_PORT=%s is set but PMI_ID is not", addr)
 	}
@@ -124,7 +116,7 @@ func connectPort(addr, id string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pmi: connect to PMI_PORT=%s: %w", addr, err)
 	}
-	c := &Client{conn: conn, r: bufio.NewReader(conn)}
+	c := &v1Client{conn: conn, r: bufio.NewReader(conn)}
 	if err := c.initack(id); err != nil {
 		conn.Close()
 		return nil, err
@@ -138,8 +130,8 @@ func connectPort(addr, id string) (*Client, error) {
 
 // newClient runs the init exchange over an already connected conn whose
 // rank and size are known.
-func newClient(conn net.Conn, rank, size int) (*Client, error) {
-	c := &Client{conn: conn, r: bufio.NewReader(conn), rank: rank, size: size}
+func newClient(conn net.Conn, rank, size int) (*v1Client, error) {
+	c := &v1Client{conn: conn, r: bufio.NewReader(conn), rank: rank, size: size}
 	if err := c.init(); err != nil {
 		conn.Close()
 		return nil, err
@@ -149,7 +141,7 @@ func newClient(conn net.Conn, rank, size int) (*Client, error) {
 
 // initack is PMI_PORT mode's handshake: it identifies this process by
 // PMI_ID and receives its size and rank.
-func (c *Client) initack(id string) error {
+func (c *v1Client) initack(id string) error {
 	m, err := c.call(formatMessage("initack", "pmiid", id), "initack")
 	if err != nil {
 		return err
@@ -187,7 +179,7 @@ func (c *Client) initack(id string) error {
 
 // init performs the PMI-1 init exchange and caches what does not change:
 // limits, appnum, KVS name and universe size.
-func (c *Client) init() error {
+func (c *v1Client) init() error {
 	m, err := c.call(formatMessage("init", "pmi_version", "1", "pmi_subversion", "1"), "response_to_init")
 	if err != nil {
 		return err
@@ -244,7 +236,7 @@ func (c *Client) init() error {
 }
 
 // read reads and parses one line from the server.
-func (c *Client) read() (message, error) {
+func (c *v1Client) read() (message, error) {
 	line, err := readLine(c.r)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -256,7 +248,7 @@ func (c *Client) read() (message, error) {
 }
 
 // call sends one request line and reads the reply, which must be cmd=want.
-func (c *Client) call(line, want string) (message, error) {
+func (c *v1Client) call(line, want string) (message, error) {
 	if _, err := io.WriteString(c.conn, line); err != nil {
 		return message{}, fmt.Errorf("pmi: write to process manager: %w", err)
 	}
@@ -278,43 +270,43 @@ func trimNL(s string) string {
 }
 
 // Rank returns this process's rank in the job.
-func (c *Client) Rank() int { return c.rank }
+func (c *v1Client) Rank() int { return c.rank }
 
 // Size returns the number of processes in the job.
-func (c *Client) Size() int { return c.size }
+func (c *v1Client) Size() int { return c.size }
 
 // AppNum returns the application number (the index of this process's
 // executable on an MPMD command line); 0 for a plain job.
-func (c *Client) AppNum() int { return c.appnum }
+func (c *v1Client) AppNum() int { return c.appnum }
 
 // UniverseSize returns the universe size the process manager announces, or
 // Size() where it announces none.
-func (c *Client) UniverseSize() int { return c.universe }
+func (c *v1Client) UniverseSize() int { return c.universe }
 
 // Singleton reports whether the process runs without a process manager.
-func (c *Client) Singleton() bool { return c.conn == nil }
+func (c *v1Client) Singleton() bool { return c.conn == nil }
 
 // KVSName returns the name of the job's key-value space.
-func (c *Client) KVSName() string { return c.kvsname }
+func (c *v1Client) KVSName() string { return c.kvsname }
 
 // MaxKeyLen returns the longest key Put accepts.
-func (c *Client) MaxKeyLen() int { return c.keyLenMax - 1 }
+func (c *v1Client) MaxKeyLen() int { return c.keyLenMax - 1 }
 
 // MaxValueLen returns the longest value Put accepts whatever its content:
 // the server's vallen_max minus its terminating NUL, divided by the worst
 // case of the encoding (3; 341 bytes with Hydra's 1024). Values of mostly
 // plain text may be longer: Put accepts any value whose EncodeValue form
 // has at most MaxEncodedValueLen bytes.
-func (c *Client) MaxValueLen() int { return c.MaxEncodedValueLen() / encodeExpansion }
+func (c *v1Client) MaxValueLen() int { return c.MaxEncodedValueLen() / encodeExpansion }
 
 // MaxEncodedValueLen returns the longest encoded value the server stores
 // whole (vallen_max-1: 1023 bytes with Hydra).
-func (c *Client) MaxEncodedValueLen() int { return c.valLenMax - 1 }
+func (c *v1Client) MaxEncodedValueLen() int { return c.valLenMax - 1 }
 
 // Put stores key=value in the job's KVS. The pair becomes visible to Get,
 // in every rank including this one, after the next Fence. A later Put of
 // the same key replaces the value.
-func (c *Client) Put(key, value string) error {
+func (c *v1Client) Put(key, value string) error {
 	if err := checkToken(key, true); err != nil {
 		return fmt.Errorf("pmi: put: bad key %q: %v", key, err)
 	}
@@ -347,7 +339,7 @@ func (c *Client) Put(key, value string) error {
 
 // Fence is a barrier across all ranks of the job that also makes every Put
 // done before it visible to Get.
-func (c *Client) Fence() error {
+func (c *v1Client) Fence() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.finalized {
@@ -366,7 +358,7 @@ func (c *Client) Fence() error {
 
 // Get returns the value of key as some rank Put it before the last Fence.
 // A key nobody put gives an error that wraps ErrNotFound.
-func (c *Client) Get(key string) (string, error) {
+func (c *v1Client) Get(_ int, key string) (string, error) {
 	if err := checkToken(key, true); err != nil {
 		return "", fmt.Errorf("pmi: get: bad key %q: %v", key, err)
 	}
@@ -407,7 +399,7 @@ func (c *Client) Get(key string) (string, error) {
 // msg says why (Hydra ignores it, mpixexec prints it). It does not wait for
 // an answer, and the caller is expected to exit right after. A singleton
 // has nobody to tell and returns nil.
-func (c *Client) Abort(code int, msg string) error {
+func (c *v1Client) Abort(code int, msg string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn == nil {
@@ -418,18 +410,7 @@ func (c *Client) Abort(code int, msg string) error {
 	}
 	kv := []string{"exitcode", strconv.Itoa(code)}
 	if msg != "" {
-		enc := EncodeValue(msg)
-		if max := c.MaxEncodedValueLen(); len(enc) > max {
-			enc = enc[:max]
-			// Do not leave a cut escape at the end.
-			for i := len(enc) - 1; i >= 0 && i >= len(enc)-2; i-- {
-				if enc[i] == '%' {
-					enc = enc[:i]
-					break
-				}
-			}
-		}
-		kv = append(kv, "message", enc)
+		kv = append(kv, "message", cutEncoded(EncodeValue(msg), c.MaxEncodedValueLen()))
 	}
 	if _, err := io.WriteString(c.conn, formatMessage("abort", kv...)); err != nil {
 		return fmt.Errorf("pmi: abort: write to process manager: %w", err)
@@ -440,7 +421,7 @@ func (c *Client) Abort(code int, msg string) error {
 // Finalize tells the process manager that this process is done with PMI
 // (its MPI_Finalize), waits for the acknowledgement and closes the
 // connection. Later calls return ErrFinalized; a second Finalize is a no-op.
-func (c *Client) Finalize() error {
+func (c *v1Client) Finalize() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.finalized {
@@ -455,4 +436,28 @@ func (c *Client) Finalize() error {
 		err = fmt.Errorf("pmi: finalize: %w", cerr)
 	}
 	return err
+}
+
+// Protocol returns "PMI-1", or "singleton" without a launcher.
+func (c *v1Client) Protocol() string {
+	if c.conn == nil {
+		return "singleton"
+	}
+	return "PMI-1"
+}
+
+// LocalRanks reads the launcher's PMI_process_mapping (Hydra, mpixexec and
+// Slurm predefine it); a singleton is alone on its node.
+func (c *v1Client) LocalRanks() ([]int, error) {
+	if c.conn == nil {
+		return []int{0}, nil
+	}
+	m, err := c.Get(-1, processMappingKey)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return localRanksFromMapping(m, c.rank, c.size)
 }
