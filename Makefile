@@ -56,6 +56,7 @@ tools: lib headers
 	$(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o $(PREFIX)/bin/mpixcc ./cmd/mpixcc
 	for n in $(CC_NAMES); do ln -sf mpixcc $(PREFIX)/bin/$$n; done
 	for n in $(EXEC_NAMES); do ln -sf mpixexec $(PREFIX)/bin/$$n; done
+	install -m 755 scripts/mpixvars $(PREFIX)/bin/mpixvars
 	$(CC_FOR_TOOLS) -O2 -Wall -Wextra -I$(PREFIX)/include \
 		-DMPIX_BUILD_CC='"$(shell $(CC_FOR_TOOLS) --version | head -1)"' \
 		-DMPIX_BUILD_GO='"$(shell $(GO) env GOVERSION)"' \

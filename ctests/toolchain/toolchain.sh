@@ -92,11 +92,14 @@ meson)
     need meson
     need ninja
     # Meson 1.0 asks pkg-config for ompi-c first: with mpix's pkg-config directory
-    # first, its ompi-c alias answers; with PATH alone, the wrappers must answer
+    # first (mpixvars puts it there), its ompi-c alias answers; with PATH alone, the wrappers must answer
     # (method config-tool: mpicc --showme:compile / --showme:link / --showme:version).
     for method in auto config-tool; do
         if [ "$method" = auto ]; then
-            export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+            # what a user does: mpixvars sets PATH and PKG_CONFIG_PATH
+            eval "$("$prefix/bin/mpixvars")"
+            [ "$PKG_CONFIG_PATH" = "$prefix/lib/pkgconfig" ] ||
+                fail "mpixvars set PKG_CONFIG_PATH=$PKG_CONFIG_PATH"
         else
             unset PKG_CONFIG_PATH
         fi
@@ -131,7 +134,7 @@ install)
         { echo "toolchain.sh: make install copies $root/build, not $prefix"; exit 77; }
     quietly make -C "$root" install PREFIX="$tmp/a"
     for f in bin/mpixcc bin/mpixcxx bin/mpicc bin/mpicxx bin/mpic++ bin/mpixexec bin/mpiexec bin/mpirun \
-        bin/mpixinfo lib/libmpix.so lib/libmpi.so lib/libmpi.so.12 lib/libmpich.so.12 \
+        bin/mpixinfo bin/mpixvars lib/libmpix.so lib/libmpi.so lib/libmpi.so.12 lib/libmpich.so.12 \
         include/mpi.h include/mpix.h lib/pkgconfig/mpix.pc lib/pkgconfig/ompi-c.pc; do
         [ -e "$tmp/a/$f" ] || fail "make install did not install $f"
     done
@@ -142,8 +145,10 @@ install)
     mpicc -show
     mpicc -o "$tmp/hello_c" "$src/hello.c"
     mpicxx -o "$tmp/hello_cxx" "$src/hello.cc"
-    PKG_CONFIG_PATH=$moved/lib/pkgconfig quietly cc -o "$tmp/hello_pc" "$src/hello.c" \
-        $(PKG_CONFIG_PATH=$moved/lib/pkgconfig pkg-config --cflags --libs mpix)
+    (
+        eval "$("$moved/bin/mpixvars")"
+        quietly cc -o "$tmp/hello_pc" "$src/hello.c" $(pkg-config --cflags --libs mpix)
+    ) || fail "building through the moved mpixvars and mpix.pc failed"
     for p in hello_c hello_cxx hello_pc; do
         uses_mpix "$tmp/$p" "$moved/lib"
     done
