@@ -45,4 +45,10 @@ void mpix_flush_stdio(void);
 /* The handler that names the MPI call of a memory fault in the library's C (fault.c). */
 void mpix_fault_init(int rank);
 
+/* mpix_fast_call is the MPI call whose C fast path this thread is running (NULL
+ * outside one): the shim sets it around mpix_fast_* and dispatch.c clears it while a
+ * fast path is in Go, so that fault.c's handler tells a fault of the library's C by
+ * one thread-local read (async-signal-safe; no unwinding in the handler). */
+extern MPIX_TLS const char *mpix_fast_call;
+
 #endif

@@ -78,7 +78,9 @@ int PMPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_d
 
 int PMPIX_Threadcomm_finish(MPI_Comm threadcomm)
 {
+    mpix_fast_call = "MPIX_Threadcomm_finish";
     int rc = mpix_fast_MPIX_Threadcomm_finish(threadcomm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPIX_Threadcomm_finish(mpix_ctx_get(), threadcomm);
@@ -99,7 +101,9 @@ int PMPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcom
 
 int PMPIX_Threadcomm_start(MPI_Comm threadcomm)
 {
+    mpix_fast_call = "MPIX_Threadcomm_start";
     int rc = mpix_fast_MPIX_Threadcomm_start(threadcomm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPIX_Threadcomm_start(mpix_ctx_get(), threadcomm);
@@ -210,7 +214,9 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Allgather";
     int rc = mpix_fast_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Allgather(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
@@ -237,7 +243,9 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Allgatherv";
     int rc = mpix_fast_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Allgatherv(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (int *)recvcounts, (int *)displs, recvtype, comm);
@@ -270,7 +278,9 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Allreduce";
     int rc = mpix_fast_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Allreduce(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
@@ -297,7 +307,9 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Alltoall";
     int rc = mpix_fast_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Alltoall(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
@@ -324,7 +336,9 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Alltoallv";
     int rc = mpix_fast_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Alltoallv(mpix_ctx_get(), (void *)sendbuf, (int *)sendcounts, (int *)sdispls, sendtype, (void *)recvbuf, (int *)recvcounts, (int *)rdispls, recvtype, comm);
@@ -393,7 +407,9 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Barrier";
     int rc = mpix_fast_MPI_Barrier(comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Barrier(mpix_ctx_get(), comm);
@@ -408,7 +424,9 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Bcast";
     int rc = mpix_fast_MPI_Bcast(buffer, count, datatype, root, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Bcast(mpix_ctx_get(), (void *)buffer, count, datatype, root, comm);
@@ -753,7 +771,9 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    mpix_fast_call = "MPI_Comm_rank";
     int rc = mpix_fast_MPI_Comm_rank(comm, rank);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Comm_rank(mpix_ctx_get(), comm, (int *)rank);
@@ -798,7 +818,9 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    mpix_fast_call = "MPI_Comm_size";
     int rc = mpix_fast_MPI_Comm_size(comm, size);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Comm_size(mpix_ctx_get(), comm, (int *)size);
@@ -921,7 +943,9 @@ int PMPI_Error_string(int errorcode, char string[], int *resultlen)
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Exscan";
     int rc = mpix_fast_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Exscan(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
@@ -1512,7 +1536,9 @@ int PMPI_Free_mem(void *base)
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Gather";
     int rc = mpix_fast_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Gather(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
@@ -1539,7 +1565,9 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Gatherv";
     int rc = mpix_fast_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Gatherv(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (int *)recvcounts, (int *)displs, recvtype, root, comm);
@@ -1926,7 +1954,9 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Improbe";
     int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Improbe(source, tag, comm, flag, message, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Improbe(mpix_ctx_get(), source, tag, comm, (int *)flag, (MPI_Message *)message, (MPI_Status *)status);
@@ -1935,7 +1965,9 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Imrecv";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Imrecv(buf, count, datatype, message, request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Imrecv(mpix_ctx_get(), (void *)buf, count, datatype, (MPI_Message *)message, (MPI_Request *)request);
@@ -2124,7 +2156,9 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Iprobe";
     int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Iprobe(source, tag, comm, flag, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Iprobe(mpix_ctx_get(), source, tag, comm, (int *)flag, (MPI_Status *)status);
@@ -2133,7 +2167,9 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Irecv";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Irecv(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Request *)request);
@@ -2238,7 +2274,9 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Isend";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Isend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -2277,7 +2315,9 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Issend";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Issend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -2322,7 +2362,9 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message)
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Mprobe";
     int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Mprobe(source, tag, comm, message, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Mprobe(mpix_ctx_get(), source, tag, comm, (MPI_Message *)message, (MPI_Status *)status);
@@ -2331,7 +2373,9 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Mrecv";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Mrecv(buf, count, datatype, message, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Mrecv(mpix_ctx_get(), (void *)buf, count, datatype, (MPI_Message *)message, (MPI_Status *)status);
@@ -2592,7 +2636,9 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Probe";
     int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Probe(source, tag, comm, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Probe(mpix_ctx_get(), source, tag, comm, (MPI_Status *)status);
@@ -2643,7 +2689,9 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Recv";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Recv(buf, count, datatype, source, tag, comm, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Recv(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Status *)status);
@@ -2658,7 +2706,9 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Recv_init";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Recv_init(mpix_ctx_get(), (void *)buf, count, datatype, source, tag, comm, (MPI_Request *)request);
@@ -2673,7 +2723,9 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Reduce";
     int rc = mpix_fast_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Reduce(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
@@ -2712,7 +2764,9 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Reduce_scatter";
     int rc = mpix_fast_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Reduce_scatter(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, (int *)recvcounts, datatype, op, comm);
@@ -2721,7 +2775,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Reduce_scatter_block";
     int rc = mpix_fast_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Reduce_scatter_block(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
@@ -2808,7 +2864,9 @@ MPI_Request PMPI_Request_f2c(MPI_Fint request)
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Request_free";
     int rc = mpix_fast_MPI_Request_free(request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Request_free(mpix_ctx_get(), (MPI_Request *)request);
@@ -2919,7 +2977,9 @@ int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Scan";
     int rc = mpix_fast_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Scan(mpix_ctx_get(), (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
@@ -2946,7 +3006,9 @@ int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Scatter";
     int rc = mpix_fast_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Scatter(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
@@ -2973,7 +3035,9 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Scatterv";
     int rc = mpix_fast_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Scatterv(mpix_ctx_get(), (void *)sendbuf, (int *)sendcounts, (int *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
@@ -3000,7 +3064,9 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Send";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Send(buf, count, datatype, dest, tag, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Send(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm);
@@ -3015,7 +3081,9 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Send_init";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Send_init(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -3030,7 +3098,9 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Sendrecv";
     int rc = __builtin_expect(((sendbuf == NULL) & (sendcount > 0)) | ((recvbuf == NULL) & (recvcount > 0)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Sendrecv(mpix_ctx_get(), (void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (MPI_Status *)status);
@@ -3165,7 +3235,9 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    mpix_fast_call = "MPI_Ssend";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Ssend(buf, count, datatype, dest, tag, comm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Ssend(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm);
@@ -3180,7 +3252,9 @@ int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Ssend_init";
     int rc = __builtin_expect(((buf == NULL) & (count > 0)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Ssend_init(mpix_ctx_get(), (void *)buf, count, datatype, dest, tag, comm, (MPI_Request *)request);
@@ -3195,7 +3269,9 @@ int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 
 int PMPI_Start(MPI_Request *request)
 {
+    mpix_fast_call = "MPI_Start";
     int rc = mpix_fast_MPI_Start(request);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Start(mpix_ctx_get(), (MPI_Request *)request);
@@ -3204,7 +3280,9 @@ int PMPI_Start(MPI_Request *request)
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    mpix_fast_call = "MPI_Startall";
     int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Startall(count, array_of_requests);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Startall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests);
@@ -3609,7 +3687,9 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Test";
     int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Test(request, flag, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Test(mpix_ctx_get(), (MPI_Request *)request, (int *)flag, (MPI_Status *)status);
@@ -3624,7 +3704,9 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
+    mpix_fast_call = "MPI_Testall";
     int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)) | ((count > 0) & (array_of_statuses == NULL)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Testall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)flag, (MPI_Status *)array_of_statuses);
@@ -3645,7 +3727,9 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 
 int PMPI_Threadcomm_finish(MPI_Comm threadcomm)
 {
+    mpix_fast_call = "MPI_Threadcomm_finish";
     int rc = mpix_fast_MPI_Threadcomm_finish(threadcomm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Threadcomm_finish(mpix_ctx_get(), threadcomm);
@@ -3666,7 +3750,9 @@ int PMPI_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm
 
 int PMPI_Threadcomm_start(MPI_Comm threadcomm)
 {
+    mpix_fast_call = "MPI_Threadcomm_start";
     int rc = mpix_fast_MPI_Threadcomm_start(threadcomm);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Threadcomm_start(mpix_ctx_get(), threadcomm);
@@ -4059,7 +4145,9 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Wait";
     int rc = __builtin_expect((status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Wait(request, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Wait(mpix_ctx_get(), (MPI_Request *)request, (MPI_Status *)status);
@@ -4068,7 +4156,9 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
+    mpix_fast_call = "MPI_Waitall";
     int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)) | ((count > 0) & (array_of_statuses == NULL)), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Waitall(count, array_of_requests, array_of_statuses);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Waitall(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (MPI_Status *)array_of_statuses);
@@ -4077,7 +4167,9 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    mpix_fast_call = "MPI_Waitany";
     int rc = __builtin_expect(((count > 0) & (array_of_requests == NULL)) | (status == NULL), 0) ? MPIX_FAST_MISS : mpix_fast_MPI_Waitany(count, array_of_requests, index, status);
+    mpix_fast_call = NULL;
     if (rc != MPIX_FAST_MISS)
         return rc;
     return mpixgo_MPI_Waitany(mpix_ctx_get(), count, (MPI_Request *)array_of_requests, (int *)index, (MPI_Status *)status);

@@ -212,7 +212,7 @@ func Gather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 			return nil, err
 		}
 	}
-	if err := gatherBufs(isRoot, sbuf, scount, st, rbuf, rcount, rcounts, rt); err != nil {
+	if err := gatherBufs(isRoot, sbuf, scount, st, rbuf, rcount, rcounts, displs, rt); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -265,7 +265,7 @@ func Scatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs []in
 			return nil, err
 		}
 	}
-	if err := scatterBufs(isRoot, sbuf, scount, scounts, st, rbuf, rcount, rt); err != nil {
+	if err := scatterBufs(isRoot, sbuf, scount, scounts, displs, st, rbuf, rcount, rt); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -309,7 +309,7 @@ func Allgather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
 			return nil, err
 		}
 	}
-	if err := firstErr(checkUserBuf(sbuf, scount, st, "send buffer"), blockBufs(rbuf, rcount, rcounts, rt, "receive buffer")); err != nil {
+	if err := firstErr(checkUserBuf(sbuf, scount, st, "send buffer"), blockBufs(rbuf, rcount, rcounts, displs, rt, "receive buffer")); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -368,6 +368,22 @@ func alltoallSide(buf unsafe.Pointer, count int64, counts, displs []int64, t *da
 	return unsafe.Add(buf, off), n, bt
 }
 
+// alltoallUserBufs applies MPICH's NULL-buffer rule to peer i's blocks: for the v and
+// w forms only where the block's displacement is 0 (elements for v, bytes for w),
+// since MPI_BOTTOM with absolute displacements is valid.
+func alltoallUserBufs(a AlltoallArgs, i int) error {
+	_, sn, st := alltoallBlock(a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i)
+	_, rn, rt := alltoallBlock(a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
+	var errS, errR error
+	if a.Scounts == nil || displIsZero(a.Sdispl, i) {
+		errS = checkUserBuf(a.Sbuf, sn, st, "send buffer")
+	}
+	if a.Rcounts == nil || displIsZero(a.Rdispl, i) {
+		errR = checkUserBuf(a.Rbuf, rn, rt, "receive buffer")
+	}
+	return firstErr(errS, errR)
+}
+
 // Alltoall runs an all-to-all exchange in any of its forms.
 func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 	if c.IsInter() {
@@ -386,7 +402,7 @@ func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 		if err := firstErr(checkCollBuf(sn, st), checkCollBuf(rn, rt)); err != nil {
 			return nil, err
 		}
-		if err := firstErr(checkUserBuf(a.Sbuf, sn, st, "send buffer"), checkUserBuf(a.Rbuf, rn, rt, "receive buffer")); err != nil {
+		if err := alltoallUserBufs(a, i); err != nil {
 			return nil, err
 		}
 	}

@@ -132,7 +132,7 @@ func interReduce(m CollMode, sbuf, rbuf unsafe.Pointer, count int64, t *datatype
 		if err := firstErr(checkCollBuf(count, t), checkOp(op, t)); err != nil {
 			return nil, err
 		}
-		if err := interRootBufs(root, sbuf, count, nil, t, rbuf, count, nil, t); err != nil {
+		if err := interRootBufs(root, sbuf, count, t, rbuf, count, nil, nil, t); err != nil {
 			return nil, err
 		}
 	}
@@ -195,7 +195,7 @@ func interGather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.Typ
 			return nil, err
 		}
 	}
-	if err := interRootBufs(root, sbuf, scount, nil, st, rbuf, rcount, rcounts, rt); err != nil {
+	if err := interRootBufs(root, sbuf, scount, st, rbuf, rcount, rcounts, displs, rt); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -236,7 +236,7 @@ func interScatter(m CollMode, sbuf unsafe.Pointer, scount int64, scounts, displs
 		}
 	}
 	// The root sends (its buffer plays the receive side's part in interRootBufs).
-	if err := interRootBufs(root, rbuf, rcount, nil, rt, sbuf, scount, scounts, st); err != nil {
+	if err := interRootBufs(root, rbuf, rcount, rt, sbuf, scount, scounts, displs, st); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -271,7 +271,7 @@ func interAllgather(m CollMode, sbuf unsafe.Pointer, scount int64, st *datatype.
 		checkCounts(rcounts, nil, rt), checkLens(n, rcounts, displs)); err != nil {
 		return nil, err
 	}
-	if err := firstErr(checkUserBuf(sbuf, scount, st, "send buffer"), blockBufs(rbuf, rcount, rcounts, rt, "receive buffer")); err != nil {
+	if err := firstErr(checkUserBuf(sbuf, scount, st, "send buffer"), blockBufs(rbuf, rcount, rcounts, displs, rt, "receive buffer")); err != nil {
 		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
@@ -308,7 +308,7 @@ func interAlltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 		if err := firstErr(checkCollBuf(sn, st), checkCollBuf(rn, rt)); err != nil {
 			return nil, err
 		}
-		if err := firstErr(checkUserBuf(a.Sbuf, sn, st, "send buffer"), checkUserBuf(a.Rbuf, rn, rt, "receive buffer")); err != nil {
+		if err := alltoallUserBufs(a, i); err != nil {
 			return nil, err
 		}
 	}

@@ -26,12 +26,17 @@ func checkUserBuf(buf unsafe.Pointer, count int64, t *datatype.Type, what string
 }
 
 // checkUserBufs is checkUserBuf for each count of a v/w collective (ts per peer, or
-// t for all).
-func checkUserBufs(buf unsafe.Pointer, counts []int64, ts []*datatype.Type, t *datatype.Type, what string) error {
+// t for all), as MPICH does it: only for the entries whose displacement is 0. A NULL
+// buffer is MPI_BOTTOM, and with a nonzero displacement (an absolute address from
+// MPI_Get_address) the entry's data lies elsewhere, so the buffer is valid.
+func checkUserBufs(buf unsafe.Pointer, counts, displs []int64, ts []*datatype.Type, t *datatype.Type, what string) error {
 	if buf != nil {
 		return nil
 	}
 	for i, n := range counts {
+		if !displIsZero(displs, i) {
+			continue
+		}
 		tt := t
 		if ts != nil {
 			tt = ts[i]
@@ -41,6 +46,12 @@ func checkUserBufs(buf unsafe.Pointer, counts []int64, ts []*datatype.Type, t *d
 		}
 	}
 	return nil
+}
+
+// displIsZero reports whether entry i of a v/w collective starts at the buffer
+// itself (no displacements: every block is checked, as for the plain forms).
+func displIsZero(displs []int64, i int) bool {
+	return displs == nil || i >= len(displs) || displs[i] == 0
 }
 
 // reduceBufs checks a reduction's buffers: the send buffer unless MPI_IN_PLACE, the
@@ -56,10 +67,10 @@ func reduceBufs(sbuf, rbuf unsafe.Pointer, count int64, t *datatype.Type, withRe
 }
 
 // blockBufs checks one side of a gather, scatter or allgather: n blocks of count
-// each, or of counts.
-func blockBufs(buf unsafe.Pointer, count int64, counts []int64, t *datatype.Type, what string) error {
+// each, or of counts at displs.
+func blockBufs(buf unsafe.Pointer, count int64, counts, displs []int64, t *datatype.Type, what string) error {
 	if counts != nil {
-		return checkUserBufs(buf, counts, nil, t, what)
+		return checkUserBufs(buf, counts, displs, nil, t, what)
 	}
 	return checkUserBuf(buf, count, t, what)
 }
@@ -67,9 +78,9 @@ func blockBufs(buf unsafe.Pointer, count int64, counts []int64, t *datatype.Type
 // gatherBufs checks a gather's buffers: the send buffer at every rank unless
 // MPI_IN_PLACE, the receive buffer at the root.
 func gatherBufs(isRoot bool, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
-	rbuf unsafe.Pointer, rcount int64, rcounts []int64, rt *datatype.Type) error {
+	rbuf unsafe.Pointer, rcount int64, rcounts, displs []int64, rt *datatype.Type) error {
 	if isRoot {
-		if err := blockBufs(rbuf, rcount, rcounts, rt, "receive buffer"); err != nil {
+		if err := blockBufs(rbuf, rcount, rcounts, displs, rt, "receive buffer"); err != nil {
 			return err
 		}
 	}
@@ -78,10 +89,10 @@ func gatherBufs(isRoot bool, sbuf unsafe.Pointer, scount int64, st *datatype.Typ
 
 // scatterBufs checks a scatter's buffers: the send buffer at the root, the receive
 // buffer at every rank unless MPI_IN_PLACE.
-func scatterBufs(isRoot bool, sbuf unsafe.Pointer, scount int64, scounts []int64, st *datatype.Type,
+func scatterBufs(isRoot bool, sbuf unsafe.Pointer, scount int64, scounts, displs []int64, st *datatype.Type,
 	rbuf unsafe.Pointer, rcount int64, rt *datatype.Type) error {
 	if isRoot {
-		if err := blockBufs(sbuf, scount, scounts, st, "send buffer"); err != nil {
+		if err := blockBufs(sbuf, scount, scounts, displs, st, "send buffer"); err != nil {
 			return err
 		}
 	}
@@ -106,14 +117,15 @@ func reduceScatterBufs(sbuf, rbuf unsafe.Pointer, rcount int64, rcounts []int64,
 
 // interRootBufs checks a rooted intercommunicator collective's buffers where they
 // count: at MPI_ROOT the root's side (rbuf: what a gather receives, what a scatter
-// sends), in the other group the other side (sbuf), at MPI_PROC_NULL nothing.
-func interRootBufs(root int, sbuf unsafe.Pointer, scount int64, scounts []int64, st *datatype.Type,
-	rbuf unsafe.Pointer, rcount int64, rcounts []int64, rt *datatype.Type) error {
+// sends, with its counts and displs), in the other group the other side (sbuf), at
+// MPI_PROC_NULL nothing.
+func interRootBufs(root int, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
+	rbuf unsafe.Pointer, rcount int64, rcounts, displs []int64, rt *datatype.Type) error {
 	switch root {
 	case ProcNull:
 		return nil
 	case Root:
-		return blockBufs(rbuf, rcount, rcounts, rt, "buffer at the root")
+		return blockBufs(rbuf, rcount, rcounts, displs, rt, "buffer at the root")
 	}
 	return checkUserBuf(sbuf, scount, st, "buffer")
 }

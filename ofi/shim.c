@@ -1,5 +1,6 @@
 //go:build cgo && !mpix_noofi
 
+#define _GNU_SOURCE // dladdr1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,22 +8,55 @@
 #include "shim.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
 #include <signal.h>
 
-// Signal handlers around libfabric: loading and opening providers runs their
-// libraries' initializers, and some install handlers of their own (psm2's prints a
-// backtrace for SIGSEGV, leaves a .btr file and exits with code 1, so that a
-// program's own segfault no longer looks like one, and Go's handlers are gone). What
-// a libfabric call changed is put back as it was before the call.
+// Signal handlers around libfabric: loading, opening and closing providers runs their
+// libraries' code, and some install handlers of their own (psm2's prints a backtrace
+// for SIGSEGV, leaves a .btr file and exits with code 1, so that a program's own
+// segfault no longer looks like one, and Go's handlers are gone). What a libfabric
+// call changed is put back as it was before the call, but only where the new handler
+// is provider code: one outside libmpix and outside the program, so that a handler
+// another thread installed meanwhile (the program's, Go's) stays.
 typedef struct {
 	struct sigaction act[NSIG];
 	unsigned char ok[NSIG];
 } saved_handlers;
 
+// fab_mu serializes the entries that run libfabric's setup and teardown: load's
+// writes to fab, and the save/restore of handlers around them.
+static pthread_mutex_t fab_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void save_handlers(saved_handlers *h)
 {
 	for (int s = 1; s < NSIG; s++)
 		h->ok[s] = s != SIGKILL && s != SIGSTOP && sigaction(s, NULL, &h->act[s]) == 0;
+}
+
+// handler_obj returns the loaded object (link map) that holds a disposition's
+// handler, NULL for SIG_DFL, SIG_IGN or code in no object.
+static struct link_map *handler_obj(const struct sigaction *sa)
+{
+	if (sa->sa_handler == SIG_DFL || sa->sa_handler == SIG_IGN)
+		return NULL;
+	void *pc = (sa->sa_flags & SA_SIGINFO) ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+	Dl_info d;
+	struct link_map *lm = NULL;
+	if (!dladdr1(pc, &d, (void **)&lm, RTLD_DL_LINKMAP))
+		return NULL;
+	return lm;
+}
+
+// installed_by_provider reports whether a handler lies in a shared object other than
+// libmpix (this file's) and the program (whose link map has the empty name).
+static int installed_by_provider(const struct sigaction *sa)
+{
+	struct link_map *lm = handler_obj(sa), *self = NULL;
+	Dl_info d;
+	if (lm == NULL || !dladdr1((void *)save_handlers, &d, (void **)&self, RTLD_DL_LINKMAP))
+		return 0;
+	return lm != self && lm->l_name != NULL && lm->l_name[0] != '\0';
 }
 
 static void restore_handlers(const saved_handlers *h)
@@ -31,7 +65,8 @@ static void restore_handlers(const saved_handlers *h)
 		struct sigaction now;
 		if (!h->ok[s] || sigaction(s, NULL, &now) != 0)
 			continue;
-		if (now.sa_handler != h->act[s].sa_handler || now.sa_flags != h->act[s].sa_flags)
+		if ((now.sa_handler != h->act[s].sa_handler || now.sa_flags != h->act[s].sa_flags) &&
+		    installed_by_provider(&now))
 			sigaction(s, &h->act[s], NULL);
 	}
 }
@@ -82,9 +117,14 @@ static int load(void)
 
 const char *mpix_ofi_strerror(int code)
 {
+	pthread_mutex_lock(&fab_mu);
+	const char *msg;
 	if (code == MPIX_OFI_ENOLIB || code == -MPIX_OFI_ENOLIB)
-		return fab.err;
-	return fab.lib ? fi_strerror(code < 0 ? -code : code) : "libfabric not loaded";
+		msg = fab.err;
+	else
+		msg = fab.lib ? fi_strerror(code < 0 ? -code : code) : "libfabric not loaded";
+	pthread_mutex_unlock(&fab_mu);
+	return msg;
 }
 
 void mpix_ofi_freeinfo(struct fi_info *info)
@@ -283,13 +323,16 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 	return post_unposted(s);
 }
 
-// The exported entries that run providers' code keep the process's signal handlers.
+// The exported entries that run providers' code (getinfo, open, close) hold fab_mu
+// and keep the process's signal handlers from the providers.
 int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
 {
 	saved_handlers h;
+	pthread_mutex_lock(&fab_mu);
 	save_handlers(&h);
 	int rc = getinfo(prov, out);
 	restore_handlers(&h);
+	pthread_mutex_unlock(&fab_mu);
 	return rc;
 }
 
@@ -297,9 +340,11 @@ int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx
 		  const char **where)
 {
 	saved_handlers h;
+	pthread_mutex_lock(&fab_mu);
 	save_handlers(&h);
 	int rc = open_ep(s, info, bufsize, ntx, nrx, naddrs, where);
 	restore_handlers(&h);
+	pthread_mutex_unlock(&fab_mu);
 	return rc;
 }
 
@@ -315,9 +360,9 @@ static int close_fid(mpix_ofi *s, struct fid *f, const char *what, int rc)
 	return rc;
 }
 
-// mpix_ofi_close releases everything in the reverse order of mpix_ofi_open and
-// returns the first fi_close failure. s may be partly built.
-int mpix_ofi_close(mpix_ofi *s)
+// close_ep releases everything in the reverse order of open_ep and returns the first
+// fi_close failure. s may be partly built.
+static int close_ep(mpix_ofi *s)
 {
 	int rc = 0;
 	// Closing the endpoint cancels the posted receives and outstanding sends.
@@ -352,6 +397,19 @@ int mpix_ofi_close(mpix_ofi *s)
 		fi_freeinfo(s->info);
 	memset(s, 0, sizeof *s);
 	s->close_where = where;
+	return rc;
+}
+
+// mpix_ofi_close is close_ep with the handlers kept (providers' finalizers may
+// install theirs again).
+int mpix_ofi_close(mpix_ofi *s)
+{
+	saved_handlers h;
+	pthread_mutex_lock(&fab_mu);
+	save_handlers(&h);
+	int rc = close_ep(s);
+	restore_handlers(&h);
+	pthread_mutex_unlock(&fab_mu);
 	return rc;
 }
 

@@ -305,8 +305,10 @@ func emitShim(procs []*Proc, fast map[string]bool) []byte {
 				// An address MPI forbids: Go reports it (nullargs.go).
 				call = fmt.Sprintf("__builtin_expect(%s, 0) ? MPIX_FAST_MISS : %s", g, call)
 			}
-			fmt.Fprintf(&b, "\n%s\n{\n    int rc = %s;\n    if (rc != MPIX_FAST_MISS)\n        return rc;\n",
-				f.Prototype(f.PName()), call)
+			// The marker that names the call if the fast path faults (capi/fault.c):
+			// one thread-local store before the call and one after.
+			fmt.Fprintf(&b, "\n%s\n{\n    mpix_fast_call = \"%s\";\n    int rc = %s;\n    mpix_fast_call = NULL;\n    if (rc != MPIX_FAST_MISS)\n        return rc;\n",
+				f.Prototype(f.PName()), f.Name, call)
 		}
 		var args []string
 		args = append(args, "mpix_ctx_get()")

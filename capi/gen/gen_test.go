@@ -338,3 +338,36 @@ func TestLateCounts(t *testing.T) {
 		}
 	}
 }
+
+// Each C fast path runs between a store of its call's name into mpix_fast_call and a
+// store of NULL (capi/fault.c names the call of a memory fault by it); a procedure
+// without a fast path touches no marker.
+func TestShimMarksFastPaths(t *testing.T) {
+	all := loadAll(t)
+	for _, c := range []struct {
+		name  string
+		fast  bool
+		guard bool // an address check (__builtin_expect) before the call
+	}{
+		{"MPI_Send", true, true},
+		{"MPI_Barrier", true, false},
+		{"MPI_Reduce", false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := all[c.name]
+			require.NotNil(t, f)
+			out := string(emitShim([]*Proc{f}, map[string]bool{c.name: c.fast}))
+			if !c.fast {
+				require.NotContains(t, out, "mpix_fast_call")
+				return
+			}
+			set := strings.Index(out, fmt.Sprintf("mpix_fast_call = %q;", c.name))
+			call := strings.Index(out, "mpix_fast_"+c.name+"(")
+			clear := strings.Index(out, "mpix_fast_call = NULL;")
+			miss := strings.Index(out, "if (rc != MPIX_FAST_MISS)")
+			require.True(t, set >= 0 && set < call && call < clear && clear < miss,
+				"marker stores around the fast call, before the miss test:\n%s", out)
+			require.Equal(t, c.guard, strings.Contains(out[set:clear], "__builtin_expect"), out)
+		})
+	}
+}

@@ -5,11 +5,82 @@
  *   intercommunicator, where the buffer counts);
  *   NULL with count 0, MPI_BOTTOM with an absolute datatype and a NULL receive
  *   buffer at a gather's non-root are valid;
+ * - v/w collectives with MPI_BOTTOM and absolute displacements (MPI_Get_address)
+ *   are valid: MPICH checks NULL only for entries at displacement 0;
  * - a NULL status, NULL completion arrays with a positive count: MPI_ERR_ARG;
  * - MPI_Error_string/class of a code MPI never returned: MPI_ERR_ARG;
  * - MPI_Free_mem of an address MPI_Alloc_mem did not return: MPI_ERR_BASE.
  * Run with 2 processes (over shm, with MPIX_SHM=0 and with MPIX_FASTPATH=0). */
 #include "mpix_test.h"
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* The address of p in units of unit (MPI_BOTTOM-relative displacement). */
+static MPI_Aint absolute(void *p, MPI_Aint unit)
+{
+    MPI_Aint a;
+    CHECK_OK(MPI_Get_address(p, &a));
+    return a / unit;
+}
+
+/* v/w collectives with MPI_BOTTOM and absolute displacements move the data (ints
+ * are 4-byte aligned, so an address in ints is exact). at: two ints per side, at
+ * any address (the _c forms take MPI_Aint displacements). */
+static void bottom_vw(int rank, int *at, int int_forms)
+{
+    int *sb = at, *rb = at + 2;
+    MPI_Count one[2] = {1, 1};
+    MPI_Datatype ints[2] = {MPI_INT, MPI_INT};
+    MPI_Aint sd[2], rd[2];
+
+    /* Alltoallw: byte displacements. */
+    for (int i = 0; i < 2; i++) {
+        sb[i] = 10 * rank + i, rb[i] = -1;
+        sd[i] = absolute(&sb[i], 1), rd[i] = absolute(&rb[i], 1);
+    }
+    CHECK_OK(MPI_Alltoallw_c(MPI_BOTTOM, one, sd, ints, MPI_BOTTOM, one, rd, ints, MPI_COMM_WORLD));
+    CHECK(rb[0] == rank && rb[1] == 10 + rank, "alltoallw at MPI_BOTTOM got %d %d", rb[0], rb[1]);
+
+    /* Alltoallv: displacements in elements. */
+    for (int i = 0; i < 2; i++) {
+        sb[i] = 20 * rank + i, rb[i] = -1;
+        sd[i] = absolute(&sb[i], sizeof(int)), rd[i] = absolute(&rb[i], sizeof(int));
+    }
+    CHECK_OK(MPI_Alltoallv_c(MPI_BOTTOM, one, sd, MPI_INT, MPI_BOTTOM, one, rd, MPI_INT, MPI_COMM_WORLD));
+    CHECK(rb[0] == rank && rb[1] == 20 + rank, "alltoallv at MPI_BOTTOM got %d %d", rb[0], rb[1]);
+
+    /* Gatherv to rank 0, Scatterv from rank 0, Allgatherv. */
+    int mine = 30 + rank;
+    rb[0] = rb[1] = -1;
+    rd[0] = absolute(&rb[0], sizeof(int)), rd[1] = absolute(&rb[1], sizeof(int));
+    CHECK_OK(MPI_Gatherv_c(&mine, 1, MPI_INT, MPI_BOTTOM, one, rd, MPI_INT, 0, MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK(rb[0] == 30 && rb[1] == 31, "gatherv at MPI_BOTTOM got %d %d", rb[0], rb[1]);
+    sb[0] = 40, sb[1] = 41, mine = -1;
+    sd[0] = absolute(&sb[0], sizeof(int)), sd[1] = absolute(&sb[1], sizeof(int));
+    CHECK_OK(MPI_Scatterv_c(MPI_BOTTOM, one, sd, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK(mine == 40 + rank, "scatterv from MPI_BOTTOM got %d", mine);
+    mine = 50 + rank, rb[0] = rb[1] = -1;
+    CHECK_OK(MPI_Allgatherv_c(&mine, 1, MPI_INT, MPI_BOTTOM, one, rd, MPI_INT, MPI_COMM_WORLD));
+    CHECK(rb[0] == 50 && rb[1] == 51, "allgatherv at MPI_BOTTOM got %d %d", rb[0], rb[1]);
+
+    /* The int forms, where the buffers' addresses fit an int at every rank. */
+    if (int_forms) {
+        int c[2] = {1, 1}, isd[2], ird[2];
+        for (int i = 0; i < 2; i++) {
+            sb[i] = 60 * rank + i, rb[i] = -1;
+            isd[i] = (int)absolute(&sb[i], 1), ird[i] = (int)absolute(&rb[i], 1);
+        }
+        CHECK_OK(MPI_Alltoallw(MPI_BOTTOM, c, isd, ints, MPI_BOTTOM, c, ird, ints, MPI_COMM_WORLD));
+        CHECK(rb[0] == rank && rb[1] == 60 + rank, "int alltoallw at MPI_BOTTOM got %d %d", rb[0], rb[1]);
+        mine = 70 + rank, rb[0] = rb[1] = -1;
+        for (int i = 0; i < 2; i++)
+            ird[i] = (int)absolute(&rb[i], sizeof(int));
+        CHECK_OK(MPI_Gatherv(&mine, 1, MPI_INT, MPI_BOTTOM, c, ird, MPI_INT, 0, MPI_COMM_WORLD));
+        if (rank == 0)
+            CHECK(rb[0] == 70 && rb[1] == 71, "int gatherv at MPI_BOTTOM got %d %d", rb[0], rb[1]);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -73,6 +144,18 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Reduce(&x, rank == 0 ? &sum : NULL, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
     if (rank == 0)
         CHECK(both[0] == 7 && both[1] == 7 && sum == 14, "gather %d %d, reduce %d", both[0], both[1], sum);
+
+    /* MPI_BOTTOM with absolute displacements: on the stack (the _c forms), and in a
+     * page mapped low if the kernel grants the hint (the int forms too). */
+    int at[4];
+    bottom_vw(rank, at, 0);
+    void *low = mmap((void *)0x10000000, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int fits = low != MAP_FAILED && (uintptr_t)low + 4096 <= INT32_MAX, all_fit;
+    CHECK_OK(MPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
+    if (all_fit)
+        bottom_vw(rank, low, 1);
+    if (low != MAP_FAILED)
+        munmap(low, 4096);
 
     /* The same on an intercommunicator (one process in each group). */
     MPI_Comm half, inter;

@@ -7,6 +7,8 @@
  *             segfault (signal 11), whatever libfabric's providers installed
  *   fault-c   rank 1 sends a small message from unmapped memory (shm's C fast path)
  *   fault-go  rank 1 broadcasts from unmapped memory (Go's collective path)
+ *   own-segv  the program installs its own SIGSEGV handler before MPI_Init, then
+ *             rank 1 does fault-c: the program's handler, not the library's, runs
  * Run with 2 processes. */
 #include <signal.h>
 #include <stdint.h>
@@ -23,10 +25,29 @@ static void *unmapped(size_t n)
     return p;
 }
 
+/* own_segv is the program's own SIGSEGV handler of mode own-segv. */
+static void own_segv(int sig)
+{
+    static const char line[] = "fatal: the program's own SIGSEGV handler\n";
+    (void)sig;
+    if (write(2, line, sizeof line - 1) < 0) {
+        /* nothing more to do */
+    }
+    _exit(3);
+}
+
 int main(int argc, char **argv)
 {
     int rank, buf[2] = {1, 2};
     const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "own-segv") == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = own_segv;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, NULL);
+        sigaction(SIGBUS, &sa, NULL);
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (strcmp(mode, "truncate") == 0) {
@@ -41,7 +62,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 1)
             *(volatile int *)(uintptr_t)argc = 0; /* address 1 or 2: unmapped */
-    } else if (strcmp(mode, "fault-c") == 0) {
+    } else if (strcmp(mode, "fault-c") == 0 || strcmp(mode, "own-segv") == 0) {
         if (rank == 1)
             MPI_Send(unmapped(4096), 64, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     } else if (strcmp(mode, "fault-go") == 0) {
