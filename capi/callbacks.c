@@ -14,6 +14,11 @@ void mpix_call_session_errhandler(void *fn, MPI_Session session, int code)
     ((MPI_Session_errhandler_function *)fn)(&session, &code);
 }
 
+void mpix_call_win_errhandler(void *fn, MPI_Win win, int code)
+{
+    ((MPI_Win_errhandler_function *)fn)(&win, &code);
+}
+
 /* mpix_call_user_op calls a user reduction function (MPI_Op_create), and
  * mpix_call_user_op_c one of MPI_Op_create_c. */
 void mpix_call_user_op(void *fn, void *in, void *inout, int len, MPI_Datatype dt)

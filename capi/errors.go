@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"mpix/core"
+	"mpix/rma"
 )
 
 // errNotImplemented is what a procedure without an implementation reports.
@@ -55,6 +56,8 @@ func isNilTarget(t errTarget) bool {
 		return o == nil
 	case *core.Session:
 		return o == nil
+	case *rma.Win:
+		return o == nil
 	}
 	return false
 }
@@ -73,6 +76,8 @@ func invokeHandler(fn funcID, target errTarget, code int, msg string) int {
 			C.mpix_call_comm_errhandler(eh.Fn, C.MPI_Comm(o.Handle), C.int(code))
 		case *core.Session:
 			C.mpix_call_session_errhandler(eh.Fn, C.MPI_Session(o.Handle), C.int(code))
+		case *rma.Win:
+			C.mpix_call_win_errhandler(eh.Fn, C.MPI_Win(o.Handle), C.int(code))
 		}
 	case core.ErrorsAbort:
 		fatal(fn, code, msg, "MPI_ERRORS_ABORT")

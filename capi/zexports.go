@@ -13,12 +13,14 @@ import (
 	"mpix/core"
 	"mpix/core/datatype"
 	"mpix/core/op"
+	"mpix/rma"
 )
 
 var _ unsafe.Pointer
 var _ = core.ErrArg
 var _ = datatype.Lookup
 var _ = op.Lookup
+var _ = rma.Lookup
 
 // Procedure identifiers, in the order of funcNames.
 const (
@@ -1446,6 +1448,8 @@ var funcImplemented = [numFuncs]bool{
 	fnMPIX_Threadcomm_init:             true,
 	fnMPIX_Threadcomm_start:            true,
 	fnMPI_Abort:                        true,
+	fnMPI_Accumulate:                   true,
+	fnMPI_Accumulate_c:                 true,
 	fnMPI_Add_error_class:              true,
 	fnMPI_Add_error_code:               true,
 	fnMPI_Add_error_string:             true,
@@ -1540,6 +1544,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Comm_split:                   true,
 	fnMPI_Comm_split_type:              true,
 	fnMPI_Comm_test_inter:              true,
+	fnMPI_Compare_and_swap:             true,
 	fnMPI_Dims_create:                  true,
 	fnMPI_Dist_graph_create:            true,
 	fnMPI_Dist_graph_create_adjacent:   true,
@@ -1557,6 +1562,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Exscan_c:                     true,
 	fnMPI_Exscan_init:                  true,
 	fnMPI_Exscan_init_c:                true,
+	fnMPI_Fetch_and_op:                 true,
 	fnMPI_Finalize:                     true,
 	fnMPI_Finalized:                    true,
 	fnMPI_Free_mem:                     true,
@@ -1568,7 +1574,11 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Gatherv_c:                    true,
 	fnMPI_Gatherv_init:                 true,
 	fnMPI_Gatherv_init_c:               true,
+	fnMPI_Get:                          true,
+	fnMPI_Get_accumulate:               true,
+	fnMPI_Get_accumulate_c:             true,
 	fnMPI_Get_address:                  true,
+	fnMPI_Get_c:                        true,
 	fnMPI_Get_count:                    true,
 	fnMPI_Get_count_c:                  true,
 	fnMPI_Get_elements:                 true,
@@ -1720,7 +1730,11 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Pack_size_c:                  true,
 	fnMPI_Pcontrol:                     true,
 	fnMPI_Probe:                        true,
+	fnMPI_Put:                          true,
+	fnMPI_Put_c:                        true,
 	fnMPI_Query_thread:                 true,
+	fnMPI_Raccumulate:                  true,
+	fnMPI_Raccumulate_c:                true,
 	fnMPI_Recv:                         true,
 	fnMPI_Recv_c:                       true,
 	fnMPI_Recv_init:                    true,
@@ -1747,6 +1761,12 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Request_get_status_all:       true,
 	fnMPI_Request_get_status_any:       true,
 	fnMPI_Request_get_status_some:      true,
+	fnMPI_Rget:                         true,
+	fnMPI_Rget_accumulate:              true,
+	fnMPI_Rget_accumulate_c:            true,
+	fnMPI_Rget_c:                       true,
+	fnMPI_Rput:                         true,
+	fnMPI_Rput_c:                       true,
 	fnMPI_Rsend:                        true,
 	fnMPI_Rsend_c:                      true,
 	fnMPI_Rsend_init:                   true,
@@ -1905,6 +1925,49 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Waitall:                      true,
 	fnMPI_Waitany:                      true,
 	fnMPI_Waitsome:                     true,
+	fnMPI_Win_allocate:                 true,
+	fnMPI_Win_allocate_c:               true,
+	fnMPI_Win_allocate_shared:          true,
+	fnMPI_Win_allocate_shared_c:        true,
+	fnMPI_Win_attach:                   true,
+	fnMPI_Win_c2f:                      true,
+	fnMPI_Win_call_errhandler:          true,
+	fnMPI_Win_complete:                 true,
+	fnMPI_Win_create:                   true,
+	fnMPI_Win_create_c:                 true,
+	fnMPI_Win_create_dynamic:           true,
+	fnMPI_Win_create_errhandler:        true,
+	fnMPI_Win_create_keyval:            true,
+	fnMPI_Win_delete_attr:              true,
+	fnMPI_Win_detach:                   true,
+	fnMPI_Win_f2c:                      true,
+	fnMPI_Win_fence:                    true,
+	fnMPI_Win_flush:                    true,
+	fnMPI_Win_flush_all:                true,
+	fnMPI_Win_flush_local:              true,
+	fnMPI_Win_flush_local_all:          true,
+	fnMPI_Win_free:                     true,
+	fnMPI_Win_free_keyval:              true,
+	fnMPI_Win_get_attr:                 true,
+	fnMPI_Win_get_errhandler:           true,
+	fnMPI_Win_get_group:                true,
+	fnMPI_Win_get_info:                 true,
+	fnMPI_Win_get_name:                 true,
+	fnMPI_Win_lock:                     true,
+	fnMPI_Win_lock_all:                 true,
+	fnMPI_Win_post:                     true,
+	fnMPI_Win_set_attr:                 true,
+	fnMPI_Win_set_errhandler:           true,
+	fnMPI_Win_set_info:                 true,
+	fnMPI_Win_set_name:                 true,
+	fnMPI_Win_shared_query:             true,
+	fnMPI_Win_shared_query_c:           true,
+	fnMPI_Win_start:                    true,
+	fnMPI_Win_sync:                     true,
+	fnMPI_Win_test:                     true,
+	fnMPI_Win_unlock:                   true,
+	fnMPI_Win_unlock_all:               true,
+	fnMPI_Win_wait:                     true,
 	fnMPI_Wtick:                        true,
 	fnMPI_Wtime:                        true,
 }
@@ -2138,13 +2201,71 @@ func mpixgo_MPI_Abort(ctx *C.mpix_ctx, comm C.MPI_Comm, errorcode C.int) (rc C.i
 //export mpixgo_MPI_Accumulate
 func mpixgo_MPI_Accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Accumulate, &rc)
-	return raise(fnMPI_Accumulate, nil, errNotImplemented(fnMPI_Accumulate))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Accumulate, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Accumulate, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Accumulate, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Accumulate, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Accumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Accumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Accumulate, nil, err)
+	}
+	if err := impl_MPI_Accumulate(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj); err != nil {
+		return raise(fnMPI_Accumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Accumulate_c
 func mpixgo_MPI_Accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Accumulate_c, &rc)
-	return raise(fnMPI_Accumulate_c, nil, errNotImplemented(fnMPI_Accumulate_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Accumulate_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Accumulate_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Accumulate_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Accumulate_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Accumulate_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Accumulate_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Accumulate_c, nil, err)
+	}
+	if err := impl_MPI_Accumulate_c(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj); err != nil {
+		return raise(fnMPI_Accumulate_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Add_error_class
@@ -4170,7 +4291,22 @@ func mpixgo_MPI_Comm_test_inter(ctx *C.mpix_ctx, comm C.MPI_Comm, flag *C.int) (
 //export mpixgo_MPI_Compare_and_swap
 func mpixgo_MPI_Compare_and_swap(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, compare_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Compare_and_swap, &rc)
-	return raise(fnMPI_Compare_and_swap, nil, errNotImplemented(fnMPI_Compare_and_swap))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Compare_and_swap, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Compare_and_swap, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Compare_and_swap, nil, err)
+	}
+	if err := impl_MPI_Compare_and_swap(ctx, origin_addr, compare_addr, result_addr, datatype_Obj, target_rank, target_disp, winObj); err != nil {
+		return raise(fnMPI_Compare_and_swap, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Dims_create
@@ -4514,7 +4650,26 @@ func mpixgo_MPI_Exscan_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, recvbuf u
 //export mpixgo_MPI_Fetch_and_op
 func mpixgo_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Fetch_and_op, &rc)
-	return raise(fnMPI_Fetch_and_op, nil, errNotImplemented(fnMPI_Fetch_and_op))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Fetch_and_op, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Fetch_and_op, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Fetch_and_op, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Fetch_and_op, nil, err)
+	}
+	if err := impl_MPI_Fetch_and_op(ctx, origin_addr, result_addr, datatype_Obj, target_rank, target_disp, op_Obj, winObj); err != nil {
+		return raise(fnMPI_Fetch_and_op, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_c2f
@@ -5263,19 +5418,116 @@ func mpixgo_MPI_Gatherv_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, sendcoun
 //export mpixgo_MPI_Get
 func mpixgo_MPI_Get(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Get, &rc)
-	return raise(fnMPI_Get, nil, errNotImplemented(fnMPI_Get))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Get, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Get, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Get, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Get, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Get, nil, err)
+	}
+	if err := impl_MPI_Get(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj); err != nil {
+		return raise(fnMPI_Get, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_accumulate
 func mpixgo_MPI_Get_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Get_accumulate, &rc)
-	return raise(fnMPI_Get_accumulate, nil, errNotImplemented(fnMPI_Get_accumulate))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_accumulate, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Get_accumulate, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate, nil, err)
+	}
+	if result_count < 0 {
+		return raise(fnMPI_Get_accumulate, nil, core.Errorf(core.ErrCount, "result_count must not be negative (%d)", int64(result_count)))
+	}
+	result_datatypeObj, err := datatype.Lookup(int32(result_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Get_accumulate, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate, nil, err)
+	}
+	if err := impl_MPI_Get_accumulate(ctx, origin_addr, origin_count, origin_datatypeObj, result_addr, result_count, result_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj); err != nil {
+		return raise(fnMPI_Get_accumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_accumulate_c
 func mpixgo_MPI_Get_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Get_accumulate_c, &rc)
-	return raise(fnMPI_Get_accumulate_c, nil, errNotImplemented(fnMPI_Get_accumulate_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_accumulate_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Get_accumulate_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate_c, nil, err)
+	}
+	if result_count < 0 {
+		return raise(fnMPI_Get_accumulate_c, nil, core.Errorf(core.ErrCount, "result_count must not be negative (%d)", int64(result_count)))
+	}
+	result_datatypeObj, err := datatype.Lookup(int32(result_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Get_accumulate_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Get_accumulate_c, nil, err)
+	}
+	if err := impl_MPI_Get_accumulate_c(ctx, origin_addr, origin_count, origin_datatypeObj, result_addr, result_count, result_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj); err != nil {
+		return raise(fnMPI_Get_accumulate_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_address
@@ -5297,7 +5549,32 @@ func mpixgo_MPI_Get_address(ctx *C.mpix_ctx, location unsafe.Pointer, address *C
 //export mpixgo_MPI_Get_c
 func mpixgo_MPI_Get_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Get_c, &rc)
-	return raise(fnMPI_Get_c, nil, errNotImplemented(fnMPI_Get_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Get_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Get_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Get_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Get_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Get_c, nil, err)
+	}
+	if err := impl_MPI_Get_c(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj); err != nil {
+		return raise(fnMPI_Get_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Get_count
@@ -8951,13 +9228,63 @@ func mpixgo_MPI_Publish_name(ctx *C.mpix_ctx, service_name *C.char, info C.MPI_I
 //export mpixgo_MPI_Put
 func mpixgo_MPI_Put(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Put, &rc)
-	return raise(fnMPI_Put, nil, errNotImplemented(fnMPI_Put))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Put, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Put, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Put, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Put, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Put, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Put, nil, err)
+	}
+	if err := impl_MPI_Put(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj); err != nil {
+		return raise(fnMPI_Put, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Put_c
 func mpixgo_MPI_Put_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Put_c, &rc)
-	return raise(fnMPI_Put_c, nil, errNotImplemented(fnMPI_Put_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Put_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Put_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Put_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Put_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Put_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Put_c, nil, err)
+	}
+	if err := impl_MPI_Put_c(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj); err != nil {
+		return raise(fnMPI_Put_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Query_thread
@@ -8978,13 +9305,77 @@ func mpixgo_MPI_Query_thread(ctx *C.mpix_ctx, provided *C.int) (rc C.int) {
 //export mpixgo_MPI_Raccumulate
 func mpixgo_MPI_Raccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Raccumulate, &rc)
-	return raise(fnMPI_Raccumulate, nil, errNotImplemented(fnMPI_Raccumulate))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Raccumulate, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Raccumulate, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Raccumulate, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Raccumulate, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Raccumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Raccumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Raccumulate, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Raccumulate, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Raccumulate(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPI_Raccumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Raccumulate_c
 func mpixgo_MPI_Raccumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Raccumulate_c, &rc)
-	return raise(fnMPI_Raccumulate_c, nil, errNotImplemented(fnMPI_Raccumulate_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Raccumulate_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Raccumulate_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Raccumulate_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Raccumulate_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Raccumulate_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Raccumulate_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Raccumulate_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Raccumulate_c, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Raccumulate_c(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPI_Raccumulate_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Recv
@@ -9661,37 +10052,227 @@ func mpixgo_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, array_of
 //export mpixgo_MPI_Rget
 func mpixgo_MPI_Rget(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rget, &rc)
-	return raise(fnMPI_Rget, nil, errNotImplemented(fnMPI_Rget))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rget, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Rget, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Rget, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rget, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rget, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rget(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, request); err != nil {
+		return raise(fnMPI_Rget, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rget_accumulate
 func mpixgo_MPI_Rget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rget_accumulate, &rc)
-	return raise(fnMPI_Rget_accumulate, nil, errNotImplemented(fnMPI_Rget_accumulate))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rget_accumulate, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Rget_accumulate, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate, nil, err)
+	}
+	if result_count < 0 {
+		return raise(fnMPI_Rget_accumulate, nil, core.Errorf(core.ErrCount, "result_count must not be negative (%d)", int64(result_count)))
+	}
+	result_datatypeObj, err := datatype.Lookup(int32(result_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Rget_accumulate, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rget_accumulate, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rget_accumulate(ctx, origin_addr, origin_count, origin_datatypeObj, result_addr, result_count, result_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPI_Rget_accumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rget_accumulate_c
 func mpixgo_MPI_Rget_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rget_accumulate_c, &rc)
-	return raise(fnMPI_Rget_accumulate_c, nil, errNotImplemented(fnMPI_Rget_accumulate_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rget_accumulate_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Rget_accumulate_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate_c, nil, err)
+	}
+	if result_count < 0 {
+		return raise(fnMPI_Rget_accumulate_c, nil, core.Errorf(core.ErrCount, "result_count must not be negative (%d)", int64(result_count)))
+	}
+	result_datatypeObj, err := datatype.Lookup(int32(result_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Rget_accumulate_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate_c, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rget_accumulate_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rget_accumulate_c, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rget_accumulate_c(ctx, origin_addr, origin_count, origin_datatypeObj, result_addr, result_count, result_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPI_Rget_accumulate_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rget_c
 func mpixgo_MPI_Rget_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rget_c, &rc)
-	return raise(fnMPI_Rget_c, nil, errNotImplemented(fnMPI_Rget_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rget_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Rget_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Rget_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rget_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rget_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rget_c, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rget_c(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, request); err != nil {
+		return raise(fnMPI_Rget_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rput
 func mpixgo_MPI_Rput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rput, &rc)
-	return raise(fnMPI_Rput, nil, errNotImplemented(fnMPI_Rput))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rput, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Rput, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rput, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Rput, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rput, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rput, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rput, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rput(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, request); err != nil {
+		return raise(fnMPI_Rput, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rput_c
 func mpixgo_MPI_Rput_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype C.MPI_Datatype, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rput_c, &rc)
-	return raise(fnMPI_Rput_c, nil, errNotImplemented(fnMPI_Rput_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rput_c, nil, err)
+	}
+	if origin_count < 0 {
+		return raise(fnMPI_Rput_c, nil, core.Errorf(core.ErrCount, "origin_count must not be negative (%d)", int64(origin_count)))
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rput_c, nil, err)
+	}
+	if target_count < 0 {
+		return raise(fnMPI_Rput_c, nil, core.Errorf(core.ErrCount, "target_count must not be negative (%d)", int64(target_count)))
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rput_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rput_c, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rput_c, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rput_c(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, request); err != nil {
+		return raise(fnMPI_Rput_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rraccumulate
@@ -12922,183 +13503,537 @@ func mpixgo_MPI_Waitsome(ctx *C.mpix_ctx, incount C.int, array_of_requests *C.MP
 //export mpixgo_MPI_Win_allocate
 func mpixgo_MPI_Win_allocate(ctx *C.mpix_ctx, size C.MPI_Aint, disp_unit C.int, info C.MPI_Info, comm C.MPI_Comm, baseptr unsafe.Pointer, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_allocate, &rc)
-	return raise(fnMPI_Win_allocate, nil, errNotImplemented(fnMPI_Win_allocate))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_allocate, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_allocate, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Win_allocate, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_allocate, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_allocate(ctx, size, disp_unit, infoObj, commObj, baseptr, win); err != nil {
+		return raise(fnMPI_Win_allocate, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_allocate_c
 func mpixgo_MPI_Win_allocate_c(ctx *C.mpix_ctx, size C.MPI_Aint, disp_unit C.MPI_Aint, info C.MPI_Info, comm C.MPI_Comm, baseptr unsafe.Pointer, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_allocate_c, &rc)
-	return raise(fnMPI_Win_allocate_c, nil, errNotImplemented(fnMPI_Win_allocate_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_allocate_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_allocate_c, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Win_allocate_c, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_allocate_c, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_allocate_c(ctx, size, disp_unit, infoObj, commObj, baseptr, win); err != nil {
+		return raise(fnMPI_Win_allocate_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_allocate_shared
 func mpixgo_MPI_Win_allocate_shared(ctx *C.mpix_ctx, size C.MPI_Aint, disp_unit C.int, info C.MPI_Info, comm C.MPI_Comm, baseptr unsafe.Pointer, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_allocate_shared, &rc)
-	return raise(fnMPI_Win_allocate_shared, nil, errNotImplemented(fnMPI_Win_allocate_shared))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_allocate_shared, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_allocate_shared, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Win_allocate_shared, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_allocate_shared, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_allocate_shared(ctx, size, disp_unit, infoObj, commObj, baseptr, win); err != nil {
+		return raise(fnMPI_Win_allocate_shared, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_allocate_shared_c
 func mpixgo_MPI_Win_allocate_shared_c(ctx *C.mpix_ctx, size C.MPI_Aint, disp_unit C.MPI_Aint, info C.MPI_Info, comm C.MPI_Comm, baseptr unsafe.Pointer, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_allocate_shared_c, &rc)
-	return raise(fnMPI_Win_allocate_shared_c, nil, errNotImplemented(fnMPI_Win_allocate_shared_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_allocate_shared_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_allocate_shared_c, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Win_allocate_shared_c, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_allocate_shared_c, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_allocate_shared_c(ctx, size, disp_unit, infoObj, commObj, baseptr, win); err != nil {
+		return raise(fnMPI_Win_allocate_shared_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_attach
 func mpixgo_MPI_Win_attach(ctx *C.mpix_ctx, win C.MPI_Win, base unsafe.Pointer, size C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_Win_attach, &rc)
-	return raise(fnMPI_Win_attach, nil, errNotImplemented(fnMPI_Win_attach))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_attach, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_attach, nil, err)
+	}
+	if err := impl_MPI_Win_attach(ctx, winObj, base, size); err != nil {
+		return raise(fnMPI_Win_attach, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_c2f
 func mpixgo_MPI_Win_c2f(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Win_c2f)
-	raise(fnMPI_Win_c2f, nil, errNotImplemented(fnMPI_Win_c2f))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Win_c2f, nil, err)
+		return
+	}
+	return impl_MPI_Win_c2f(ctx, win)
 }
 
 //export mpixgo_MPI_Win_call_errhandler
 func mpixgo_MPI_Win_call_errhandler(ctx *C.mpix_ctx, win C.MPI_Win, errorcode C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Win_call_errhandler, &rc)
-	return raise(fnMPI_Win_call_errhandler, nil, errNotImplemented(fnMPI_Win_call_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_call_errhandler, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_call_errhandler, nil, err)
+	}
+	if err := impl_MPI_Win_call_errhandler(ctx, winObj, errorcode); err != nil {
+		return raise(fnMPI_Win_call_errhandler, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_complete
 func mpixgo_MPI_Win_complete(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_complete, &rc)
-	return raise(fnMPI_Win_complete, nil, errNotImplemented(fnMPI_Win_complete))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_complete, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_complete, nil, err)
+	}
+	if err := impl_MPI_Win_complete(ctx, winObj); err != nil {
+		return raise(fnMPI_Win_complete, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_create
 func mpixgo_MPI_Win_create(ctx *C.mpix_ctx, base unsafe.Pointer, size C.MPI_Aint, disp_unit C.int, info C.MPI_Info, comm C.MPI_Comm, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_create, &rc)
-	return raise(fnMPI_Win_create, nil, errNotImplemented(fnMPI_Win_create))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_create, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_create, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Win_create, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_create, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_create(ctx, base, size, disp_unit, infoObj, commObj, win); err != nil {
+		return raise(fnMPI_Win_create, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_create_c
 func mpixgo_MPI_Win_create_c(ctx *C.mpix_ctx, base unsafe.Pointer, size C.MPI_Aint, disp_unit C.MPI_Aint, info C.MPI_Info, comm C.MPI_Comm, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_create_c, &rc)
-	return raise(fnMPI_Win_create_c, nil, errNotImplemented(fnMPI_Win_create_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_create_c, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_create_c, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Win_create_c, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_create_c, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_create_c(ctx, base, size, disp_unit, infoObj, commObj, win); err != nil {
+		return raise(fnMPI_Win_create_c, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_create_dynamic
 func mpixgo_MPI_Win_create_dynamic(ctx *C.mpix_ctx, info C.MPI_Info, comm C.MPI_Comm, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_create_dynamic, &rc)
-	return raise(fnMPI_Win_create_dynamic, nil, errNotImplemented(fnMPI_Win_create_dynamic))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_create_dynamic, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_create_dynamic, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Win_create_dynamic, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_create_dynamic, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_create_dynamic(ctx, infoObj, commObj, win); err != nil {
+		return raise(fnMPI_Win_create_dynamic, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_create_errhandler
 func mpixgo_MPI_Win_create_errhandler(ctx *C.mpix_ctx, win_errhandler_fn unsafe.Pointer, errhandler *C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_Win_create_errhandler, &rc)
-	return raise(fnMPI_Win_create_errhandler, nil, errNotImplemented(fnMPI_Win_create_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_create_errhandler, nil, err)
+	}
+	if errhandler == nil {
+		return raise(fnMPI_Win_create_errhandler, nil, core.Errorf(core.ErrArg, "errhandler must not be NULL"))
+	}
+	if err := impl_MPI_Win_create_errhandler(ctx, win_errhandler_fn, errhandler); err != nil {
+		return raise(fnMPI_Win_create_errhandler, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_create_keyval
 func mpixgo_MPI_Win_create_keyval(ctx *C.mpix_ctx, win_copy_attr_fn unsafe.Pointer, win_delete_attr_fn unsafe.Pointer, win_keyval *C.int, extra_state unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Win_create_keyval, &rc)
-	return raise(fnMPI_Win_create_keyval, nil, errNotImplemented(fnMPI_Win_create_keyval))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_create_keyval, nil, err)
+	}
+	if win_keyval == nil {
+		return raise(fnMPI_Win_create_keyval, nil, core.Errorf(core.ErrArg, "win_keyval must not be NULL"))
+	}
+	if err := impl_MPI_Win_create_keyval(ctx, win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state); err != nil {
+		return raise(fnMPI_Win_create_keyval, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_delete_attr
 func mpixgo_MPI_Win_delete_attr(ctx *C.mpix_ctx, win C.MPI_Win, win_keyval C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Win_delete_attr, &rc)
-	return raise(fnMPI_Win_delete_attr, nil, errNotImplemented(fnMPI_Win_delete_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_delete_attr, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_delete_attr, nil, err)
+	}
+	if err := impl_MPI_Win_delete_attr(ctx, winObj, win_keyval); err != nil {
+		return raise(fnMPI_Win_delete_attr, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_detach
 func mpixgo_MPI_Win_detach(ctx *C.mpix_ctx, win C.MPI_Win, base unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Win_detach, &rc)
-	return raise(fnMPI_Win_detach, nil, errNotImplemented(fnMPI_Win_detach))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_detach, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_detach, nil, err)
+	}
+	if err := impl_MPI_Win_detach(ctx, winObj, base); err != nil {
+		return raise(fnMPI_Win_detach, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_f2c
 func mpixgo_MPI_Win_f2c(ctx *C.mpix_ctx, win C.MPI_Fint) (rc C.MPI_Win) {
 	defer recoverValue(fnMPI_Win_f2c)
-	raise(fnMPI_Win_f2c, nil, errNotImplemented(fnMPI_Win_f2c))
-	return
+	if err := core.CheckInitialized(); err != nil {
+		raise(fnMPI_Win_f2c, nil, err)
+		return
+	}
+	return impl_MPI_Win_f2c(ctx, win)
 }
 
 //export mpixgo_MPI_Win_fence
 func mpixgo_MPI_Win_fence(ctx *C.mpix_ctx, assert C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_fence, &rc)
-	return raise(fnMPI_Win_fence, nil, errNotImplemented(fnMPI_Win_fence))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_fence, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_fence, nil, err)
+	}
+	if err := impl_MPI_Win_fence(ctx, assert, winObj); err != nil {
+		return raise(fnMPI_Win_fence, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_flush
 func mpixgo_MPI_Win_flush(ctx *C.mpix_ctx, rank C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_flush, &rc)
-	return raise(fnMPI_Win_flush, nil, errNotImplemented(fnMPI_Win_flush))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_flush, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_flush, nil, err)
+	}
+	if err := impl_MPI_Win_flush(ctx, rank, winObj); err != nil {
+		return raise(fnMPI_Win_flush, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_flush_all
 func mpixgo_MPI_Win_flush_all(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_flush_all, &rc)
-	return raise(fnMPI_Win_flush_all, nil, errNotImplemented(fnMPI_Win_flush_all))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_flush_all, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_flush_all, nil, err)
+	}
+	if err := impl_MPI_Win_flush_all(ctx, winObj); err != nil {
+		return raise(fnMPI_Win_flush_all, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_flush_local
 func mpixgo_MPI_Win_flush_local(ctx *C.mpix_ctx, rank C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_flush_local, &rc)
-	return raise(fnMPI_Win_flush_local, nil, errNotImplemented(fnMPI_Win_flush_local))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_flush_local, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_flush_local, nil, err)
+	}
+	if err := impl_MPI_Win_flush_local(ctx, rank, winObj); err != nil {
+		return raise(fnMPI_Win_flush_local, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_flush_local_all
 func mpixgo_MPI_Win_flush_local_all(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_flush_local_all, &rc)
-	return raise(fnMPI_Win_flush_local_all, nil, errNotImplemented(fnMPI_Win_flush_local_all))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_flush_local_all, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_flush_local_all, nil, err)
+	}
+	if err := impl_MPI_Win_flush_local_all(ctx, winObj); err != nil {
+		return raise(fnMPI_Win_flush_local_all, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_free
 func mpixgo_MPI_Win_free(ctx *C.mpix_ctx, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_free, &rc)
-	return raise(fnMPI_Win_free, nil, errNotImplemented(fnMPI_Win_free))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_free, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPI_Win_free, nil, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPI_Win_free(ctx, win); err != nil {
+		return raise(fnMPI_Win_free, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_free_keyval
 func mpixgo_MPI_Win_free_keyval(ctx *C.mpix_ctx, win_keyval *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Win_free_keyval, &rc)
-	return raise(fnMPI_Win_free_keyval, nil, errNotImplemented(fnMPI_Win_free_keyval))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_free_keyval, nil, err)
+	}
+	if win_keyval == nil {
+		return raise(fnMPI_Win_free_keyval, nil, core.Errorf(core.ErrArg, "win_keyval must not be NULL"))
+	}
+	if err := impl_MPI_Win_free_keyval(ctx, win_keyval); err != nil {
+		return raise(fnMPI_Win_free_keyval, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_get_attr
 func mpixgo_MPI_Win_get_attr(ctx *C.mpix_ctx, win C.MPI_Win, win_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Win_get_attr, &rc)
-	return raise(fnMPI_Win_get_attr, nil, errNotImplemented(fnMPI_Win_get_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_get_attr, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_get_attr, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Win_get_attr, winObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Win_get_attr(ctx, winObj, win_keyval, attribute_val, flag); err != nil {
+		return raise(fnMPI_Win_get_attr, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_get_errhandler
 func mpixgo_MPI_Win_get_errhandler(ctx *C.mpix_ctx, win C.MPI_Win, errhandler *C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_Win_get_errhandler, &rc)
-	return raise(fnMPI_Win_get_errhandler, nil, errNotImplemented(fnMPI_Win_get_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_get_errhandler, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_get_errhandler, nil, err)
+	}
+	if errhandler == nil {
+		return raise(fnMPI_Win_get_errhandler, winObj, core.Errorf(core.ErrArg, "errhandler must not be NULL"))
+	}
+	if err := impl_MPI_Win_get_errhandler(ctx, winObj, errhandler); err != nil {
+		return raise(fnMPI_Win_get_errhandler, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_get_group
 func mpixgo_MPI_Win_get_group(ctx *C.mpix_ctx, win C.MPI_Win, group *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_Win_get_group, &rc)
-	return raise(fnMPI_Win_get_group, nil, errNotImplemented(fnMPI_Win_get_group))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_get_group, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_get_group, nil, err)
+	}
+	if group == nil {
+		return raise(fnMPI_Win_get_group, winObj, core.Errorf(core.ErrArg, "group must not be NULL"))
+	}
+	if err := impl_MPI_Win_get_group(ctx, winObj, group); err != nil {
+		return raise(fnMPI_Win_get_group, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_get_info
 func mpixgo_MPI_Win_get_info(ctx *C.mpix_ctx, win C.MPI_Win, info_used *C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_Win_get_info, &rc)
-	return raise(fnMPI_Win_get_info, nil, errNotImplemented(fnMPI_Win_get_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_get_info, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_get_info, nil, err)
+	}
+	if info_used == nil {
+		return raise(fnMPI_Win_get_info, winObj, core.Errorf(core.ErrArg, "info_used must not be NULL"))
+	}
+	if err := impl_MPI_Win_get_info(ctx, winObj, info_used); err != nil {
+		return raise(fnMPI_Win_get_info, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_get_name
 func mpixgo_MPI_Win_get_name(ctx *C.mpix_ctx, win C.MPI_Win, win_name *C.char, resultlen *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Win_get_name, &rc)
-	return raise(fnMPI_Win_get_name, nil, errNotImplemented(fnMPI_Win_get_name))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_get_name, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_get_name, nil, err)
+	}
+	if resultlen == nil {
+		return raise(fnMPI_Win_get_name, winObj, core.Errorf(core.ErrArg, "resultlen must not be NULL"))
+	}
+	if err := impl_MPI_Win_get_name(ctx, winObj, win_name, resultlen); err != nil {
+		return raise(fnMPI_Win_get_name, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_lock
 func mpixgo_MPI_Win_lock(ctx *C.mpix_ctx, lock_type C.int, rank C.int, assert C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_lock, &rc)
-	return raise(fnMPI_Win_lock, nil, errNotImplemented(fnMPI_Win_lock))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_lock, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_lock, nil, err)
+	}
+	if err := impl_MPI_Win_lock(ctx, lock_type, rank, assert, winObj); err != nil {
+		return raise(fnMPI_Win_lock, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_lock_all
 func mpixgo_MPI_Win_lock_all(ctx *C.mpix_ctx, assert C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_lock_all, &rc)
-	return raise(fnMPI_Win_lock_all, nil, errNotImplemented(fnMPI_Win_lock_all))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_lock_all, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_lock_all, nil, err)
+	}
+	if err := impl_MPI_Win_lock_all(ctx, assert, winObj); err != nil {
+		return raise(fnMPI_Win_lock_all, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_op_intrinsic
@@ -13110,79 +14045,245 @@ func mpixgo_MPI_Win_op_intrinsic(ctx *C.mpix_ctx, ops *C.char, max_count C.MPI_A
 //export mpixgo_MPI_Win_post
 func mpixgo_MPI_Win_post(ctx *C.mpix_ctx, group C.MPI_Group, assert C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_post, &rc)
-	return raise(fnMPI_Win_post, nil, errNotImplemented(fnMPI_Win_post))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_post, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Win_post, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_post, nil, err)
+	}
+	if err := impl_MPI_Win_post(ctx, groupObj, assert, winObj); err != nil {
+		return raise(fnMPI_Win_post, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_set_attr
 func mpixgo_MPI_Win_set_attr(ctx *C.mpix_ctx, win C.MPI_Win, win_keyval C.int, attribute_val unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Win_set_attr, &rc)
-	return raise(fnMPI_Win_set_attr, nil, errNotImplemented(fnMPI_Win_set_attr))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_set_attr, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_set_attr, nil, err)
+	}
+	if err := impl_MPI_Win_set_attr(ctx, winObj, win_keyval, attribute_val); err != nil {
+		return raise(fnMPI_Win_set_attr, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_set_errhandler
 func mpixgo_MPI_Win_set_errhandler(ctx *C.mpix_ctx, win C.MPI_Win, errhandler C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_Win_set_errhandler, &rc)
-	return raise(fnMPI_Win_set_errhandler, nil, errNotImplemented(fnMPI_Win_set_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_set_errhandler, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_set_errhandler, nil, err)
+	}
+	errhandlerObj, err := core.LookupErrhandler(int32(errhandler))
+	if err != nil {
+		return raise(fnMPI_Win_set_errhandler, winObj, err)
+	}
+	if err := impl_MPI_Win_set_errhandler(ctx, winObj, errhandlerObj); err != nil {
+		return raise(fnMPI_Win_set_errhandler, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_set_info
 func mpixgo_MPI_Win_set_info(ctx *C.mpix_ctx, win C.MPI_Win, info C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_Win_set_info, &rc)
-	return raise(fnMPI_Win_set_info, nil, errNotImplemented(fnMPI_Win_set_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_set_info, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_set_info, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Win_set_info, winObj, err)
+	}
+	if err := impl_MPI_Win_set_info(ctx, winObj, infoObj); err != nil {
+		return raise(fnMPI_Win_set_info, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_set_name
 func mpixgo_MPI_Win_set_name(ctx *C.mpix_ctx, win C.MPI_Win, win_name *C.char) (rc C.int) {
 	defer recoverCall(fnMPI_Win_set_name, &rc)
-	return raise(fnMPI_Win_set_name, nil, errNotImplemented(fnMPI_Win_set_name))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_set_name, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_set_name, nil, err)
+	}
+	if win_name == nil {
+		return raise(fnMPI_Win_set_name, winObj, core.Errorf(core.ErrArg, "win_name must not be NULL"))
+	}
+	if err := impl_MPI_Win_set_name(ctx, winObj, win_name); err != nil {
+		return raise(fnMPI_Win_set_name, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_shared_query
 func mpixgo_MPI_Win_shared_query(ctx *C.mpix_ctx, win C.MPI_Win, rank C.int, size *C.MPI_Aint, disp_unit *C.int, baseptr unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Win_shared_query, &rc)
-	return raise(fnMPI_Win_shared_query, nil, errNotImplemented(fnMPI_Win_shared_query))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_shared_query, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_shared_query, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Win_shared_query, winObj, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if disp_unit == nil {
+		return raise(fnMPI_Win_shared_query, winObj, core.Errorf(core.ErrArg, "disp_unit must not be NULL"))
+	}
+	if err := impl_MPI_Win_shared_query(ctx, winObj, rank, size, disp_unit, baseptr); err != nil {
+		return raise(fnMPI_Win_shared_query, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_shared_query_c
 func mpixgo_MPI_Win_shared_query_c(ctx *C.mpix_ctx, win C.MPI_Win, rank C.int, size *C.MPI_Aint, disp_unit *C.MPI_Aint, baseptr unsafe.Pointer) (rc C.int) {
 	defer recoverCall(fnMPI_Win_shared_query_c, &rc)
-	return raise(fnMPI_Win_shared_query_c, nil, errNotImplemented(fnMPI_Win_shared_query_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_shared_query_c, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_shared_query_c, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_Win_shared_query_c, winObj, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if disp_unit == nil {
+		return raise(fnMPI_Win_shared_query_c, winObj, core.Errorf(core.ErrArg, "disp_unit must not be NULL"))
+	}
+	if err := impl_MPI_Win_shared_query_c(ctx, winObj, rank, size, disp_unit, baseptr); err != nil {
+		return raise(fnMPI_Win_shared_query_c, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_start
 func mpixgo_MPI_Win_start(ctx *C.mpix_ctx, group C.MPI_Group, assert C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_start, &rc)
-	return raise(fnMPI_Win_start, nil, errNotImplemented(fnMPI_Win_start))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_start, nil, err)
+	}
+	groupObj, err := core.LookupGroup(int32(group))
+	if err != nil {
+		return raise(fnMPI_Win_start, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_start, nil, err)
+	}
+	if err := impl_MPI_Win_start(ctx, groupObj, assert, winObj); err != nil {
+		return raise(fnMPI_Win_start, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_sync
 func mpixgo_MPI_Win_sync(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_sync, &rc)
-	return raise(fnMPI_Win_sync, nil, errNotImplemented(fnMPI_Win_sync))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_sync, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_sync, nil, err)
+	}
+	if err := impl_MPI_Win_sync(ctx, winObj); err != nil {
+		return raise(fnMPI_Win_sync, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_test
 func mpixgo_MPI_Win_test(ctx *C.mpix_ctx, win C.MPI_Win, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Win_test, &rc)
-	return raise(fnMPI_Win_test, nil, errNotImplemented(fnMPI_Win_test))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_test, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_test, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Win_test, winObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Win_test(ctx, winObj, flag); err != nil {
+		return raise(fnMPI_Win_test, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_unlock
 func mpixgo_MPI_Win_unlock(ctx *C.mpix_ctx, rank C.int, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_unlock, &rc)
-	return raise(fnMPI_Win_unlock, nil, errNotImplemented(fnMPI_Win_unlock))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_unlock, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_unlock, nil, err)
+	}
+	if err := impl_MPI_Win_unlock(ctx, rank, winObj); err != nil {
+		return raise(fnMPI_Win_unlock, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_unlock_all
 func mpixgo_MPI_Win_unlock_all(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_unlock_all, &rc)
-	return raise(fnMPI_Win_unlock_all, nil, errNotImplemented(fnMPI_Win_unlock_all))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_unlock_all, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_unlock_all, nil, err)
+	}
+	if err := impl_MPI_Win_unlock_all(ctx, winObj); err != nil {
+		return raise(fnMPI_Win_unlock_all, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_wait
 func mpixgo_MPI_Win_wait(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPI_Win_wait, &rc)
-	return raise(fnMPI_Win_wait, nil, errNotImplemented(fnMPI_Win_wait))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_wait, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_wait, nil, err)
+	}
+	if err := impl_MPI_Win_wait(ctx, winObj); err != nil {
+		return raise(fnMPI_Win_wait, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Wtick

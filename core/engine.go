@@ -416,6 +416,10 @@ func (e *Engine) deliver(h *transport.Header, payload []byte) {
 			delete(e.pending, r.id)
 			r.complete(r.status)
 		}
+	default:
+		if !e.deliverAM(h, payload) && e.trace != nil {
+			e.note('x', int(h.Src), h, len(payload))
+		}
 	}
 }
 

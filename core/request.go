@@ -28,6 +28,7 @@ const (
 	reqSend reqKind = iota + 1
 	reqRecv
 	reqColl // a collective's schedule
+	reqOp   // an operation another package completes (one-sided: NewOpRequest)
 )
 
 // SendMode distinguishes MPI_Send, MPI_Ssend, MPI_Rsend and MPI_Bsend.

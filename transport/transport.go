@@ -40,6 +40,10 @@ const (
 	// written, or, with FlagFailed, it is not and the receiver reads it itself and
 	// answers KindFin (SendReq).
 	KindCoopDone
+	// KindRMA is a one-sided operation or its answer (core/am.go hands it to the RMA
+	// package's handler): Context names the window, Tag the operation, SendReq the
+	// origin's operation id, Size the payload's length.
+	KindRMA
 )
 
 // Flags qualify a message.

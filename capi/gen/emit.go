@@ -60,6 +60,7 @@ var resolvers = map[string]resolver{
 	"GROUP":        {"*core.Group", "core.LookupGroup", false, false},
 	"SESSION":      {"*core.Session", "core.LookupSession", true, false},
 	"OPERATION":    {"*op.Op", "op.Lookup", false, false},
+	"WINDOW":       {"*rma.Win", "rma.Lookup", true, false},
 }
 
 // rawComm lists procedures that take a threadcomm's handle object itself rather than
@@ -340,7 +341,7 @@ func emitExports(procs []*Proc, have map[string]bool, via map[string]string, gen
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n\npackage main\n\n/*\n#include \"capi.h\"\n*/\nimport \"C\"\n\n", banner)
-	b.WriteString("import (\n\t\"unsafe\"\n\n\t\"mpix/core\"\n\t\"mpix/core/datatype\"\n\t\"mpix/core/op\"\n)\n\nvar _ unsafe.Pointer\nvar _ = core.ErrArg\nvar _ = datatype.Lookup\nvar _ = op.Lookup\n\n")
+	b.WriteString("import (\n\t\"unsafe\"\n\n\t\"mpix/core\"\n\t\"mpix/core/datatype\"\n\t\"mpix/core/op\"\n\t\"mpix/rma\"\n)\n\nvar _ unsafe.Pointer\nvar _ = core.ErrArg\nvar _ = datatype.Lookup\nvar _ = op.Lookup\nvar _ = rma.Lookup\n\n")
 
 	// Function identifiers and names, for messages and per-operation counters.
 	b.WriteString("// Procedure identifiers, in the order of funcNames.\nconst (\n")

@@ -96,3 +96,39 @@ func transfer(stream []byte, buf unsafe.Pointer, count int64, t *Type, offset in
 	}
 	return int(n)
 }
+
+// Runs calls fn with the contiguous byte runs that count elements of t occupy, in
+// type-map order, as offsets from the buffer's address and lengths, adjacent runs
+// merged; it stops early when fn returns false. One-sided communication describes a
+// target's memory this way, as plain numbers another process can check and apply.
+func Runs(count int64, t *Type, fn func(off, n int64) bool) {
+	if t.size == 0 || count <= 0 {
+		return
+	}
+	p := t.program()
+	if p.contig {
+		fn(t.trueLB, count*t.size)
+		return
+	}
+	ext := t.Extent()
+	var curOff, curLen int64
+	for e := int64(0); e < count; e++ {
+		for rep := int64(0); rep < p.reps; rep++ {
+			base := e*ext + rep*p.stride
+			for _, x := range p.runs {
+				off := base + x.off
+				if curLen > 0 && curOff+curLen == off {
+					curLen += x.len
+					continue
+				}
+				if curLen > 0 && !fn(curOff, curLen) {
+					return
+				}
+				curOff, curLen = off, x.len
+			}
+		}
+	}
+	if curLen > 0 {
+		fn(curOff, curLen)
+	}
+}

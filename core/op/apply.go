@@ -200,3 +200,27 @@ func (o *Op) applyUser(in, inout unsafe.Pointer, count int64, t *datatype.Type) 
 		in, inout = unsafe.Add(in, n*ext), unsafe.Add(inout, n*ext)
 	}
 }
+
+// Basic returns the predefined datatype that t's type map is made of (t itself when it
+// is predefined): the unit one-sided accumulates apply op to, element by element. It
+// fails with MPI_ERR_OP, as Check does, when o cannot apply to t, and returns nil for a
+// type with no data.
+func (o *Op) Basic(t *datatype.Type) (*datatype.Type, error) {
+	if err := o.Check(t); err != nil {
+		return nil, err
+	}
+	if l := predefinedLeaf(t.Handle()); l != nil {
+		return t, nil
+	}
+	l, found, mixed, err := derivedLeaf(t)
+	switch {
+	case err != nil:
+		return nil, err
+	case mixed != nil:
+		return nil, errorf(mpierr.ErrOp, "%s needs a datatype made of one basic type; datatype %s mixes %s and %s",
+			o, typeName(t), leafName(&l), leafName(mixed))
+	case !found:
+		return nil, nil
+	}
+	return datatype.Predefined(l.h), nil
+}

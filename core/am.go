@@ -1,0 +1,88 @@
+package core
+
+import (
+	"mpix/transport"
+)
+
+// Active messages: protocols above the engine (one-sided communication) that need the
+// target's engine to act on a message register a handler for their transport.Kind.
+// The handler runs inside the target's progress, under its VCI's lock; it answers with
+// Engine.Reply, which queues (the transport is busy delivering).
+
+// AMHandler handles one arrived active message. payload is valid only during the call.
+type AMHandler func(e *Engine, h *transport.Header, payload []byte)
+
+var amHandlers [256]AMHandler
+
+// RegisterAM installs the handler of a message kind; packages call it from init.
+func RegisterAM(k transport.Kind, f AMHandler) { amHandlers[k] = f }
+
+// deliverAM hands a message of a registered kind to its handler; it reports false for
+// a kind nobody registered.
+func (e *Engine) deliverAM(h *transport.Header, payload []byte) bool {
+	f := amHandlers[h.Kind]
+	if f == nil {
+		return false
+	}
+	f(e, h, payload)
+	return true
+}
+
+// SendAM sends an active message to world rank dst from outside progress: it takes the
+// VCI's lock (unless this thread owns the VCI) and copies payload if the transport
+// cannot take it at once. h.Src is set here.
+func (e *Engine) SendAM(dst int, h *transport.Header, payload []byte) error {
+	if !e.Owned() {
+		e.lock()
+		defer e.unlock()
+	}
+	h.Src = int32(e.self)
+	return e.send(dst, h, payload, nil, true)
+}
+
+// Reply sends an active message from inside a handler (the VCI's lock is held): it is
+// queued with a copy of payload and leaves when the poll that delivered the handled
+// message ends.
+func (e *Engine) Reply(dst int, h *transport.Header, payload []byte) {
+	h.Src = int32(e.self)
+	e.send(dst, h, payload, nil, true)
+}
+
+// Reaches reports whether the engine has a transport to world rank w.
+func (e *Engine) Reaches(w int) bool { return w >= 0 && w < len(e.route) && e.route[w] != nil }
+
+// MaxPayload is the largest payload one message to world rank w carries.
+func (e *Engine) MaxPayload(w int) int { return e.route[w].MaxPayload() }
+
+// Self is the engine's world rank.
+func (e *Engine) Self() int { return e.self }
+
+// Engine is the stream c's messages use.
+func (c *Comm) Engine() *Engine { return c.eng }
+
+// WorldRank is the MPI_COMM_WORLD rank of c's rank r (of the remote group for an
+// intercommunicator).
+func (c *Comm) WorldRank(r int) int { return c.peers[r] }
+
+// NodeJob names this job's node-local resources (files under /dev/shm), "" when the
+// node has no shared-memory transport.
+func NodeJob() string { return nodeJob }
+
+// NewOpRequest makes a user request for an operation that another package carries out
+// and completes with Finish (a one-sided MPI_Rput...); waits on it progress eng.
+func NewOpRequest(eng *Engine) *Request {
+	r := newRequest(reqOp)
+	r.eng = eng
+	return r
+}
+
+// Finish completes a request of NewOpRequest with an error class (0: success). Any
+// thread may call it.
+func (r *Request) Finish(class int) {
+	st := emptyStatus
+	st.Error = class
+	r.complete(st)
+}
+
+// WaitOn progresses e (and, now and then, every other VCI) until done reports true.
+func (e *Engine) WaitOn(done func() bool) { e.wait(done) }

@@ -1,0 +1,324 @@
+package rma
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"mpix/core"
+)
+
+// card is what every rank tells the others about its part of a new window.
+const (
+	cardBase     = iota // window base in its address space
+	cardSize            // window size in bytes
+	cardDispUnit        // displacement unit
+	cardState           // its state page's address in its address space
+	cardFile            // 1 when its segment is a file node peers may map
+	cardLen
+)
+
+// New makes a window over c (MPI_Win_create, MPI_Win_allocate, MPI_Win_allocate_shared,
+// MPI_Win_create_dynamic; collective). base is the user's memory for FlavorCreate and
+// ignored otherwise; the memory of the allocating flavours is w.Base().
+func New(flavor Flavor, base unsafe.Pointer, size, dispUnit int64, info *core.Info, c *core.Comm) (*Win, error) {
+	switch {
+	case c.IsInter():
+		return nil, core.Errorf(core.ErrComm, "windows need an intracommunicator")
+	case size < 0:
+		return nil, core.Errorf(core.ErrSize, "window size %d is negative", size)
+	case dispUnit <= 0:
+		return nil, core.Errorf(core.ErrDisp, "displacement unit %d is not positive", dispUnit)
+	case flavor == FlavorCreate && base == nil && size > 0:
+		return nil, core.Errorf(core.ErrBase, "window of %d bytes at NULL", size)
+	}
+	w := &Win{flavor: flavor, size: size, dispUnit: dispUnit}
+	if flavor == FlavorDynamic {
+		w.size = 0
+	}
+	w.errh.Store(core.ErrhFatal)
+	w.info = parseInfo(info, flavor)
+	var err error
+	if _, err = core.Dup(core.Blocking, c, nil, false, func(nc *core.Comm) error { w.comm = nc; return nil }); err != nil {
+		return nil, err
+	}
+	if err := w.setup(base); err != nil {
+		w.release()
+		return nil, err
+	}
+	return w, nil
+}
+
+// setup lays out this process's memory, exchanges cards and maps node peers' segments.
+func (w *Win) setup(userBase unsafe.Pointer) error {
+	c := w.comm
+	peers := core.Peers()
+	me := c.Rank
+	myNode := peers[c.WorldRank(me)].Node
+	nodePeers := 0
+	for r := 0; r < c.Size; r++ {
+		if r != me && peers[c.WorldRank(r)].Node == myNode {
+			nodePeers++
+		}
+	}
+	// A file under /dev/shm, named by the pid of the window's rank 0 (unique on its
+	// node while it lives) and the window's context, when node peers may map it.
+	job := fmt.Sprintf("p%d", peers[c.WorldRank(0)].PID)
+	ctx := c.ContextID
+	mapPeers := core.Settings.SHM && nodePeers > 0
+
+	var sizes []int64
+	if w.flavor == FlavorShared {
+		for r := 0; r < c.Size; r++ {
+			if peers[c.WorldRank(r)].Node != myNode {
+				return core.Errorf(core.ErrRMAShared, "MPI_Win_allocate_shared needs every process on one node; rank %d is on another", r)
+			}
+		}
+		var err error
+		if sizes, err = allgather(c, []int64{w.size}); err != nil {
+			return err
+		}
+		if err := w.setupShared(job, sizes); err != nil {
+			return err
+		}
+	} else {
+		n := int64(stateSize)
+		if w.flavor == FlavorAllocate {
+			n += w.size
+		}
+		path := ""
+		if mapPeers {
+			path = segmentPath(job, ctx, me)
+		}
+		seg, err := createSegment(path, n)
+		if err != nil {
+			return w.agreeFail(core.Errorf(core.ErrNoMem, "%v", err))
+		}
+		w.seg, w.own = seg, state{seg.at(0)}
+		switch w.flavor {
+		case FlavorAllocate:
+			if w.size > 0 {
+				w.base = seg.at(stateSize)
+			}
+		case FlavorCreate:
+			w.base = userBase
+		}
+		if err := w.agreeFail(nil); err != nil {
+			return err
+		}
+	}
+
+	file := int64(0)
+	if w.seg != nil && w.seg.path != "" {
+		file = 1
+	}
+	mine := make([]int64, cardLen)
+	mine[cardBase] = int64(uintptr(w.base))
+	mine[cardSize] = w.size
+	mine[cardDispUnit] = w.dispUnit
+	mine[cardState] = int64(uintptr(w.own.p))
+	mine[cardFile] = file
+	cards, err := allgather(c, mine)
+	if err != nil {
+		return err
+	}
+	w.targets = make([]target, c.Size)
+	var firstErr error
+	for r := range w.targets {
+		card := cards[r*cardLen : (r+1)*cardLen]
+		t := &w.targets[r]
+		t.world = c.WorldRank(r)
+		t.pid = peers[t.world].PID
+		t.base, t.size, t.dispUnit = uintptr(card[cardBase]), card[cardSize], card[cardDispUnit]
+		switch {
+		case r == me:
+			t.how, t.mem, t.st = reachSelf, w.base, w.own
+		case w.flavor == FlavorShared:
+			t.how = reachMapped
+			t.mem, t.st = w.sharedMem(r, sizes), w.sharedState(r)
+			if !core.Settings.SHM {
+				t.how, t.st = reachAM, state{} // the network path, as MPIX_SHM=0 asks
+			}
+		case mapPeers && card[cardFile] == 1 && peers[t.world].Node == myNode:
+			n := int64(stateSize)
+			if w.flavor == FlavorAllocate {
+				n += t.size
+			}
+			seg, err := openSegment(segmentPath(job, ctx, r), n)
+			if err != nil {
+				firstErr = core.Errorf(core.ErrOther, "%v", err)
+				t.how = reachAM
+				continue
+			}
+			t.seg, t.st = seg, state{seg.at(0)}
+			if w.flavor == FlavorAllocate {
+				t.how = reachMapped
+				if t.size > 0 {
+					t.mem = seg.at(stateSize)
+				}
+			} else if cmaWorks(t.pid, uintptr(card[cardState])) {
+				t.how = reachCMA
+			} else {
+				t.how = reachAM
+			}
+		default:
+			t.how = reachAM
+		}
+	}
+	w.self = &w.targets[me]
+	w.sharedOK = true
+	for r := range w.targets {
+		if w.targets[r].mem == nil && w.targets[r].size > 0 {
+			w.sharedOK = false
+		}
+	}
+	// Register before the last barrier: a peer may send an active message as soon as
+	// it leaves it.
+	w.Handle = wins.Add(w)
+	byContext.Store(ctx, w)
+	if err := barrier(c); err != nil {
+		return err
+	}
+	if w.seg != nil {
+		w.seg.unlink()
+	}
+	if w.shared != nil {
+		w.shared.unlink()
+	}
+	return firstErr
+}
+
+// agreeFail makes a local failure everyone's: every rank learns whether any failed, so
+// that none waits for a peer's segment that will never exist.
+func (w *Win) agreeFail(local error) error {
+	flag := int64(0)
+	if local != nil {
+		flag = 1
+	}
+	all, err := allgather(w.comm, []int64{flag})
+	if err != nil {
+		return err
+	}
+	if local != nil {
+		return local
+	}
+	for r, f := range all {
+		if f != 0 {
+			return core.Errorf(core.ErrNoMem, "window creation failed at rank %d", r)
+		}
+	}
+	return nil
+}
+
+// Shared windows: rank 0 makes one segment for the node, every rank's state page
+// first, then the memory, contiguous across ranks unless alloc_shared_noncontig asks
+// for each rank's part to start on a page of its own.
+func (w *Win) sharedOffsets(sizes []int64) []int64 {
+	offs := make([]int64, len(sizes)+1)
+	offs[0] = int64(len(sizes)) * stateSize
+	for r, s := range sizes {
+		n := s
+		if w.info.noncontig {
+			n = roundPage(s)
+		}
+		offs[r+1] = offs[r] + n
+	}
+	return offs
+}
+
+func (w *Win) setupShared(job string, sizes []int64) error {
+	c := w.comm
+	offs := w.sharedOffsets(sizes)
+	total := offs[len(sizes)]
+	path := ""
+	if c.Size > 1 {
+		path = segmentPath(job, c.ContextID, 0)
+	}
+	var seg *segment
+	var err error
+	if c.Rank == 0 {
+		seg, err = createSegment(path, total)
+	}
+	if err = w.agreeFail(err); err != nil {
+		return err
+	}
+	if c.Rank != 0 {
+		seg, err = openSegment(path, total)
+	}
+	if err = w.agreeFail(err); err != nil {
+		if seg != nil {
+			seg.close()
+		}
+		return err
+	}
+	w.shared = seg
+	w.own = w.sharedState(c.Rank)
+	if w.size > 0 {
+		w.base = w.sharedMem(c.Rank, sizes)
+	} else {
+		w.base = seg.at(offs[c.Rank]) // a valid address, as MPICH gives
+	}
+	return nil
+}
+
+func (w *Win) sharedState(r int) state { return state{w.shared.at(int64(r) * stateSize)} }
+
+func (w *Win) sharedMem(r int, sizes []int64) unsafe.Pointer {
+	if sizes[r] == 0 {
+		return nil
+	}
+	return w.shared.at(w.sharedOffsets(sizes)[r])
+}
+
+// cmaWorks reports whether process_vm_readv may read process pid's memory (ptrace
+// rules, seccomp): it reads one word of the peer's state page.
+func cmaWorks(pid int, addr uintptr) bool {
+	var word [8]byte
+	local := []unix.Iovec{{Base: &word[0], Len: 8}}
+	remote := []unix.RemoteIovec{{Base: addr, Len: 8}}
+	n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	return err == nil && n == 8
+}
+
+// Free is MPI_Win_free (collective): every epoch must be closed. It completes this
+// process's operations, waits until every rank is done with the window, and releases
+// the memory and the communicator.
+func (w *Win) Free() error {
+	w.mu.Lock()
+	if err := w.ep.checkFree(); err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	w.freed = true
+	w.mu.Unlock()
+	err := w.flushAll()
+	if e := barrier(w.comm); err == nil {
+		err = e
+	}
+	w.release()
+	return err
+}
+
+// release undoes New.
+func (w *Win) release() {
+	if w.Handle != 0 {
+		wins.Remove(w.Handle)
+		w.Handle = 0
+	}
+	if w.comm != nil {
+		byContext.Delete(w.comm.ContextID)
+	}
+	for r := range w.targets {
+		w.targets[r].seg.close()
+	}
+	w.seg.close()
+	w.shared.close()
+	w.seg, w.shared = nil, nil
+	if w.comm != nil {
+		w.comm.Free()
+	}
+	if e := w.errh.Swap(nil); e != nil {
+		e.Release()
+	}
+}

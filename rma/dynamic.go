@@ -1,0 +1,53 @@
+package rma
+
+import (
+	"unsafe"
+
+	"mpix/core"
+)
+
+// Attach is MPI_Win_attach: size bytes at base become reachable through the dynamic
+// window. The region table in the state page is what origins check addresses against.
+func (w *Win) Attach(base unsafe.Pointer, size int64) error {
+	if w.flavor != FlavorDynamic {
+		return core.Errorf(core.ErrRMAFlavor, "MPI_Win_attach needs a window from MPI_Win_create_dynamic")
+	}
+	if size < 0 {
+		return core.Errorf(core.ErrSize, "MPI_Win_attach: size %d is negative", size)
+	}
+	if base == nil && size > 0 {
+		return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: %d bytes at NULL", size)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.regions) >= maxRegions {
+		return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: a dynamic window takes at most %d regions", maxRegions)
+	}
+	b := uint64(uintptr(base))
+	for _, r := range w.regions {
+		if b < r.base+r.size && r.base < b+uint64(size) {
+			return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: [%#x, +%d) overlaps a region already attached", b, size)
+		}
+	}
+	w.regions = append(w.regions, region{b, uint64(size)})
+	w.own.setRegions(w.regions)
+	return nil
+}
+
+// Detach is MPI_Win_detach: base must be the start of an attached region.
+func (w *Win) Detach(base unsafe.Pointer) error {
+	if w.flavor != FlavorDynamic {
+		return core.Errorf(core.ErrRMAFlavor, "MPI_Win_detach needs a window from MPI_Win_create_dynamic")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := uint64(uintptr(base))
+	for i, r := range w.regions {
+		if r.base == b {
+			w.regions = append(w.regions[:i], w.regions[i+1:]...)
+			w.own.setRegions(w.regions)
+			return nil
+		}
+	}
+	return core.Errorf(core.ErrRMAAttach, "MPI_Win_detach: no region attached at %p", base)
+}

@@ -1,0 +1,134 @@
+package rma
+
+import (
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+)
+
+// The state page every process publishes for each window, mapped by its node peers
+// (and read by its own active-message handler for peers elsewhere). Offsets:
+//
+//	0     lock word (uint64): bit 62 exclusive, low 32 bits shared holders
+//	64    accumulate lock (uint32 spin lock): held while an accumulate reads,
+//	      combines and writes this process's window memory
+//	128   region table generation (uint64, a sequence lock: odd while changing)
+//	136   attached regions (uint64)
+//	256   regions: maxRegions x {base, size uint64}, a dynamic window's attached memory
+const (
+	stateSize     = 8192
+	offLock       = 0
+	offAccLock    = 64
+	offRegionGen  = 128
+	offRegionN    = 136
+	offRegions    = 256
+	maxRegions    = (stateSize - offRegions) / 16
+	lockExclusive = uint64(1) << 62
+)
+
+// state is a view of one state page, this process's or a peer's.
+type state struct{ p unsafe.Pointer }
+
+func (s state) word(off uintptr) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Add(s.p, off)) }
+
+// tryLock takes the passive-target lock, shared or exclusive, if it is free for that.
+func (s state) tryLock(exclusive bool) bool {
+	w := s.word(offLock)
+	if exclusive {
+		return w.CompareAndSwap(0, lockExclusive)
+	}
+	for {
+		v := w.Load()
+		if v&lockExclusive != 0 {
+			return false
+		}
+		if w.CompareAndSwap(v, v+1) {
+			return true
+		}
+	}
+}
+
+// unlock releases a lock tryLock took. It reports false when the lock was not held
+// that way (a forged or repeated unlock from a peer), leaving it unchanged.
+func (s state) unlock(exclusive bool) bool {
+	w := s.word(offLock)
+	for {
+		v := w.Load()
+		var next uint64
+		switch {
+		case exclusive && v == lockExclusive:
+			next = 0
+		case !exclusive && v&lockExclusive == 0 && v > 0:
+			next = v - 1
+		default:
+			return false
+		}
+		if w.CompareAndSwap(v, next) {
+			return true
+		}
+	}
+}
+
+// accLock takes the accumulate lock. Holders never wait for anything while they hold
+// it, so spinning (yielding now and then) is enough.
+func (s state) accLock() {
+	w := (*atomic.Uint32)(unsafe.Add(s.p, offAccLock))
+	for spins := 0; !w.CompareAndSwap(0, 1); spins++ {
+		if spins > 64 {
+			runtime.Gosched()
+		}
+	}
+}
+
+func (s state) accUnlock() { (*atomic.Uint32)(unsafe.Add(s.p, offAccLock)).Store(0) }
+
+// region is one attached piece of a dynamic window.
+type region struct{ base, size uint64 }
+
+func (s state) regionAt(i int) *[2]atomic.Uint64 {
+	return (*[2]atomic.Uint64)(unsafe.Add(s.p, offRegions+16*i))
+}
+
+// regions reads the attached regions consistently (the owner may be changing them).
+func (s state) regions(into []region) []region {
+	gen, n := s.word(offRegionGen), s.word(offRegionN)
+	for {
+		g := gen.Load()
+		if g&1 != 0 {
+			runtime.Gosched()
+			continue
+		}
+		into = into[:0]
+		k := min(int(n.Load()), maxRegions)
+		for i := 0; i < k; i++ {
+			r := s.regionAt(i)
+			into = append(into, region{r[0].Load(), r[1].Load()})
+		}
+		if gen.Load() == g {
+			return into
+		}
+	}
+}
+
+// setRegions publishes the owner's attached regions.
+func (s state) setRegions(rs []region) {
+	gen := s.word(offRegionGen)
+	gen.Add(1)
+	for i, r := range rs {
+		a := s.regionAt(i)
+		a[0].Store(r.base)
+		a[1].Store(r.size)
+	}
+	s.word(offRegionN).Store(uint64(len(rs)))
+	gen.Add(1)
+}
+
+// covers reports whether [addr, addr+n) lies inside one region.
+func covers(rs []region, addr, n uint64) bool {
+	for _, r := range rs {
+		if addr >= r.base && addr-r.base <= r.size && n <= r.size-(addr-r.base) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,185 @@
+package rma
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"mpix/core"
+	"mpix/core/attr"
+	"mpix/core/datatype"
+)
+
+// Flavor is how a window's memory came to be (MPI_WIN_FLAVOR_*, MPICH's values).
+type Flavor int
+
+const (
+	FlavorCreate   Flavor = 1
+	FlavorAllocate Flavor = 2
+	FlavorDynamic  Flavor = 3
+	FlavorShared   Flavor = 4
+)
+
+// ModelUnified is MPI_WIN_UNIFIED (MPICH's value): public and private copies are one.
+const ModelUnified = 2
+
+// reach is how this process gets at one target's window memory.
+type reach uint8
+
+const (
+	reachSelf   reach = iota // this process's own memory
+	reachMapped              // a node peer's segment, mapped here: loads and stores
+	reachCMA                 // a node peer's own memory: process_vm_readv/writev
+	reachAM                  // active messages: the target's engine applies them
+)
+
+func (r reach) String() string { return [...]string{"self", "mapped", "cma", "am"}[r] }
+
+// target is what this process knows of one rank of a window.
+type target struct {
+	world    int     // MPI_COMM_WORLD rank
+	pid      int     // for process_vm_readv/writev
+	base     uintptr // window base in the target's address space
+	size     int64   // window size in bytes (dynamic: 0)
+	dispUnit int64
+	how      reach
+	// mem is the target's window memory in this address space (self, mapped), else nil.
+	mem unsafe.Pointer
+	// st is the target's state page in this address space (self, node peers), else
+	// nil: then the target's engine takes its locks for this process.
+	st  state
+	seg *segment // the peer's mapped segment, unmapped at free
+}
+
+// Win is a window. Its communicator is a private duplicate of the user's: collectives
+// and active messages of the window never meet the user's traffic, and the window gets
+// a VCI of its own the way a communicator does.
+type Win struct {
+	Handle   int32
+	comm     *core.Comm
+	flavor   Flavor
+	base     unsafe.Pointer // this process's window memory (nil for dynamic)
+	size     int64
+	dispUnit int64
+	targets  []target
+	self     *target
+	seg      *segment // this process's segment: state page, then allocated memory
+	shared   *segment // MPI_Win_allocate_shared: the node's one segment (rank 0's file)
+	own      state    // this process's state page
+	sharedOK bool     // every rank's memory is mapped here (MPI_Win_shared_query)
+
+	mu      sync.Mutex // epochs, locks held, regions
+	ep      epochs
+	regions []region // dynamic: attached regions, as published in the state page
+
+	am amOrigin // operations waiting for a target's answer (am.go)
+
+	info  winInfo
+	errh  atomic.Pointer[core.Errhandler]
+	name  string
+	Attrs attr.Store
+	freed bool
+}
+
+var wins = core.NewTable[Win](core.KindWin)
+
+// byContext finds a window from the context id its active messages carry.
+var byContext sync.Map // uint32 -> *Win
+
+// Null is MPI_WIN_NULL.
+var Null = core.NullHandle(core.KindWin)
+
+// Lookup resolves a window handle.
+func Lookup(h int32) (*Win, error) {
+	if h == Null {
+		return nil, core.Errorf(core.ErrWin, "MPI_WIN_NULL is not a window")
+	}
+	if w := wins.Get(h); w != nil {
+		return w, nil
+	}
+	return nil, core.Errorf(core.ErrWin, "invalid window handle %#x", uint32(h))
+}
+
+// Errhandler is the window's error handler (MPI_ERRORS_ARE_FATAL by default).
+func (w *Win) Errhandler() *core.Errhandler { return w.errh.Load() }
+
+// SetErrhandler attaches e to the window.
+func (w *Win) SetErrhandler(e *core.Errhandler) error {
+	if err := e.CheckAttach(core.OnWin); err != nil {
+		return err
+	}
+	if old := w.errh.Swap(e.Ref()); old != nil {
+		old.Release()
+	}
+	return nil
+}
+
+// Comm is the window's private communicator (its group is the window's).
+func (w *Win) Comm() *core.Comm { return w.comm }
+
+// Flavor is MPI_WIN_CREATE_FLAVOR.
+func (w *Win) Flavor() Flavor { return w.flavor }
+
+// Base, Size and DispUnit are this process's MPI_WIN_BASE, MPI_WIN_SIZE and
+// MPI_WIN_DISP_UNIT.
+func (w *Win) Base() unsafe.Pointer { return w.base }
+func (w *Win) Size() int64          { return w.size }
+func (w *Win) DispUnit() int64      { return w.dispUnit }
+
+// Name and SetName are MPI_Win_get_name and MPI_Win_set_name.
+func (w *Win) Name() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.name
+}
+
+func (w *Win) SetName(n string) {
+	w.mu.Lock()
+	w.name = n
+	w.mu.Unlock()
+}
+
+// SharedQuery is MPI_Win_shared_query: rank's memory as this process can load and
+// store it. rank MPI_PROC_NULL asks for the lowest rank with memory. An allocated
+// window some of whose ranks this process cannot map answers size 0 and a nil base
+// for them; windows of the other flavours are MPI_ERR_RMA_FLAVOR.
+func (w *Win) SharedQuery(rank int) (base unsafe.Pointer, size, dispUnit int64, err error) {
+	if w.flavor != FlavorShared && w.flavor != FlavorAllocate {
+		return nil, 0, 0, core.Errorf(core.ErrRMAFlavor, "MPI_Win_shared_query needs a window from MPI_Win_allocate_shared or MPI_Win_allocate")
+	}
+	if rank == core.ProcNull {
+		for r := range w.targets {
+			if w.targets[r].size > 0 {
+				rank = r
+				break
+			}
+		}
+		if rank == core.ProcNull {
+			return nil, 0, w.targets[0].dispUnit, nil
+		}
+	}
+	if rank < 0 || rank >= len(w.targets) {
+		return nil, 0, 0, core.Errorf(core.ErrRank, "rank %d is not in the window's group of %d", rank, len(w.targets))
+	}
+	t := &w.targets[rank]
+	if t.mem == nil {
+		return nil, 0, t.dispUnit, nil
+	}
+	return t.mem, t.size, t.dispUnit, nil
+}
+
+// int64Type is MPI_INT64_T, for the exchanges at creation.
+var int64Type = datatype.Predefined(0x4c00083a)
+
+// allgather exchanges n int64 per rank over c.
+func allgather(c *core.Comm, mine []int64) ([]int64, error) {
+	all := make([]int64, len(mine)*c.Size)
+	_, err := core.Allgather(core.Blocking, unsafe.Pointer(&mine[0]), int64(len(mine)), int64Type,
+		unsafe.Pointer(&all[0]), int64(len(mine)), nil, nil, int64Type, c)
+	return all, err
+}
+
+func barrier(c *core.Comm) error {
+	_, err := core.Barrier(core.Blocking, c)
+	return err
+}
