@@ -88,7 +88,7 @@ func (tg *target) local(addr uint64) unsafe.Pointer {
 // gather copies the target memory of runs into dst (len(dst) = their total), scatter
 // copies src into it. Self and mapped targets are loads and stores; cma targets one
 // process_vm_readv/writev per batch of runs.
-func (tg *target) gather(runs []run, dst []byte) error { return tg.move(runs, dst, false) }
+func (tg *target) gather(runs []run, dst []byte) error  { return tg.move(runs, dst, false) }
 func (tg *target) scatter(runs []run, src []byte) error { return tg.move(runs, src, true) }
 
 func (tg *target) move(runs []run, data []byte, write bool) error {
