@@ -8,10 +8,10 @@ import "C"
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"unsafe"
 
 	"mpix/core"
+	"mpix/rma"
 )
 
 func impl_MPI_Init(ctx *C.mpix_ctx, argc *C.int, argv ***C.char) error {
@@ -132,38 +132,26 @@ func impl_MPI_Comm_set_name(ctx *C.mpix_ctx, comm *core.Comm, name *C.char) erro
 const allocAlign = 64
 
 func impl_MPI_Alloc_mem(ctx *C.mpix_ctx, size C.MPI_Aint, info *core.Info, baseptr unsafe.Pointer) error {
-	if size < 0 {
-		return core.Errorf(core.ErrArg, "size must not be negative (%d)", int64(size))
-	}
 	if baseptr == nil {
 		return core.Errorf(core.ErrArg, "baseptr must not be NULL")
 	}
-	var p unsafe.Pointer
-	n := C.size_t(size)
-	if n == 0 {
-		n = 1 // a unique non-NULL address, freeable like any other
+	p, err := rma.AllocMem(int64(size))
+	if err != nil {
+		return err
 	}
-	if C.posix_memalign(&p, allocAlign, n) != 0 {
-		return core.Errorf(core.ErrNoMem, "cannot allocate %d bytes", int64(size))
-	}
-	allocated.Store(uintptr(p), struct{}{})
 	*(*unsafe.Pointer)(baseptr) = p
 	return nil
 }
 
-// allocated holds the addresses MPI_Alloc_mem returned and MPI_Free_mem has not
-// freed: freeing any other address would corrupt the C heap (glibc aborts the
-// process), so MPI_Free_mem refuses it with MPI_ERR_BASE.
-var allocated sync.Map
-
+// MPI_Free_mem refuses an address MPI_Alloc_mem did not return (or freed already):
+// unmapping it would tear memory out from under the program.
 func impl_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) error {
 	if base == nil {
 		return nil // free(NULL), as MPICH
 	}
-	if _, ok := allocated.LoadAndDelete(uintptr(base)); !ok {
+	if !rma.FreeMem(base) {
 		return core.Errorf(core.ErrBase, "%p was not returned by MPI_Alloc_mem (or was freed already)", base)
 	}
-	C.free(base)
 	return nil
 }
 

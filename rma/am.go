@@ -416,7 +416,7 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 		fail(core.AsError(err).Class)
 		return
 	}
-	self := w.self
+	self := where{st: w.own} // the runs are this process's addresses, checked above
 	n := totalLen(runs)
 	switch h.Tag {
 	case amPut:

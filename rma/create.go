@@ -16,6 +16,9 @@ const (
 	cardDispUnit        // displacement unit
 	cardState           // its state page's address in its address space
 	cardFile            // 1 when its segment is a file node peers may map
+	cardBlockFD         // MPI_Win_create over MPI_Alloc_mem memory: the block's memfd, else -1
+	cardBlockBase       // the block's address
+	cardBlockSize       // the block's size
 	cardLen
 )
 
@@ -119,6 +122,12 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	mine[cardDispUnit] = w.dispUnit
 	mine[cardState] = int64(uintptr(w.own.p))
 	mine[cardFile] = file
+	mine[cardBlockFD] = -1
+	if w.flavor == FlavorCreate && w.size > 0 {
+		if b, ok := blockOf(uintptr(w.base), w.size); ok {
+			mine[cardBlockFD], mine[cardBlockBase], mine[cardBlockSize] = int64(b.fd), int64(b.base), b.size
+		}
+	}
 	cards, err := allgather(c, mine)
 	if err != nil {
 		return err
@@ -157,6 +166,8 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 				if t.size > 0 {
 					t.mem = seg.at(stateSize)
 				}
+			} else if t.mapBlock(card) {
+				t.how = reachMapped
 			} else if cmaWorks(t.pid, uintptr(card[cardState])) {
 				t.how = reachCMA
 			} else {
@@ -271,6 +282,21 @@ func (w *Win) sharedMem(r int, sizes []int64) unsafe.Pointer {
 	return w.shared.at(w.sharedOffsets(sizes)[r])
 }
 
+// mapBlock maps the MPI_Alloc_mem block under a created window's memory, when the
+// peer's card names one and /proc lets this process open it.
+func (t *target) mapBlock(card []int64) bool {
+	fd, bbase, bsize := card[cardBlockFD], uint64(card[cardBlockBase]), card[cardBlockSize]
+	if fd < 0 || uint64(t.base) < bbase || uint64(t.base)-bbase > uint64(bsize) || uint64(t.size) > uint64(bsize)-(uint64(t.base)-bbase) {
+		return false
+	}
+	seg, err := mapPeerBlock(t.pid, int(fd), bsize)
+	if err != nil {
+		return false
+	}
+	t.blk, t.mem = seg, seg.at(int64(uint64(t.base)-bbase))
+	return true
+}
+
 // cmaWorks reports whether process_vm_readv may read process pid's memory (ptrace
 // rules, seccomp): it reads one word of the peer's state page.
 func cmaWorks(pid int, addr uintptr) bool {
@@ -310,7 +336,12 @@ func (w *Win) release() {
 		byContext.Delete(w.comm.ContextID)
 	}
 	for r := range w.targets {
-		w.targets[r].seg.close()
+		t := &w.targets[r]
+		t.seg.close()
+		t.blk.close()
+		for _, b := range t.blocks {
+			b.close()
+		}
 	}
 	w.seg.close()
 	w.shared.close()

@@ -91,14 +91,14 @@ func (w *Win) Put(o Buf, t Target, wantReq bool) (*core.Request, error) {
 		return w.done(wantReq && err == nil), err
 	}
 	var rb [8]run
-	runs, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
+	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
 	if err != nil {
 		return nil, err
 	}
 	if tg.how == reachAM {
 		return w.amPut(tg, runs, o.packed(), wantReq)
 	}
-	if err := tg.scatter(runs, o.packed()); err != nil {
+	if err := at.scatter(runs, o.packed()); err != nil {
 		return nil, err
 	}
 	return w.done(wantReq), nil
@@ -111,7 +111,7 @@ func (w *Win) Get(o Buf, t Target, wantReq bool) (*core.Request, error) {
 		return w.done(wantReq && err == nil), err
 	}
 	var rb [8]run
-	runs, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
+	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (w *Win) Get(o Buf, t Target, wantReq bool) (*core.Request, error) {
 		return w.amGet(tg, runs, o, wantReq)
 	}
 	dst, finish := o.into()
-	if err := tg.gather(runs, dst); err != nil {
+	if err := at.gather(runs, dst); err != nil {
 		return nil, err
 	}
 	finish()
@@ -211,7 +211,7 @@ func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what
 		return w.done(wantReq && err == nil), err
 	}
 	var rb [8]run
-	runs, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
+	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what
 	if fetch {
 		out, finish = result.into()
 	}
-	if err := tg.apply(runs, in, out, opr, basic); err != nil {
+	if err := at.apply(runs, in, out, opr, basic); err != nil {
 		return nil, err
 	}
 	if fetch {
@@ -238,18 +238,18 @@ func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what
 
 // apply performs an accumulate on the target's memory under its accumulate lock: old
 // (if not nil) receives the data from before.
-func (tg *target) apply(runs []run, in, old []byte, opr *op.Op, basic *datatype.Type) error {
+func (at where) apply(runs []run, in, old []byte, opr *op.Op, basic *datatype.Type) error {
 	n := totalLen(runs)
-	tg.st.accLock()
-	defer tg.st.accUnlock()
+	at.st.accLock()
+	defer at.st.accUnlock()
 	if opr.Kind() == op.Replace && old == nil {
-		return tg.scatter(runs, in)
+		return at.scatter(runs, in)
 	}
 	cur := old
 	if cur == nil {
 		cur = make([]byte, n)
 	}
-	if err := tg.gather(runs, cur); err != nil {
+	if err := at.gather(runs, cur); err != nil {
 		return err
 	}
 	if opr.Kind() == op.NoOp {
@@ -266,7 +266,7 @@ func (tg *target) apply(runs []run, in, old []byte, opr *op.Op, basic *datatype.
 	if err := combine(opr, in, next, elems, basic); err != nil {
 		return err
 	}
-	return tg.scatter(runs, next)
+	return at.scatter(runs, next)
 }
 
 // CompareAndSwap is MPI_Compare_and_swap: one element of a predefined type.
@@ -280,7 +280,7 @@ func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype
 		return err
 	}
 	var rb [1]run
-	runs, err := w.targetRuns(tg, disp, 1, t, rb[:])
+	runs, at, err := w.targetRuns(tg, disp, 1, t, rb[:])
 	if err != nil {
 		return err
 	}
@@ -291,20 +291,20 @@ func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype
 	if tg.how == reachAM {
 		return w.amCAS(tg, runs, o, c, r)
 	}
-	return tg.cas(runs, o, c, r)
+	return at.cas(runs, o, c, r)
 }
 
 // cas swaps in o where the target holds c, under the accumulate lock; r gets the old value.
-func (tg *target) cas(runs []run, o, c, r []byte) error {
-	tg.st.accLock()
-	defer tg.st.accUnlock()
+func (at where) cas(runs []run, o, c, r []byte) error {
+	at.st.accLock()
+	defer at.st.accUnlock()
 	old := make([]byte, len(r))
-	if err := tg.gather(runs, old); err != nil {
+	if err := at.gather(runs, old); err != nil {
 		return err
 	}
 	copy(r, old)
 	if bytes.Equal(old, c) {
-		return tg.scatter(runs, o)
+		return at.scatter(runs, o)
 	}
 	return nil
 }

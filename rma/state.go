@@ -14,7 +14,9 @@ import (
 //	      combines and writes this process's window memory
 //	128   region table generation (uint64, a sequence lock: odd while changing)
 //	136   attached regions (uint64)
-//	256   regions: maxRegions x {base, size uint64}, a dynamic window's attached memory
+//	256   regions: maxRegions x 48 bytes, a dynamic window's attached memory: base,
+//	      size, and the MPI_Alloc_mem block holding it (fd, serial, block base,
+//	      block size; fd -1 for other memory), which node peers may map
 const (
 	stateSize     = 8192
 	offLock       = 0
@@ -22,7 +24,8 @@ const (
 	offRegionGen  = 128
 	offRegionN    = 136
 	offRegions    = 256
-	maxRegions    = (stateSize - offRegions) / 16
+	regionLen     = 48
+	maxRegions    = (stateSize - offRegions) / regionLen
 	lockExclusive = uint64(1) << 62
 )
 
@@ -82,11 +85,22 @@ func (s state) accLock() {
 
 func (s state) accUnlock() { (*atomic.Uint32)(unsafe.Add(s.p, offAccLock)).Store(0) }
 
-// region is one attached piece of a dynamic window.
-type region struct{ base, size uint64 }
+// region is one attached piece of a dynamic window, and the shareable block that
+// holds it (fd < 0: none).
+type region struct {
+	base, size uint64
+	fd         int64
+	serial     uint64
+	blockBase  uint64
+	blockSize  uint64
+}
 
-func (s state) regionAt(i int) *[2]atomic.Uint64 {
-	return (*[2]atomic.Uint64)(unsafe.Add(s.p, offRegions+16*i))
+func (s state) regionAt(i int) *[6]atomic.Uint64 {
+	return (*[6]atomic.Uint64)(unsafe.Add(s.p, offRegions+regionLen*i))
+}
+
+func (r region) words() [6]uint64 {
+	return [6]uint64{r.base, r.size, uint64(r.fd), r.serial, r.blockBase, r.blockSize}
 }
 
 // regions reads the attached regions consistently (the owner may be changing them).
@@ -102,7 +116,7 @@ func (s state) regions(into []region) []region {
 		k := min(int(n.Load()), maxRegions)
 		for i := 0; i < k; i++ {
 			r := s.regionAt(i)
-			into = append(into, region{r[0].Load(), r[1].Load()})
+			into = append(into, region{r[0].Load(), r[1].Load(), int64(r[2].Load()), r[3].Load(), r[4].Load(), r[5].Load()})
 		}
 		if gen.Load() == g {
 			return into
@@ -116,19 +130,23 @@ func (s state) setRegions(rs []region) {
 	gen.Add(1)
 	for i, r := range rs {
 		a := s.regionAt(i)
-		a[0].Store(r.base)
-		a[1].Store(r.size)
+		for j, v := range r.words() {
+			a[j].Store(v)
+		}
 	}
 	s.word(offRegionN).Store(uint64(len(rs)))
 	gen.Add(1)
 }
 
 // covers reports whether [addr, addr+n) lies inside one region.
-func covers(rs []region, addr, n uint64) bool {
-	for _, r := range rs {
+func covers(rs []region, addr, n uint64) bool { return regionOf(rs, addr, n) >= 0 }
+
+// regionOf is the index of the region holding [addr, addr+n), or -1.
+func regionOf(rs []region, addr, n uint64) int {
+	for i, r := range rs {
 		if addr >= r.base && addr-r.base <= r.size && n <= r.size-(addr-r.base) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }

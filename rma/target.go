@@ -16,13 +16,23 @@ type run struct {
 	n    int64
 }
 
+// where says how an operation reaches the runs targetRuns returned: through
+// process_vm_readv/writev of process cma, or, when cma is 0, by loads and stores at
+// addresses of this process. st is the target's state page (its accumulate lock).
+type where struct {
+	cma int
+	st  state
+}
+
 // targetRuns lists the memory that count elements of t at displacement disp occupy in
-// rank r's window, and checks it lies inside the window: a displacement that strays
-// outside is MPI_ERR_RMA_RANGE here, before any memory is touched. A dynamic window
-// whose regions this process cannot read is checked by the target (am.go).
-func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, buf []run) ([]run, error) {
+// tg's window, and checks it lies inside the window: a displacement that strays
+// outside is MPI_ERR_RMA_RANGE here, before any memory is touched. For targets this
+// process reaches itself, the runs come back translated to where it reaches them; for
+// active-message targets they stay the target's addresses (and a dynamic window's are
+// checked by the target, am.go).
+func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, buf []run) ([]run, where, error) {
 	if disp < 0 && w.flavor != FlavorDynamic {
-		return nil, core.Errorf(core.ErrDisp, "target displacement %d is negative", disp)
+		return nil, where{}, core.Errorf(core.ErrDisp, "target displacement %d is negative", disp)
 	}
 	start := int64(tg.base) + disp*tg.dispUnit
 	if w.flavor == FlavorDynamic {
@@ -40,30 +50,81 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 		return true
 	})
 	if bad {
-		return nil, core.Errorf(core.ErrRMARange, "target displacement %d reaches below address 0", disp)
+		return nil, where{}, core.Errorf(core.ErrRMARange, "target displacement %d reaches below address 0", disp)
 	}
-	if err := w.checkRuns(tg, runs); err != nil {
-		return nil, err
-	}
-	return runs, nil
-}
-
-// checkRuns checks runs against what this process knows of the target's window.
-func (w *Win) checkRuns(tg *target, runs []run) error {
+	at := where{st: tg.st}
 	if w.flavor == FlavorDynamic {
 		if tg.st.p == nil {
-			return nil // the target checks (am.go)
+			return runs, at, nil // the target checks (am.go)
 		}
 		var rbuf [16]region
 		rs := tg.st.regions(rbuf[:0])
 		for _, x := range runs {
-			if !covers(rs, x.addr, uint64(x.n)) {
-				return core.Errorf(core.ErrRMARange, "target address %#x (%d bytes) is not in memory attached to the dynamic window", x.addr, x.n)
+			if regionOf(rs, x.addr, uint64(x.n)) < 0 {
+				return nil, where{}, core.Errorf(core.ErrRMARange, "target address %#x (%d bytes) is not in memory attached to the dynamic window", x.addr, x.n)
 			}
 		}
-		return nil
+		if tg.how == reachCMA {
+			if tg.translateBlocks(runs, rs) {
+				return runs, at, nil
+			}
+			at.cma = tg.pid
+		}
+		return runs, at, nil
 	}
-	return inWindow(runs, uint64(tg.base), tg.size)
+	if err := inWindow(runs, uint64(tg.base), tg.size); err != nil {
+		return nil, where{}, err
+	}
+	switch tg.how {
+	case reachMapped:
+		for i := range runs {
+			runs[i].addr = uint64(uintptr(tg.mem)) + (runs[i].addr - uint64(tg.base))
+		}
+	case reachCMA:
+		at.cma = tg.pid
+	}
+	return runs, at, nil
+}
+
+// translateBlocks rewrites runs of a dynamic window to addresses in this process when
+// every one lies in an MPI_Alloc_mem block of the target that this process maps (or
+// can map now); otherwise it leaves them and reports false.
+func (tg *target) translateBlocks(runs []run, rs []region) bool {
+	var base [8]unsafe.Pointer
+	local := base[:0]
+	for _, x := range runs {
+		r := rs[regionOf(rs, x.addr, uint64(x.n))]
+		if r.fd < 0 || x.addr < r.blockBase || x.addr-r.blockBase >= r.blockSize {
+			return false
+		}
+		seg := tg.block(r)
+		if seg == nil {
+			return false
+		}
+		local = append(local, seg.at(int64(x.addr-r.blockBase)))
+	}
+	for i := range runs {
+		runs[i].addr = uint64(uintptr(local[i]))
+	}
+	return true
+}
+
+// block maps the target's MPI_Alloc_mem block of region r, once (nil if it cannot).
+func (tg *target) block(r region) *segment {
+	tg.blocksMu.Lock()
+	defer tg.blocksMu.Unlock()
+	if seg, ok := tg.blocks[r.serial]; ok {
+		return seg
+	}
+	seg, err := mapPeerBlock(tg.pid, int(r.fd), int64(r.blockSize))
+	if err != nil {
+		seg = nil // remembered: the next operation goes on with process_vm_writev at once
+	}
+	if tg.blocks == nil {
+		tg.blocks = map[uint64]*segment{}
+	}
+	tg.blocks[r.serial] = seg
+	return seg
 }
 
 // inWindow checks runs against a window of size bytes at base.
@@ -77,27 +138,18 @@ func inWindow(runs []run, base uint64, size int64) error {
 	return nil
 }
 
-// local is the address, in this process, of target memory at addr (self and mapped).
-func (tg *target) local(addr uint64) unsafe.Pointer {
-	if tg.how == reachSelf {
-		return unsafe.Add(nil, uintptr(addr)) // this process's addresses
-	}
-	return unsafe.Add(tg.mem, int64(addr-uint64(tg.base)))
-}
+// gather copies the memory of runs into dst (len(dst) = their total), scatter copies
+// src into it: loads and stores, or one process_vm_readv/writev per batch of runs.
+func (at where) gather(runs []run, dst []byte) error  { return at.move(runs, dst, false) }
+func (at where) scatter(runs []run, src []byte) error { return at.move(runs, src, true) }
 
-// gather copies the target memory of runs into dst (len(dst) = their total), scatter
-// copies src into it. Self and mapped targets are loads and stores; cma targets one
-// process_vm_readv/writev per batch of runs.
-func (tg *target) gather(runs []run, dst []byte) error  { return tg.move(runs, dst, false) }
-func (tg *target) scatter(runs []run, src []byte) error { return tg.move(runs, src, true) }
-
-func (tg *target) move(runs []run, data []byte, write bool) error {
-	if tg.how == reachCMA {
-		return cmaMove(tg.pid, runs, data, write)
+func (at where) move(runs []run, data []byte, write bool) error {
+	if at.cma != 0 {
+		return cmaMove(at.cma, runs, data, write)
 	}
 	off := int64(0)
 	for _, x := range runs {
-		mem := unsafe.Slice((*byte)(tg.local(x.addr)), x.n)
+		mem := unsafe.Slice((*byte)(unsafe.Add(nil, uintptr(x.addr))), x.n)
 		if write {
 			copy(mem, data[off:off+x.n])
 		} else {

@@ -49,6 +49,11 @@ type target struct {
 	// nil: then the target's engine takes its locks for this process.
 	st  state
 	seg *segment // the peer's mapped segment, unmapped at free
+	// The peer's MPI_Alloc_mem blocks this process maps: the one under a created
+	// window's memory, and those under a dynamic window's regions (by serial).
+	blk      *segment
+	blocksMu sync.Mutex
+	blocks   map[uint64]*segment
 }
 
 // Win is a window. Its communicator is a private duplicate of the user's: collectives
