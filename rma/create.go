@@ -11,14 +11,14 @@ import (
 
 // card is what every rank tells the others about its part of a new window.
 const (
-	cardBase     = iota // window base in its address space
-	cardSize            // window size in bytes
-	cardDispUnit        // displacement unit
-	cardState           // its state page's address in its address space
-	cardFile            // 1 when its segment is a file node peers may map
-	cardBlockFD         // MPI_Win_create over MPI_Alloc_mem memory: the block's memfd, else -1
-	cardBlockBase       // the block's address
-	cardBlockSize       // the block's size
+	cardBase      = iota // window base in its address space
+	cardSize             // window size in bytes
+	cardDispUnit         // displacement unit
+	cardState            // its state page's address in its address space
+	cardFile             // 1 when its segment is a file node peers may map
+	cardBlockFD          // MPI_Win_create over MPI_Alloc_mem memory: the block's memfd, else -1
+	cardBlockBase        // the block's address
+	cardBlockSize        // the block's size
 	cardLen
 )
 
