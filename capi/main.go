@@ -11,7 +11,7 @@ package main
 //go:generate go run ./gen -root ..
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../threadcomm -I${SRCDIR}/../shm -I${SRCDIR}/../vci -I${SRCDIR}/../core -O2 -Wall
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../rma -I${SRCDIR}/../threadcomm -I${SRCDIR}/../shm -I${SRCDIR}/../vci -I${SRCDIR}/../core -O2 -Wall
 #include "capi.h"
 static void *mpix_in_place(void) { return MPI_IN_PLACE; }
 */

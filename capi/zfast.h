@@ -12,6 +12,7 @@
 
 int mpix_fast_MPIX_Threadcomm_finish(MPI_Comm threadcomm);
 int mpix_fast_MPIX_Threadcomm_start(MPI_Comm threadcomm);
+int mpix_fast_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int mpix_fast_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int mpix_fast_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 int mpix_fast_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -21,9 +22,12 @@ int mpix_fast_MPI_Barrier(MPI_Comm comm);
 int mpix_fast_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank);
 int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size);
+int mpix_fast_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
 int mpix_fast_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int mpix_fast_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
 int mpix_fast_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 int mpix_fast_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int mpix_fast_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 int mpix_fast_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
 int mpix_fast_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
 int mpix_fast_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
@@ -33,6 +37,7 @@ int mpix_fast_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int 
 int mpix_fast_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
 int mpix_fast_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
 int mpix_fast_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int mpix_fast_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int mpix_fast_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
 int mpix_fast_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
@@ -56,5 +61,9 @@ int mpix_fast_MPI_Threadcomm_start(MPI_Comm threadcomm);
 int mpix_fast_MPI_Wait(MPI_Request *request, MPI_Status *status);
 int mpix_fast_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 int mpix_fast_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int mpix_fast_MPI_Win_flush(int rank, MPI_Win win);
+int mpix_fast_MPI_Win_flush_all(MPI_Win win);
+int mpix_fast_MPI_Win_flush_local(int rank, MPI_Win win);
+int mpix_fast_MPI_Win_flush_local_all(MPI_Win win);
 
 #endif /* MPIX_ZFAST_H */

@@ -166,6 +166,11 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Accumulate";
+    int rc = mpix_fast_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Accumulate(mpix_ctx_get(), (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #pragma weak MPI_Accumulate = PMPI_Accumulate
@@ -859,6 +864,11 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Compare_and_swap";
+    int rc = mpix_fast_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Compare_and_swap(mpix_ctx_get(), (void *)origin_addr, (void *)compare_addr, (void *)result_addr, datatype, target_rank, target_disp, win);
 }
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
@@ -972,6 +982,11 @@ int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Fetch_and_op";
+    int rc = mpix_fast_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Fetch_and_op(mpix_ctx_get(), (void *)origin_addr, (void *)result_addr, datatype, target_rank, target_disp, op, win);
 }
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
@@ -1594,6 +1609,11 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Get";
+    int rc = mpix_fast_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Get(mpix_ctx_get(), (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 #pragma weak MPI_Get = PMPI_Get
@@ -2659,6 +2679,11 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Put";
+    int rc = mpix_fast_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Put(mpix_ctx_get(), (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 #pragma weak MPI_Put = PMPI_Put
@@ -4286,24 +4311,44 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Win_flush";
+    int rc = mpix_fast_MPI_Win_flush(rank, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Win_flush(mpix_ctx_get(), rank, win);
 }
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
+    mpix_fast_call = "MPI_Win_flush_all";
+    int rc = mpix_fast_MPI_Win_flush_all(win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Win_flush_all(mpix_ctx_get(), win);
 }
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Win_flush_local";
+    int rc = mpix_fast_MPI_Win_flush_local(rank, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Win_flush_local(mpix_ctx_get(), rank, win);
 }
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    mpix_fast_call = "MPI_Win_flush_local_all";
+    int rc = mpix_fast_MPI_Win_flush_local_all(win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Win_flush_local_all(mpix_ctx_get(), win);
 }
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all

@@ -188,6 +188,7 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	// it leaves it.
 	w.Handle = wins.Add(w)
 	byContext.Store(ctx, w)
+	w.publishC()
 	if err := barrier(c); err != nil {
 		return err
 	}
@@ -328,6 +329,7 @@ func (w *Win) Free() error {
 
 // release undoes New.
 func (w *Win) release() {
+	w.unpublishC()
 	if w.Handle != 0 {
 		wins.Remove(w.Handle)
 		w.Handle = 0

@@ -92,6 +92,7 @@ func (w *Win) Fence(assert int) error {
 	memoryBarrier()
 	w.mu.Lock()
 	w.ep.fence = assert&ModeNoSucceed == 0
+	w.publishEpochs()
 	w.mu.Unlock()
 	return err
 }
@@ -184,6 +185,7 @@ func (w *Win) Start(g *core.Group, assert int) error {
 		w.ep.started[r] = true
 	}
 	w.ep.fence = false
+	w.publishEpochs()
 	w.mu.Unlock()
 	return nil
 }
@@ -211,6 +213,7 @@ func (w *Win) Complete() error {
 	}
 	w.mu.Lock()
 	w.ep.started = nil
+	w.publishEpochs()
 	w.mu.Unlock()
 	return first
 }
@@ -293,12 +296,14 @@ func (w *Win) Lock(lockType, rank, assert int) error {
 		w.ep.locks = map[int]lockHeld{}
 	}
 	w.ep.locks[rank] = lockHeld{exclusive: excl} // reserved while it is being taken
+	w.publishEpochs()
 	w.mu.Unlock()
 	taken := assert&ModeNoCheck == 0
 	if taken {
 		if err := w.acquire(rank, excl); err != nil {
 			w.mu.Lock()
 			delete(w.ep.locks, rank)
+			w.publishEpochs()
 			w.mu.Unlock()
 			return err
 		}
@@ -307,6 +312,7 @@ func (w *Win) Lock(lockType, rank, assert int) error {
 	w.mu.Lock()
 	w.ep.locks[rank] = lockHeld{exclusive: excl, taken: taken}
 	w.ep.fence = false
+	w.publishEpochs()
 	w.mu.Unlock()
 	return nil
 }
@@ -332,6 +338,7 @@ func (w *Win) Unlock(rank int) error {
 	}
 	w.mu.Lock()
 	delete(w.ep.locks, rank)
+	w.publishEpochs()
 	w.mu.Unlock()
 	return err
 }
@@ -351,6 +358,7 @@ func (w *Win) LockAll(assert int) error {
 		return core.Errorf(core.ErrRMASync, "MPI_Win_lock_all on a window created with no_locks=true")
 	}
 	w.ep.lockAll = true
+	w.publishEpochs()
 	w.mu.Unlock()
 	check := assert&ModeNoCheck == 0
 	if check {
@@ -361,6 +369,7 @@ func (w *Win) LockAll(assert int) error {
 				}
 				w.mu.Lock()
 				w.ep.lockAll = false
+				w.publishEpochs()
 				w.mu.Unlock()
 				return err
 			}
@@ -369,6 +378,7 @@ func (w *Win) LockAll(assert int) error {
 	memoryBarrier()
 	w.mu.Lock()
 	w.ep.allCheck, w.ep.fence = check, false
+	w.publishEpochs()
 	w.mu.Unlock()
 	return nil
 }
@@ -393,6 +403,7 @@ func (w *Win) UnlockAll() error {
 	}
 	w.mu.Lock()
 	w.ep.lockAll, w.ep.allCheck = false, false
+	w.publishEpochs()
 	w.mu.Unlock()
 	return err
 }

@@ -1,5 +1,8 @@
 package rma
 
+// #include "rma.h"
+import "C"
+
 import (
 	"sync"
 	"sync/atomic"
@@ -78,6 +81,7 @@ type Win struct {
 	regions []region // dynamic: attached regions, as published in the state page
 
 	am amOrigin // operations waiting for a target's answer (am.go)
+	cw *C.mpix_rma_win // the state C's fast paths read (cstate.go), nil if none
 
 	info  winInfo
 	errh  atomic.Pointer[core.Errhandler]

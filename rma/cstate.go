@@ -1,0 +1,91 @@
+package rma
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../include -O2 -Wall
+#include <stdlib.h>
+#include "rma.h"
+*/
+import "C"
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"mpix/core"
+)
+
+// The window state C's fast paths read (rma.h): where each rank's memory is in this
+// process, and which epochs are open. Go owns it, writes it under Win.mu, and frees it
+// with the window.
+
+// publishC makes the window's C state and enters it in the table, when its handle
+// index fits.
+func (w *Win) publishC() {
+	idx := int(w.Handle & 0x03ffffff)
+	if idx >= C.MPIX_RMA_MAX_WINS || !core.Settings.FastPath {
+		return // MPIX_FASTPATH=0: every call takes Go's path
+	}
+	cw := (*C.mpix_rma_win)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpix_rma_win{}))))
+	peers := (*C.mpix_rma_peer)(C.calloc(C.size_t(len(w.targets)), C.size_t(unsafe.Sizeof(C.mpix_rma_peer{}))))
+	cw.nranks = C.int32_t(len(w.targets))
+	cw.peers = peers
+	ps := unsafe.Slice(peers, len(w.targets))
+	direct := true
+	for r := range w.targets {
+		t := &w.targets[r]
+		if w.flavor == FlavorDynamic || t.mem == nil || t.st.p == nil || (t.how != reachSelf && t.how != reachMapped) {
+			direct = direct && t.size == 0 && w.flavor != FlavorDynamic && t.how != reachAM
+			continue
+		}
+		ps[r].mem = (*C.char)(t.mem)
+		ps[r].size = C.int64_t(t.size)
+		ps[r].disp_unit = C.int64_t(t.dispUnit)
+		ps[r].state = (*C.char)(t.st.p)
+	}
+	if direct {
+		cw.direct = 1
+	}
+	w.cw = cw
+	atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpix_rma_wins[idx])), unsafe.Pointer(cw))
+}
+
+// unpublishC takes the window out of C's table and frees its C state.
+func (w *Win) unpublishC() {
+	if w.cw == nil {
+		return
+	}
+	atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpix_rma_wins[int(w.Handle&0x03ffffff)])), nil)
+	C.free(unsafe.Pointer(w.cw.peers))
+	C.free(unsafe.Pointer(w.cw))
+	w.cw = nil
+}
+
+// publishEpochs tells C which epochs are open (under w.mu, after every change).
+func (w *Win) publishEpochs() {
+	cw := w.cw
+	if cw == nil {
+		return
+	}
+	e := &w.ep
+	all := uint32(0)
+	if e.fence || e.lockAll {
+		all = 1
+	}
+	passive := uint32(0)
+	if e.lockAll {
+		passive = 1
+	}
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&cw.all)), all)
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&cw.passive)), passive)
+	ps := unsafe.Slice(cw.peers, len(w.targets))
+	for r := range ps {
+		a := uint32(0)
+		if _, ok := e.locks[r]; ok {
+			a |= C.MPIX_RMA_LOCKED
+		}
+		if e.started[r] {
+			a |= C.MPIX_RMA_STARTED
+		}
+		atomic.StoreUint32((*uint32)(unsafe.Pointer(&ps[r].access)), a)
+	}
+}

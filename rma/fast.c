@@ -1,0 +1,234 @@
+/* The fast paths of one-sided operations on ranks this process maps (rma.h): put and
+ * get are one memcpy, single-element accumulates, fetch-and-op and compare-and-swap a
+ * few instructions under the target's accumulate lock (the lock Go's path takes too,
+ * so the two are atomic with each other), flushes a memory fence. Anything else, and
+ * any argument that is not plainly right, goes to Go (MPIX_FAST_MISS). */
+#include <string.h>
+#include "rma.h"
+
+mpix_rma_win *mpix_rma_wins[MPIX_RMA_MAX_WINS];
+
+static inline mpix_rma_win *win_of(MPI_Win win)
+{
+    uint32_t u = (uint32_t)win;
+    if ((u & 0xfc000000u) != 0xa0000000u || (u & 0x03ffffffu) >= MPIX_RMA_MAX_WINS)
+        return NULL;
+    return __atomic_load_n(&mpix_rma_wins[u & 0x03ffffffu], __ATOMIC_ACQUIRE);
+}
+
+/* builtin_size is the size of the predefined contiguous types the fast paths take. */
+static inline int builtin_size(MPI_Datatype dt)
+{
+    switch (dt) {
+    case MPI_CHAR: case MPI_BYTE: return 1;
+    case MPI_SHORT: return 2;
+    case MPI_INT: case MPI_UNSIGNED: case MPI_FLOAT: case MPI_INT32_T: case MPI_UINT32_T: return 4;
+    case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_DOUBLE:
+    case MPI_INT64_T: case MPI_UINT64_T: case MPI_AINT: return 8;
+    }
+    return 0;
+}
+
+/* target finds where count elements of dt at disp of rank's window are in this
+ * process, checking the epoch and the window's bounds; NULL sends the call to Go. */
+static inline char *target(mpix_rma_win *w, int rank, MPI_Aint disp, int64_t bytes, mpix_rma_peer **pp)
+{
+    if (rank < 0 || rank >= w->nranks || disp < 0)
+        return NULL;
+    mpix_rma_peer *p = &w->peers[rank];
+    if (p->mem == NULL)
+        return NULL;
+    if (!__atomic_load_n(&w->all, __ATOMIC_RELAXED) && !__atomic_load_n(&p->access, __ATOMIC_RELAXED))
+        return NULL; /* no epoch: Go reports MPI_ERR_RMA_SYNC */
+    if (disp > p->size / p->disp_unit)
+        return NULL;
+    int64_t off = (int64_t)disp * p->disp_unit;
+    if (off > p->size || bytes > p->size - off)
+        return NULL;
+    *pp = p;
+    return p->mem + off;
+}
+
+static inline void acc_lock(mpix_rma_peer *p)
+{
+    uint32_t *l = (uint32_t *)(p->state + MPIX_RMA_ACC_LOCK);
+    for (;;) {
+        uint32_t z = 0;
+        if (__atomic_compare_exchange_n(l, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            __builtin_ia32_pause();
+    }
+}
+
+static inline void acc_unlock(mpix_rma_peer *p)
+{
+    __atomic_store_n((uint32_t *)(p->state + MPIX_RMA_ACC_LOCK), 0, __ATOMIC_RELEASE);
+}
+
+static int plain(MPI_Datatype a, int acount, MPI_Datatype b, int bcount, int64_t *bytes)
+{
+    int s = builtin_size(a);
+    if (s == 0 || a != b || acount != bcount || acount < 0)
+        return 0;
+    *bytes = (int64_t)s * acount;
+    return 1;
+}
+
+int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
+                      MPI_Datatype ttype, MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    int64_t n;
+    mpix_rma_peer *p;
+    if (w == NULL || !plain(otype, ocount, ttype, tcount, &n))
+        return MPIX_FAST_MISS;
+    char *t = target(w, rank, disp, n, &p);
+    if (t == NULL)
+        return MPIX_FAST_MISS;
+    memcpy(t, origin, (size_t)n);
+    return MPI_SUCCESS;
+}
+
+int mpix_rma_fast_get(void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
+                      MPI_Datatype ttype, MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    int64_t n;
+    mpix_rma_peer *p;
+    if (w == NULL || !plain(otype, ocount, ttype, tcount, &n))
+        return MPIX_FAST_MISS;
+    char *t = target(w, rank, disp, n, &p);
+    if (t == NULL)
+        return MPIX_FAST_MISS;
+    memcpy(origin, t, (size_t)n);
+    return MPI_SUCCESS;
+}
+
+/* apply computes *t = in op *t for one element; it reports 0 for a combination it
+ * leaves to Go. */
+#define ARITH(T)                                                                                       \
+    do {                                                                                               \
+        T a = *(const T *)in, *b = (T *)t;                                                             \
+        if (op == MPI_SUM) *b = (T)(*b + a);                                                           \
+        else if (op == MPI_PROD) *b = (T)(*b * a);                                                     \
+        else if (op == MPI_MAX) *b = *b > a ? *b : a;                                                  \
+        else if (op == MPI_MIN) *b = *b < a ? *b : a;                                                  \
+        else return 0;                                                                                 \
+        return 1;                                                                                      \
+    } while (0)
+#define BITS(T)                                                                                        \
+    do {                                                                                               \
+        T a = *(const T *)in, *b = (T *)t;                                                             \
+        if (op == MPI_BAND) *b &= a;                                                                   \
+        else if (op == MPI_BOR) *b |= a;                                                               \
+        else if (op == MPI_BXOR) *b ^= a;                                                              \
+        else ARITH(T);                                                                                 \
+        return 1;                                                                                      \
+    } while (0)
+
+static int apply(MPI_Op op, MPI_Datatype dt, const void *in, void *t)
+{
+    if (op == MPI_REPLACE) {
+        memcpy(t, in, (size_t)builtin_size(dt));
+        return 1;
+    }
+    if (op == MPI_NO_OP)
+        return 1;
+    switch (dt) {
+    case MPI_INT: case MPI_INT32_T: BITS(int32_t);
+    case MPI_UNSIGNED: case MPI_UINT32_T: BITS(uint32_t);
+    case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: BITS(int64_t);
+    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: BITS(uint64_t);
+    case MPI_DOUBLE: ARITH(double);
+    case MPI_FLOAT: ARITH(float);
+    }
+    return 0;
+}
+
+static int accumulate(const void *origin, void *result, MPI_Datatype dt, int rank, MPI_Aint disp, MPI_Op op,
+                      mpix_rma_win *w)
+{
+    int s = builtin_size(dt);
+    mpix_rma_peer *p;
+    if (s == 0 || dt == MPI_CHAR || dt == MPI_BYTE || dt == MPI_SHORT)
+        return MPIX_FAST_MISS;
+    char *t = target(w, rank, disp, s, &p);
+    if (t == NULL)
+        return MPIX_FAST_MISS;
+    char in[8], old[8];
+    if (op != MPI_NO_OP)
+        memcpy(in, origin, (size_t)s);
+    acc_lock(p);
+    memcpy(old, t, (size_t)s);
+    int ok = apply(op, dt, in, t);
+    acc_unlock(p);
+    if (!ok)
+        return MPIX_FAST_MISS; /* nothing changed: Go does it (or reports the error) */
+    if (result != NULL)
+        memcpy(result, old, (size_t)s);
+    return MPI_SUCCESS;
+}
+
+int mpix_rma_fast_accumulate(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                             int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    if (w == NULL || ocount != 1 || tcount != 1 || otype != ttype || op == MPI_NO_OP)
+        return MPIX_FAST_MISS;
+    return accumulate(origin, NULL, ttype, rank, disp, op, w);
+}
+
+int mpix_rma_fast_fetch_and_op(const void *origin, void *result, MPI_Datatype dt, int rank, MPI_Aint disp,
+                               MPI_Op op, MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    if (w == NULL || result == NULL || (origin == NULL && op != MPI_NO_OP))
+        return MPIX_FAST_MISS;
+    return accumulate(origin, result, dt, rank, disp, op, w);
+}
+
+int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void *result, MPI_Datatype dt,
+                                   int rank, MPI_Aint disp, MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    int s = builtin_size(dt);
+    mpix_rma_peer *p;
+    if (w == NULL || s == 0 || dt == MPI_FLOAT || dt == MPI_DOUBLE || origin == NULL || compare == NULL ||
+        result == NULL)
+        return MPIX_FAST_MISS;
+    char *t = target(w, rank, disp, s, &p);
+    if (t == NULL)
+        return MPIX_FAST_MISS;
+    char old[8];
+    acc_lock(p);
+    memcpy(old, t, (size_t)s);
+    if (memcmp(old, compare, (size_t)s) == 0)
+        memcpy(t, origin, (size_t)s);
+    acc_unlock(p);
+    memcpy(result, old, (size_t)s);
+    return MPI_SUCCESS;
+}
+
+/* A flush of a rank reached by loads and stores has nothing to wait for: the stores
+ * are done, and the fence orders them before what follows. */
+int mpix_rma_fast_flush(int rank, MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    if (w == NULL || rank < 0 || rank >= w->nranks || w->peers[rank].mem == NULL)
+        return MPIX_FAST_MISS;
+    if (!__atomic_load_n(&w->passive, __ATOMIC_RELAXED) &&
+        !(__atomic_load_n(&w->peers[rank].access, __ATOMIC_RELAXED) & MPIX_RMA_LOCKED))
+        return MPIX_FAST_MISS;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return MPI_SUCCESS;
+}
+
+int mpix_rma_fast_flush_all(MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    if (w == NULL || !w->direct || !__atomic_load_n(&w->passive, __ATOMIC_RELAXED))
+        return MPIX_FAST_MISS;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return MPI_SUCCESS;
+}

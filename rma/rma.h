@@ -1,0 +1,58 @@
+/* One-sided communication's C data plane as the rest of the library sees it: the
+ * window state Go publishes for C (mpix_rma_win), and the fast paths capi dispatches
+ * to (MPIX_FAST_MISS: the call goes to Go, which handles every case, errors included). */
+#ifndef MPIX_RMA_H
+#define MPIX_RMA_H
+
+#include <stdint.h>
+#include "mpi.h"
+
+/* One rank of a window as this process reaches it by loads and stores. mem is NULL
+ * when it does not (process_vm_writev, active messages, dynamic windows): the call
+ * goes to Go. state is the rank's state page (rma/state.go): the accumulate lock is
+ * the uint32 at MPIX_RMA_ACC_LOCK. */
+typedef struct mpix_rma_peer {
+    char *mem;
+    int64_t size;
+    int64_t disp_unit;
+    char *state;
+    uint32_t access; /* atomic: MPIX_RMA_LOCKED | MPIX_RMA_STARTED, the epochs covering this rank */
+    uint32_t pad;
+} mpix_rma_peer;
+
+/* A window's C state, in C memory, written by Go (rma/cstate.go) under the window's
+ * lock; C reads the flags atomically. */
+typedef struct mpix_rma_win {
+    int32_t nranks;
+    uint32_t all;     /* atomic: a fence or lock_all epoch covers every rank */
+    uint32_t passive; /* atomic: lock_all is open (flushes of any rank are legal) */
+    uint32_t direct;  /* every rank is reached by loads and stores: flushes are fences */
+    mpix_rma_peer *peers;
+} mpix_rma_win;
+
+#ifndef MPIX_FAST_MISS
+#define MPIX_FAST_MISS (-1)
+#endif
+
+#define MPIX_RMA_ACC_LOCK 64
+#define MPIX_RMA_LOCKED 1u  /* MPI_Win_lock holds the rank */
+#define MPIX_RMA_STARTED 2u /* the rank is in MPI_Win_start's group */
+#define MPIX_RMA_MAX_WINS 4096
+
+/* The windows by handle index (handle & 0x03ffffff), NULL where C does not serve it. */
+extern mpix_rma_win *mpix_rma_wins[MPIX_RMA_MAX_WINS];
+
+int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
+                      MPI_Datatype ttype, MPI_Win win);
+int mpix_rma_fast_get(void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
+                      MPI_Datatype ttype, MPI_Win win);
+int mpix_rma_fast_accumulate(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                             int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win);
+int mpix_rma_fast_fetch_and_op(const void *origin, void *result, MPI_Datatype dt, int rank, MPI_Aint disp,
+                               MPI_Op op, MPI_Win win);
+int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void *result, MPI_Datatype dt,
+                                   int rank, MPI_Aint disp, MPI_Win win);
+int mpix_rma_fast_flush(int rank, MPI_Win win);
+int mpix_rma_fast_flush_all(MPI_Win win);
+
+#endif
