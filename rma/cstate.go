@@ -31,16 +31,29 @@ func (w *Win) publishC() {
 	cw.peers = peers
 	ps := unsafe.Slice(peers, len(w.targets))
 	direct := true
+	if w.flavor == FlavorDynamic {
+		cw.dynamic = 1
+	}
 	for r := range w.targets {
 		t := &w.targets[r]
+		p := &ps[r]
+		if t.how != reachAM {
+			p.sync = 1
+		} else {
+			direct = false
+		}
+		if t.how == reachSelf {
+			p.self = 1
+		}
+		if t.st.p != nil {
+			p.state = (*C.char)(t.st.p)
+		}
 		if w.flavor == FlavorDynamic || t.mem == nil || t.st.p == nil || (t.how != reachSelf && t.how != reachMapped) {
-			direct = direct && t.size == 0 && w.flavor != FlavorDynamic && t.how != reachAM
 			continue
 		}
-		ps[r].mem = (*C.char)(t.mem)
-		ps[r].size = C.int64_t(t.size)
-		ps[r].disp_unit = C.int64_t(t.dispUnit)
-		ps[r].state = (*C.char)(t.st.p)
+		p.mem = (*C.char)(t.mem)
+		p.size = C.int64_t(t.size)
+		p.disp_unit = C.int64_t(t.dispUnit)
 	}
 	if direct {
 		cw.direct = 1
@@ -88,4 +101,20 @@ func (w *Win) publishEpochs() {
 		}
 		atomic.StoreUint32((*uint32)(unsafe.Pointer(&ps[r].access)), a)
 	}
+}
+
+// publishBlock tells C where a peer's MPI_Alloc_mem block (of a dynamic window) is
+// mapped here, while there is room; C looks it up by serial.
+func (w *Win) publishBlock(rank int, serial uint64, local unsafe.Pointer) {
+	if w.cw == nil {
+		return
+	}
+	p := &unsafe.Slice(w.cw.peers, len(w.targets))[rank]
+	n := atomic.LoadUint32((*uint32)(unsafe.Pointer(&p.nblocks)))
+	if n >= C.MPIX_RMA_MAX_BLOCKS {
+		return
+	}
+	p.blocks[n].serial = C.uint64_t(serial)
+	p.blocks[n].local = (*C.char)(local)
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&p.nblocks)), n+1)
 }

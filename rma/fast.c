@@ -29,17 +29,64 @@ static inline int builtin_size(MPI_Datatype dt)
     return 0;
 }
 
+/* dynamic_target finds [addr, addr+bytes) of a dynamic window's rank in this process:
+ * the rank's attached regions (read consistently from its state page) must hold it,
+ * in an MPI_Alloc_mem block this process maps (or in its own memory). */
+static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes)
+{
+    if (p->state == NULL || bytes < 0)
+        return NULL;
+    const uint64_t *gen = (const uint64_t *)(p->state + MPIX_RMA_REGION_GEN);
+    for (;;) {
+        uint64_t g = __atomic_load_n(gen, __ATOMIC_ACQUIRE);
+        if (g & 1)
+            continue;
+        uint64_t n = __atomic_load_n((const uint64_t *)(p->state + MPIX_RMA_REGION_N), __ATOMIC_ACQUIRE);
+        char *found = NULL;
+        int hit = 0;
+        for (uint64_t i = 0; i < n && i < (8192 - MPIX_RMA_REGIONS) / MPIX_RMA_REGION_LEN; i++) {
+            const uint64_t *r = (const uint64_t *)(p->state + MPIX_RMA_REGIONS + MPIX_RMA_REGION_LEN * i);
+            uint64_t base = __atomic_load_n(&r[0], __ATOMIC_RELAXED), size = __atomic_load_n(&r[1], __ATOMIC_RELAXED);
+            if (addr < base || addr - base > size || (uint64_t)bytes > size - (addr - base))
+                continue;
+            hit = 1;
+            if (p->self) {
+                found = (char *)(uintptr_t)addr;
+                break;
+            }
+            int64_t fd = (int64_t)__atomic_load_n(&r[2], __ATOMIC_RELAXED);
+            uint64_t serial = __atomic_load_n(&r[3], __ATOMIC_RELAXED), bbase = __atomic_load_n(&r[4], __ATOMIC_RELAXED);
+            if (fd < 0)
+                break;
+            uint32_t nb = __atomic_load_n(&p->nblocks, __ATOMIC_ACQUIRE);
+            for (uint32_t j = 0; j < nb; j++)
+                if (p->blocks[j].serial == serial) {
+                    found = p->blocks[j].local + (addr - bbase);
+                    break;
+                }
+            break;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(gen, __ATOMIC_RELAXED) == g)
+            return hit ? found : NULL;
+    }
+}
+
 /* target finds where count elements of dt at disp of rank's window are in this
  * process, checking the epoch and the window's bounds; NULL sends the call to Go. */
 static inline char *target(mpix_rma_win *w, int rank, MPI_Aint disp, int64_t bytes, mpix_rma_peer **pp)
 {
-    if (rank < 0 || rank >= w->nranks || disp < 0)
+    if (rank < 0 || rank >= w->nranks)
         return NULL;
     mpix_rma_peer *p = &w->peers[rank];
-    if (p->mem == NULL)
-        return NULL;
     if (!__atomic_load_n(&w->all, __ATOMIC_RELAXED) && !__atomic_load_n(&p->access, __ATOMIC_RELAXED))
         return NULL; /* no epoch: Go reports MPI_ERR_RMA_SYNC */
+    if (w->dynamic) {
+        *pp = p;
+        return dynamic_target(p, (uint64_t)disp, bytes);
+    }
+    if (p->mem == NULL || disp < 0)
+        return NULL;
     if (disp > p->size / p->disp_unit)
         return NULL;
     int64_t off = (int64_t)disp * p->disp_unit;
@@ -210,12 +257,13 @@ int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void
     return MPI_SUCCESS;
 }
 
-/* A flush of a rank reached by loads and stores has nothing to wait for: the stores
- * are done, and the fence orders them before what follows. */
+/* A flush of a rank whose operations complete in the call (loads and stores,
+ * process_vm_writev) has nothing to wait for: the fence orders them before what
+ * follows. */
 int mpix_rma_fast_flush(int rank, MPI_Win win)
 {
     mpix_rma_win *w = win_of(win);
-    if (w == NULL || rank < 0 || rank >= w->nranks || w->peers[rank].mem == NULL)
+    if (w == NULL || rank < 0 || rank >= w->nranks || !w->peers[rank].sync)
         return MPIX_FAST_MISS;
     if (!__atomic_load_n(&w->passive, __ATOMIC_RELAXED) &&
         !(__atomic_load_n(&w->peers[rank].access, __ATOMIC_RELAXED) & MPIX_RMA_LOCKED))

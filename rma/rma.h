@@ -11,13 +11,25 @@
  * when it does not (process_vm_writev, active messages, dynamic windows): the call
  * goes to Go. state is the rank's state page (rma/state.go): the accumulate lock is
  * the uint32 at MPIX_RMA_ACC_LOCK. */
+/* A dynamic window's MPI_Alloc_mem block of a peer that this process maps: its
+ * serial (rma/shareable.go) and where it is here. */
+typedef struct mpix_rma_block {
+    uint64_t serial;
+    char *local;
+} mpix_rma_block;
+
+#define MPIX_RMA_MAX_BLOCKS 16
+
 typedef struct mpix_rma_peer {
     char *mem;
     int64_t size;
     int64_t disp_unit;
     char *state;
-    uint32_t access; /* atomic: MPIX_RMA_LOCKED | MPIX_RMA_STARTED, the epochs covering this rank */
-    uint32_t pad;
+    uint32_t access;  /* atomic: MPIX_RMA_LOCKED | MPIX_RMA_STARTED, the epochs covering this rank */
+    uint32_t nblocks; /* atomic: blocks published (dynamic windows) */
+    int32_t self;     /* this process: a dynamic window's addresses are its own */
+    int32_t sync;     /* operations complete in the call (no active messages): a flush is a fence */
+    mpix_rma_block blocks[MPIX_RMA_MAX_BLOCKS];
 } mpix_rma_peer;
 
 /* A window's C state, in C memory, written by Go (rma/cstate.go) under the window's
@@ -26,7 +38,9 @@ typedef struct mpix_rma_win {
     int32_t nranks;
     uint32_t all;     /* atomic: a fence or lock_all epoch covers every rank */
     uint32_t passive; /* atomic: lock_all is open (flushes of any rank are legal) */
-    uint32_t direct;  /* every rank is reached by loads and stores: flushes are fences */
+    uint32_t direct;  /* every rank's sync is set: MPI_Win_flush_all is a fence */
+    uint32_t dynamic; /* MPI_Win_create_dynamic: addresses, checked against the state page */
+    uint32_t pad;
     mpix_rma_peer *peers;
 } mpix_rma_win;
 
@@ -34,7 +48,12 @@ typedef struct mpix_rma_win {
 #define MPIX_FAST_MISS (-1)
 #endif
 
+/* The state page (rma/state.go). */
 #define MPIX_RMA_ACC_LOCK 64
+#define MPIX_RMA_REGION_GEN 128
+#define MPIX_RMA_REGION_N 136
+#define MPIX_RMA_REGIONS 256
+#define MPIX_RMA_REGION_LEN 48
 #define MPIX_RMA_LOCKED 1u  /* MPI_Win_lock holds the rank */
 #define MPIX_RMA_STARTED 2u /* the rank is in MPI_Win_start's group */
 #define MPIX_RMA_MAX_WINS 4096

@@ -65,7 +65,7 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 			}
 		}
 		if tg.how == reachCMA {
-			if tg.translateBlocks(runs, rs) {
+			if w.translateBlocks(tg, runs, rs) {
 				return runs, at, nil
 			}
 			at.cma = tg.pid
@@ -89,7 +89,7 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 // translateBlocks rewrites runs of a dynamic window to addresses in this process when
 // every one lies in an MPI_Alloc_mem block of the target that this process maps (or
 // can map now); otherwise it leaves them and reports false.
-func (tg *target) translateBlocks(runs []run, rs []region) bool {
+func (w *Win) translateBlocks(tg *target, runs []run, rs []region) bool {
 	var base [8]unsafe.Pointer
 	local := base[:0]
 	for _, x := range runs {
@@ -97,7 +97,7 @@ func (tg *target) translateBlocks(runs []run, rs []region) bool {
 		if r.fd < 0 || x.addr < r.blockBase || x.addr-r.blockBase >= r.blockSize {
 			return false
 		}
-		seg := tg.block(r)
+		seg := w.block(tg, r)
 		if seg == nil {
 			return false
 		}
@@ -109,8 +109,9 @@ func (tg *target) translateBlocks(runs []run, rs []region) bool {
 	return true
 }
 
-// block maps the target's MPI_Alloc_mem block of region r, once (nil if it cannot).
-func (tg *target) block(r region) *segment {
+// block maps the target's MPI_Alloc_mem block of region r, once (nil if it cannot),
+// and tells C's fast paths where it is.
+func (w *Win) block(tg *target, r region) *segment {
 	tg.blocksMu.Lock()
 	defer tg.blocksMu.Unlock()
 	if seg, ok := tg.blocks[r.serial]; ok {
@@ -124,6 +125,9 @@ func (tg *target) block(r region) *segment {
 		tg.blocks = map[uint64]*segment{}
 	}
 	tg.blocks[r.serial] = seg
+	if seg != nil {
+		w.publishBlock(w.rankOf(tg), r.serial, seg.at(0))
+	}
 	return seg
 }
 
