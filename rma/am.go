@@ -115,7 +115,11 @@ func (w *Win) send(tg *target, tag int32, id uint64, offset int64, flags uint8, 
 // offset in the operation's data and its length. unit is the size chunks of data are
 // multiples of (accumulate elements); carry says the data rides in the request.
 func (w *Win) chunks(tg *target, runs []run, unit int64, carry bool, f func(rs []run, off, n int64) error) error {
-	max := int64(w.comm.Engine().MaxPayload(tg.world))
+	return splitRuns(runs, int64(w.comm.Engine().MaxPayload(tg.world)), unit, carry, f)
+}
+
+// splitRuns is chunks' splitting, for messages of at most max bytes of payload.
+func splitRuns(runs []run, max, unit int64, carry bool, f func(rs []run, off, n int64) error) error {
 	if unit <= 0 {
 		unit = 1
 	}
