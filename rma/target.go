@@ -1,6 +1,7 @@
 package rma
 
 import (
+	"math"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -24,15 +25,20 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 	if disp < 0 && w.flavor != FlavorDynamic {
 		return nil, core.Errorf(core.ErrDisp, "target displacement %d is negative", disp)
 	}
-	start := int64(tg.base) + disp*tg.dispUnit
-	if w.flavor == FlavorDynamic {
-		start = disp // an address (MPI_Get_address at the target), displacement unit 1
+	start := disp // dynamic: an address (MPI_Get_address at the target), displacement unit 1
+	if w.flavor != FlavorDynamic {
+		// base + disp*dispUnit must not overflow: a product that wraps lands back
+		// inside the window (disp 1<<62 with unit 4 is displacement 0).
+		if tg.dispUnit > 0 && disp > (math.MaxInt64-int64(tg.base))/tg.dispUnit {
+			return nil, core.Errorf(core.ErrRMARange, "target displacement %d (unit %d) is outside the window of %d bytes", disp, tg.dispUnit, tg.size)
+		}
+		start = int64(tg.base) + disp*tg.dispUnit
 	}
 	runs := buf[:0]
 	bad := false
 	datatype.Runs(count, t, func(off, n int64) bool {
 		a := start + off
-		if a < 0 {
+		if a < 0 || (off < 0) != (a < start) { // below 0, or the sum wrapped
 			bad = true
 			return false
 		}
@@ -40,7 +46,7 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 		return true
 	})
 	if bad {
-		return nil, core.Errorf(core.ErrRMARange, "target displacement %d reaches below address 0", disp)
+		return nil, core.Errorf(core.ErrRMARange, "target displacement %d reaches outside the address space", disp)
 	}
 	if err := w.checkRuns(tg, runs); err != nil {
 		return nil, err
