@@ -349,14 +349,23 @@ func (w *Win) amUnlock(tg *target, excl bool) error {
 // the origin's next flush.
 type targetErrs struct {
 	mu   sync.Mutex
-	errs map[int32]int
+	errs map[errKey]int
 }
 
-var failures = targetErrs{errs: map[int32]int{}}
+// errKey is a window (its context) and an origin (its world rank).
+type errKey struct {
+	ctx uint32
+	src int32
+}
+
+var failures targetErrs
 
 func (t *targetErrs) note(ctx uint32, src int32, class int) {
 	t.mu.Lock()
-	k := int32(ctx)<<16 ^ src
+	k := errKey{ctx, src}
+	if t.errs == nil {
+		t.errs = map[errKey]int{}
+	}
 	if t.errs[k] == 0 {
 		t.errs[k] = class
 	}
@@ -366,7 +375,7 @@ func (t *targetErrs) note(ctx uint32, src int32, class int) {
 func (t *targetErrs) take(ctx uint32, src int32) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	k := int32(ctx)<<16 ^ src
+	k := errKey{ctx, src}
 	c := t.errs[k]
 	delete(t.errs, k)
 	return c
