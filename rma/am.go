@@ -533,7 +533,7 @@ func (w *Win) answer(h *transport.Header, payload []byte) {
 	switch h.Tag {
 	case amData:
 		switch {
-		case h.Offset < 0 || h.Offset+int64(len(payload)) > a.want:
+		case h.Offset < 0 || h.Offset > a.want-int64(len(payload)): // no overflow: want >= 0
 			a.err, finished = core.ErrOther, true
 		case a.raw != nil:
 			copy(a.raw[h.Offset:], payload)
