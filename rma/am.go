@@ -115,7 +115,11 @@ func (w *Win) send(tg *target, tag int32, id uint64, offset int64, flags uint8, 
 // offset in the operation's data and its length. unit is the size chunks of data are
 // multiples of (accumulate elements); carry says the data rides in the request.
 func (w *Win) chunks(tg *target, runs []run, unit int64, carry bool, f func(rs []run, off, n int64) error) error {
-	max := int64(w.comm.Engine().MaxPayload(tg.world))
+	return splitRuns(runs, int64(w.comm.Engine().MaxPayload(tg.world)), unit, carry, f)
+}
+
+// splitRuns is chunks' splitting, for messages of at most max bytes of payload.
+func splitRuns(runs []run, max, unit int64, carry bool, f func(rs []run, off, n int64) error) error {
 	if unit <= 0 {
 		unit = 1
 	}
@@ -345,14 +349,23 @@ func (w *Win) amUnlock(tg *target, excl bool) error {
 // the origin's next flush.
 type targetErrs struct {
 	mu   sync.Mutex
-	errs map[int32]int
+	errs map[errKey]int
 }
 
-var failures = targetErrs{errs: map[int32]int{}}
+// errKey is a window (its context) and an origin (its world rank).
+type errKey struct {
+	ctx uint32
+	src int32
+}
+
+var failures targetErrs
 
 func (t *targetErrs) note(ctx uint32, src int32, class int) {
 	t.mu.Lock()
-	k := int32(ctx)<<16 ^ src
+	k := errKey{ctx, src}
+	if t.errs == nil {
+		t.errs = map[errKey]int{}
+	}
 	if t.errs[k] == 0 {
 		t.errs[k] = class
 	}
@@ -362,7 +375,7 @@ func (t *targetErrs) note(ctx uint32, src int32, class int) {
 func (t *targetErrs) take(ctx uint32, src int32) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	k := int32(ctx)<<16 ^ src
+	k := errKey{ctx, src}
 	c := t.errs[k]
 	delete(t.errs, k)
 	return c
@@ -520,7 +533,7 @@ func (w *Win) answer(h *transport.Header, payload []byte) {
 	switch h.Tag {
 	case amData:
 		switch {
-		case h.Offset < 0 || h.Offset+int64(len(payload)) > a.want:
+		case h.Offset < 0 || h.Offset > a.want-int64(len(payload)): // no overflow: want >= 0
 			a.err, finished = core.ErrOther, true
 		case a.raw != nil:
 			copy(a.raw[h.Offset:], payload)

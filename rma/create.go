@@ -138,6 +138,7 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 		card := cards[r*cardLen : (r+1)*cardLen]
 		t := &w.targets[r]
 		t.world = c.WorldRank(r)
+		t.blocks = &blockCache{}
 		t.pid = peers[t.world].PID
 		t.base, t.size, t.dispUnit = uintptr(card[cardBase]), card[cardSize], card[cardDispUnit]
 		switch {
@@ -341,8 +342,10 @@ func (w *Win) release() {
 		t := &w.targets[r]
 		t.seg.close()
 		t.blk.close()
-		for _, b := range t.blocks {
-			b.close()
+		if t.blocks != nil {
+			for _, b := range t.blocks.segs {
+				b.close()
+			}
 		}
 	}
 	w.seg.close()

@@ -29,9 +29,9 @@ func (w *Win) Attach(base unsafe.Pointer, size int64) error {
 			return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: [%#x, +%d) overlaps a region already attached", b, size)
 		}
 	}
-	r := region{base: b, size: uint64(size), fd: -1}
+	r := region{base: b, size: uint64(size)}
 	if blk, ok := blockOf(uintptr(base), size); ok {
-		r.fd, r.serial, r.blockBase, r.blockSize = int64(blk.fd), blk.serial, uint64(blk.base), uint64(blk.size)
+		r.memfd, r.serial, r.blockBase, r.blockSize = int64(blk.fd)+1, blk.serial, uint64(blk.base), uint64(blk.size)
 	}
 	w.regions = append(w.regions, r)
 	w.own.setRegions(w.regions)

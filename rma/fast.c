@@ -54,9 +54,9 @@ static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes)
                 found = (char *)(uintptr_t)addr;
                 break;
             }
-            int64_t fd = (int64_t)__atomic_load_n(&r[2], __ATOMIC_RELAXED);
+            uint64_t memfd = __atomic_load_n(&r[2], __ATOMIC_RELAXED); /* plus one; 0: no block */
             uint64_t serial = __atomic_load_n(&r[3], __ATOMIC_RELAXED), bbase = __atomic_load_n(&r[4], __ATOMIC_RELAXED);
-            if (fd < 0)
+            if (memfd == 0)
                 break;
             uint32_t nb = __atomic_load_n(&p->nblocks, __ATOMIC_ACQUIRE);
             for (uint32_t j = 0; j < nb; j++)

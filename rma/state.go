@@ -15,8 +15,8 @@ import (
 //	128   region table generation (uint64, a sequence lock: odd while changing)
 //	136   attached regions (uint64)
 //	256   regions: maxRegions x 48 bytes, a dynamic window's attached memory: base,
-//	      size, and the MPI_Alloc_mem block holding it (fd, serial, block base,
-//	      block size; fd -1 for other memory), which node peers may map
+//	      size, and the MPI_Alloc_mem block holding it (memfd plus one, serial,
+//	      block base, block size; 0 for other memory), which node peers may map
 const (
 	stateSize     = 8192
 	offLock       = 0
@@ -86,10 +86,10 @@ func (s state) accLock() {
 func (s state) accUnlock() { (*atomic.Uint32)(unsafe.Add(s.p, offAccLock)).Store(0) }
 
 // region is one attached piece of a dynamic window, and the shareable block that
-// holds it (fd < 0: none).
+// holds it, if any.
 type region struct {
 	base, size uint64
-	fd         int64
+	memfd      int64 // the MPI_Alloc_mem block's memfd plus one; 0: not in one
 	serial     uint64
 	blockBase  uint64
 	blockSize  uint64
@@ -100,7 +100,7 @@ func (s state) regionAt(i int) *[6]atomic.Uint64 {
 }
 
 func (r region) words() [6]uint64 {
-	return [6]uint64{r.base, r.size, uint64(r.fd), r.serial, r.blockBase, r.blockSize}
+	return [6]uint64{r.base, r.size, uint64(r.memfd), r.serial, r.blockBase, r.blockSize}
 }
 
 // regions reads the attached regions consistently (the owner may be changing them).

@@ -1,6 +1,7 @@
 package rma
 
 import (
+	"math"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -34,15 +35,20 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 	if disp < 0 && w.flavor != FlavorDynamic {
 		return nil, where{}, core.Errorf(core.ErrDisp, "target displacement %d is negative", disp)
 	}
-	start := int64(tg.base) + disp*tg.dispUnit
-	if w.flavor == FlavorDynamic {
-		start = disp // an address (MPI_Get_address at the target), displacement unit 1
+	start := disp // dynamic: an address (MPI_Get_address at the target), displacement unit 1
+	if w.flavor != FlavorDynamic {
+		// base + disp*dispUnit must not overflow: a product that wraps lands back
+		// inside the window (disp 1<<62 with unit 4 is displacement 0).
+		if tg.dispUnit > 0 && disp > (math.MaxInt64-int64(tg.base))/tg.dispUnit {
+			return nil, where{}, core.Errorf(core.ErrRMARange, "target displacement %d (unit %d) is outside the window of %d bytes", disp, tg.dispUnit, tg.size)
+		}
+		start = int64(tg.base) + disp*tg.dispUnit
 	}
 	runs := buf[:0]
 	bad := false
 	datatype.Runs(count, t, func(off, n int64) bool {
 		a := start + off
-		if a < 0 {
+		if a < 0 || (off < 0) != (a < start) { // below 0, or the sum wrapped
 			bad = true
 			return false
 		}
@@ -50,7 +56,7 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 		return true
 	})
 	if bad {
-		return nil, where{}, core.Errorf(core.ErrRMARange, "target displacement %d reaches below address 0", disp)
+		return nil, where{}, core.Errorf(core.ErrRMARange, "target displacement %d reaches outside the address space", disp)
 	}
 	at := where{st: tg.st}
 	if w.flavor == FlavorDynamic {
@@ -94,7 +100,7 @@ func (w *Win) translateBlocks(tg *target, runs []run, rs []region) bool {
 	local := base[:0]
 	for _, x := range runs {
 		r := rs[regionOf(rs, x.addr, uint64(x.n))]
-		if r.fd < 0 || x.addr < r.blockBase || x.addr-r.blockBase >= r.blockSize {
+		if r.memfd <= 0 || x.addr < r.blockBase || x.addr-r.blockBase >= r.blockSize {
 			return false
 		}
 		seg := w.block(tg, r)
@@ -112,19 +118,23 @@ func (w *Win) translateBlocks(tg *target, runs []run, rs []region) bool {
 // block maps the target's MPI_Alloc_mem block of region r, once (nil if it cannot),
 // and tells C's fast paths where it is.
 func (w *Win) block(tg *target, r region) *segment {
-	tg.blocksMu.Lock()
-	defer tg.blocksMu.Unlock()
-	if seg, ok := tg.blocks[r.serial]; ok {
+	c := tg.blocks
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seg, ok := c.segs[r.serial]; ok {
 		return seg
 	}
-	seg, err := mapPeerBlock(tg.pid, int(r.fd), int64(r.blockSize))
+	seg, err := mapPeerBlock(tg.pid, int(r.memfd-1), int64(r.blockSize))
 	if err != nil {
 		seg = nil // remembered: the next operation goes on with process_vm_writev at once
 	}
-	if tg.blocks == nil {
-		tg.blocks = map[uint64]*segment{}
+	if c.segs == nil {
+		c.segs = map[uint64]*segment{}
 	}
-	tg.blocks[r.serial] = seg
+	c.segs[r.serial] = seg
 	if seg != nil {
 		w.publishBlock(w.rankOf(tg), r.serial, seg.at(0))
 	}

@@ -54,9 +54,15 @@ type target struct {
 	seg *segment // the peer's mapped segment, unmapped at free
 	// The peer's MPI_Alloc_mem blocks this process maps: the one under a created
 	// window's memory, and those under a dynamic window's regions (by serial).
-	blk      *segment
-	blocksMu sync.Mutex
-	blocks   map[uint64]*segment
+	blk    *segment
+	blocks *blockCache
+}
+
+// blockCache is a target's MPI_Alloc_mem blocks this process mapped, by serial (nil
+// where mapping failed, so that it is tried once).
+type blockCache struct {
+	mu   sync.Mutex
+	segs map[uint64]*segment
 }
 
 // Win is a window. Its communicator is a private duplicate of the user's: collectives
@@ -80,7 +86,7 @@ type Win struct {
 	ep      epochs
 	regions []region // dynamic: attached regions, as published in the state page
 
-	am amOrigin // operations waiting for a target's answer (am.go)
+	am amOrigin        // operations waiting for a target's answer (am.go)
 	cw *C.mpix_rma_win // the state C's fast paths read (cstate.go), nil if none
 
 	info  winInfo
