@@ -142,7 +142,7 @@ func checkAccOp(o *op.Op, origin, tt *datatype.Type, what string) (*datatype.Typ
 		if err != nil {
 			return nil, err
 		}
-		if ob.Size() != basic.Size() {
+		if ob != nil && !op.SameElements(ob, basic) {
 			return nil, core.Errorf(core.ErrType, "%s: origin elements are %s and target elements %s", what, ob.Name(), basic.Name())
 		}
 	}

@@ -224,3 +224,11 @@ func (o *Op) Basic(t *datatype.Type) (*datatype.Type, error) {
 	}
 	return datatype.Predefined(l.h), nil
 }
+
+// SameElements reports whether two predefined types have the same representation
+// (MPI_INT and MPI_INT32_T do): one-sided accumulates need the same basic type at the
+// origin and the target.
+func SameElements(a, b *datatype.Type) bool {
+	la, lb := predefinedLeaf(a.Handle()), predefinedLeaf(b.Handle())
+	return la != nil && lb != nil && la.e == lb.e && la.size == lb.size
+}
