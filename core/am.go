@@ -1,6 +1,8 @@
 package core
 
 import (
+	"sync/atomic"
+
 	"mpix/transport"
 )
 
@@ -86,3 +88,63 @@ func (r *Request) Finish(class int) {
 
 // WaitOn progresses e (and, now and then, every other VCI) until done reports true.
 func (e *Engine) WaitOn(done func() bool) { e.wait(done) }
+
+// Engines that serve active messages (a window with peers its origins cannot reach by
+// themselves) are polled in every round of every wait, not only in the global rounds
+// every MPIX_GLOBAL_PROGRESS_INTERVAL polls: a process waiting in MPI on one VCI
+// (a barrier on MPI_COMM_WORLD) must answer a one-sided operation on its window's VCI
+// without a global round's delay.
+var served atomic.Pointer[[]*Engine]
+
+// Serve adds e to the engines every wait polls (and each call is undone by one
+// Unserve).
+func (e *Engine) Serve() {
+	for {
+		old := served.Load()
+		var next []*Engine
+		if old != nil {
+			next = append(next, *old...)
+		}
+		next = append(next, e)
+		if served.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// Unserve undoes one Serve.
+func (e *Engine) Unserve() {
+	for {
+		old := served.Load()
+		if old == nil {
+			return
+		}
+		next := make([]*Engine, 0, len(*old))
+		removed := false
+		for _, x := range *old {
+			if x == e && !removed {
+				removed = true
+				continue
+			}
+			next = append(next, x)
+		}
+		if served.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// progressServed polls the serving engines other than e once.
+func (e *Engine) progressServed() int {
+	s := served.Load()
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range *s {
+		if x != e {
+			n += x.progressShared()
+		}
+	}
+	return n
+}

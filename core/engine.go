@@ -632,7 +632,7 @@ func (e *Engine) wait(done func() bool) {
 	defer waitEnd()
 	empty, sinceGlobal := 0, 0
 	for !done() {
-		if e.poll() > 0 {
+		if e.poll() > 0 || e.progressServed() > 0 {
 			empty, sinceGlobal = 0, 0
 			continue
 		}

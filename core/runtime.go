@@ -186,6 +186,9 @@ func acquireLibrary(threadLevel int) (err error) {
 	fillInfoEnv(size, threadLevel)
 	setFastPath(Settings.FastPath)
 	startStuckReport(rank)
+	if Settings.Async {
+		startAsyncProgress()
+	}
 	proc.users = 1
 	proc.lib.Store(int32(stateRunning))
 	return nil
@@ -272,6 +275,7 @@ func releaseLibrary() error {
 		return nil
 	}
 	setFastPath(false)
+	stopAsyncProgress()
 	// Messages still queued for the transports (buffered sends) leave first, then every
 	// process keeps progressing until all have finished communicating.
 	for _, e := range engines {

@@ -22,6 +22,7 @@ type Config struct {
 	GlobalEvery int    // MPIX_GLOBAL_PROGRESS_INTERVAL: own-VCI empty polls per global round
 	FastPath    bool   // MPIX_FASTPATH: C fast path for small node-local sends and receives
 	Seats       int    // MPIX_THREADCOMM_SEATS: threadcomm reductions on per-thread lines (-1: auto)
+	Async       bool   // MPIX_ASYNC_PROGRESS: a progress thread per process
 }
 
 // Settings is the configuration in effect.
@@ -36,7 +37,7 @@ func readConfig() error {
 	cvar.Freeze()
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
 		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
-		Seats: cvar.ThreadcommSeats.Get()}
+		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get()}
 	if Settings.NumVCIs == 0 {
 		Settings.NumVCIs = runtime.NumCPU() + 1
 	}

@@ -252,6 +252,9 @@ func (p *vciPlan) apply(c *Comm) {
 // operations still in flight (of a communicator freed before they completed) cannot
 // be owned: their waiters would run beside the owner.
 func (p *vciPlan) claim(c *Comm) bool {
+	if Settings.Async {
+		return false // the progress thread polls every VCI
+	}
 	engs := []*Engine{c.eng}
 	if c.vr.set != nil {
 		engs = c.vr.set

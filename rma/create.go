@@ -190,6 +190,11 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	w.Handle = wins.Add(w)
 	byContext.Store(ctx, w)
 	w.publishC()
+	// Peers that reach this process through its engine need it polled in every wait.
+	w.served = anyAM(cards, c, peers, myNode, mapPeers)
+	if w.served {
+		c.Engine().Serve()
+	}
 	if err := barrier(c); err != nil {
 		return err
 	}
@@ -200,6 +205,20 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 		w.shared.unlink()
 	}
 	return firstErr
+}
+
+// anyAM reports whether some rank may reach this process by active messages: one on
+// another node, or any peer when node peers do not map each other's memory.
+func anyAM(cards []int64, c *core.Comm, peers []core.Peer, myNode int, mapPeers bool) bool {
+	for r := 0; r < c.Size; r++ {
+		if r == c.Rank {
+			continue
+		}
+		if peers[c.WorldRank(r)].Node != myNode || !mapPeers {
+			return true
+		}
+	}
+	return false
 }
 
 // agreeFail makes a local failure everyone's: every rank learns whether any failed, so
@@ -331,6 +350,10 @@ func (w *Win) Free() error {
 // release undoes New.
 func (w *Win) release() {
 	w.unpublishC()
+	if w.served {
+		w.comm.Engine().Unserve()
+		w.served = false
+	}
 	if w.Handle != 0 {
 		wins.Remove(w.Handle)
 		w.Handle = 0

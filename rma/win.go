@@ -81,6 +81,7 @@ type Win struct {
 	shared   *segment // MPI_Win_allocate_shared: the node's one segment (rank 0's file)
 	own      state    // this process's state page
 	sharedOK bool     // every rank's memory is mapped here (MPI_Win_shared_query)
+	served   bool     // the engine is polled in every wait (core.Engine.Serve)
 
 	mu      sync.Mutex // epochs, locks held, regions
 	ep      epochs

@@ -48,6 +48,15 @@ var (
 		Category:   Progress,
 		Mutability: BeforeInit,
 	})
+	AsyncProgress = NewBool(Spec{
+		Name:       "MPIX_ASYNC_PROGRESS",
+		Desc:       "run a progress thread in each process, so that one-sided operations that reach a process through its engine (other nodes, or everything under MPIX_SHM=0) progress while it computes outside MPI; it costs a core's share and turns off the single-thread VCI shortcut (0: progress only inside MPI calls)",
+		Default:    "0",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeLocal,
+		Category:   Progress,
+		Mutability: BeforeInit,
+	})
 	ThreadcommSeats = NewInt(Spec{
 		Name:       "MPIX_THREADCOMM_SEATS",
 		Desc:       "reductions on a threadcomm of at most 16 threads in one process synchronise through one cache line per thread, every thread folding a slice, up to 16 bytes in one round on the lines themselves (1), or through one shared counter, the last thread to arrive folding small ones alone (0); -1: per-thread lines when every thread has a core",
