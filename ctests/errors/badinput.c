@@ -221,6 +221,15 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Waitall(2, reqs, NULL), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Testall(2, reqs, &flag, NULL), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Waitsome(2, reqs, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    /* MPI-4.1's MPI_Request_get_status_all/any/some, like MPI_Testall/any/some. */
+    CHECK_CLASS(MPI_Request_get_status_all(2, NULL, &flag, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_all(2, reqs, &flag, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_any(2, NULL, &idx, &flag, MPI_STATUS_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_some(2, NULL, &outcount, indices, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_some(2, reqs, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_some(2, reqs, &outcount, indices, NULL), MPI_ERR_ARG);
+    CHECK_OK(MPI_Request_get_status_all(0, NULL, &flag, NULL));
+    CHECK(flag, "MPI_Request_get_status_all of no requests: flag %d", flag);
     CHECK_OK(MPI_Waitall(0, NULL, NULL)); /* nothing to wait for */
     CHECK_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
     CHECK_CLASS(MPI_Wait(&req, NULL), MPI_ERR_ARG);
