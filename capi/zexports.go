@@ -10007,6 +10007,12 @@ func mpixgo_MPI_Request_get_status_all(ctx *C.mpix_ctx, count C.int, array_of_re
 	if flag == nil {
 		return raise(fnMPI_Request_get_status_all, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Request_get_status_all, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
+	if count > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Request_get_status_all, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when count is positive"))
+	}
 	if err := impl_MPI_Request_get_status_all(ctx, count, array_of_requests, flag, array_of_statuses); err != nil {
 		return raise(fnMPI_Request_get_status_all, nil, err)
 	}
@@ -10025,6 +10031,9 @@ func mpixgo_MPI_Request_get_status_any(ctx *C.mpix_ctx, count C.int, array_of_re
 	if flag == nil {
 		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
 	}
+	if count > 0 && array_of_requests == nil {
+		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when count is positive"))
+	}
 	if status == nil {
 		return raise(fnMPI_Request_get_status_any, nil, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
 	}
@@ -10042,6 +10051,15 @@ func mpixgo_MPI_Request_get_status_some(ctx *C.mpix_ctx, incount C.int, array_of
 	}
 	if outcount == nil {
 		return raise(fnMPI_Request_get_status_some, nil, core.Errorf(core.ErrArg, "outcount must not be NULL"))
+	}
+	if incount > 0 && array_of_requests == nil {
+		return raise(fnMPI_Request_get_status_some, nil, core.Errorf(core.ErrArg, "array_of_requests must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_indices == nil {
+		return raise(fnMPI_Request_get_status_some, nil, core.Errorf(core.ErrArg, "array_of_indices must not be NULL when incount is positive"))
+	}
+	if incount > 0 && array_of_statuses == nil {
+		return raise(fnMPI_Request_get_status_some, nil, core.Errorf(core.ErrArg, "array_of_statuses must not be NULL when incount is positive"))
 	}
 	if err := impl_MPI_Request_get_status_some(ctx, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); err != nil {
 		return raise(fnMPI_Request_get_status_some, nil, err)

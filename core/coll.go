@@ -368,22 +368,6 @@ func alltoallSide(buf unsafe.Pointer, count int64, counts, displs []int64, t *da
 	return unsafe.Add(buf, off), n, bt
 }
 
-// alltoallUserBufs applies MPICH's NULL-buffer rule to peer i's blocks: for the v and
-// w forms only where the block's displacement is 0 (elements for v, bytes for w),
-// since MPI_BOTTOM with absolute displacements is valid.
-func alltoallUserBufs(a AlltoallArgs, i int) error {
-	_, sn, st := alltoallBlock(a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i)
-	_, rn, rt := alltoallBlock(a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i)
-	var errS, errR error
-	if a.Scounts == nil || displIsZero(a.Sdispl, i) {
-		errS = checkUserBuf(a.Sbuf, sn, st, "send buffer")
-	}
-	if a.Rcounts == nil || displIsZero(a.Rdispl, i) {
-		errR = checkUserBuf(a.Rbuf, rn, rt, "receive buffer")
-	}
-	return firstErr(errS, errR)
-}
-
 // Alltoall runs an all-to-all exchange in any of its forms.
 func Alltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 	if c.IsInter() {

@@ -335,6 +335,11 @@ func interReduceScatter(m CollMode, sbuf, rbuf unsafe.Pointer, rcount int64, rco
 	if rcounts != nil && len(rcounts) != c.Size {
 		return nil, Errorf(ErrArg, "recvcounts has %d entries for a local group of %d processes", len(rcounts), c.Size)
 	}
+	// This process's block of the result, and its whole vector (the sum of the local
+	// group's counts), as on an intracommunicator.
+	if err := reduceScatterBufs(sbuf, rbuf, rcount, rcounts, t, c); err != nil {
+		return nil, err
+	}
 	counts := rcounts
 	if counts == nil {
 		counts = make([]int64, c.Size)

@@ -107,6 +107,9 @@ func NeighborAllgather(m CollMode, sbuf unsafe.Pointer, scount int64, st *dataty
 	if rcounts != nil && (len(rcounts) != len(nb.src) || len(displs) != len(nb.src)) {
 		return nil, Errorf(ErrArg, "%d receive counts and %d displacements for %d neighbours", len(rcounts), len(displs), len(nb.src))
 	}
+	if err := neighborAllgatherBufs(len(nb.src), len(nb.dst), sbuf, scount, st, rbuf, rcount, rcounts, displs, rt); err != nil {
+		return nil, err
+	}
 	return runColl(m, c, func(s *schedule) error {
 		for _, i := range nb.recvOrder {
 			p, n := block(rbuf, int64(i)*rcount, rt), rcount
@@ -162,6 +165,9 @@ func NeighborAlltoall(m CollMode, a AlltoallArgs, c *Comm) (*Request, error) {
 		if err := checkCollBuf(a.Rcount, a.Rt); err != nil {
 			return nil, err
 		}
+	}
+	if err := neighborAlltoallBufs(len(nb.src), len(nb.dst), a); err != nil {
+		return nil, err
 	}
 	return runColl(m, c, func(s *schedule) error {
 		for _, i := range nb.recvOrder {

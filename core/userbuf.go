@@ -115,6 +115,64 @@ func reduceScatterBufs(sbuf, rbuf unsafe.Pointer, rcount int64, rcounts []int64,
 	return checkUserBuf(sbuf, total, t, "send buffer")
 }
 
+// alltoallBlockBuf applies MPICH's NULL-buffer rule to block i of one side of an
+// all-to-all (count each, or counts and displs with t or per-block ts): for the v and
+// w forms only where the block's displacement is 0 (elements for v, bytes for w),
+// since MPI_BOTTOM with absolute displacements is valid.
+func alltoallBlockBuf(buf unsafe.Pointer, count int64, counts, displs []int64, t *datatype.Type,
+	ts []*datatype.Type, i int, what string) error {
+	if buf != nil || (counts != nil && !displIsZero(displs, i)) {
+		return nil
+	}
+	_, n, bt := alltoallBlock(count, counts, displs, t, ts, i)
+	return checkUserBuf(buf, n, bt, what)
+}
+
+// alltoallUserBufs checks both sides' blocks for peer i of an all-to-all.
+func alltoallUserBufs(a AlltoallArgs, i int) error {
+	return firstErr(
+		alltoallBlockBuf(a.Sbuf, a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i, "send buffer"),
+		alltoallBlockBuf(a.Rbuf, a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i, "receive buffer"))
+}
+
+// Neighbourhood collectives check a side's buffer block by block, for each of the
+// outdegree send blocks and indegree receive blocks, as MPICH does for the v and w
+// forms (a Cartesian MPI_PROC_NULL neighbour keeps its block, which the layout still
+// counts). A process with no neighbours on a side moves nothing there, so it may pass
+// NULL whatever the count (MPICH checks the plain forms' buffers even then).
+
+// neighborAllgatherBufs checks a neighbourhood allgather(v): the send buffer when
+// there is a neighbour to send to, and the receive block of each neighbour to receive
+// from (rcount each, or rcounts at displs, checked where the displacement is 0).
+func neighborAllgatherBufs(indegree, outdegree int, sbuf unsafe.Pointer, scount int64, st *datatype.Type,
+	rbuf unsafe.Pointer, rcount int64, rcounts, displs []int64, rt *datatype.Type) error {
+	if outdegree > 0 {
+		if err := checkUserBuf(sbuf, scount, st, "send buffer"); err != nil {
+			return err
+		}
+	}
+	if indegree == 0 {
+		return nil
+	}
+	return blockBufs(rbuf, rcount, rcounts, displs, rt, "receive buffer")
+}
+
+// neighborAlltoallBufs checks a neighbourhood alltoall(v/w): each of the outdegree
+// send blocks, then each of the indegree receive blocks.
+func neighborAlltoallBufs(indegree, outdegree int, a AlltoallArgs) error {
+	for i := 0; i < outdegree; i++ {
+		if err := alltoallBlockBuf(a.Sbuf, a.Scount, a.Scounts, a.Sdispl, a.St, a.Sts, i, "send buffer"); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < indegree; i++ {
+		if err := alltoallBlockBuf(a.Rbuf, a.Rcount, a.Rcounts, a.Rdispl, a.Rt, a.Rts, i, "receive buffer"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // interRootBufs checks a rooted intercommunicator collective's buffers where they
 // count: at MPI_ROOT the root's side (rbuf: what a gather receives, what a scatter
 // sends, with its counts and displs), in the other group the other side (sbuf), at

@@ -4,7 +4,10 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/stretchr/testify/require"
+
 	"mpix/core/datatype"
+	"mpix/core/op"
 )
 
 // A NULL buffer with a positive count is MPI_ERR_BUFFER exactly where MPICH says so:
@@ -110,6 +113,115 @@ func TestCheckUserBufsDisplacements(t *testing.T) {
 			if err != nil && AsError(err).Class != ErrBuffer {
 				t.Fatalf("class %d, want MPI_ERR_BUFFER", AsError(err).Class)
 			}
+		})
+	}
+}
+
+// Neighbourhood collectives check each neighbour's block (MPI_PROC_NULL ones too, as
+// MPICH does): a NULL buffer with a positive count is MPI_ERR_BUFFER on the side that
+// has neighbours, in every form; a process without neighbours may pass NULL.
+func TestNeighborUserBufs(t *testing.T) {
+	intT, err := datatype.Lookup(0x4c000405) // MPI_INT
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x [4]int32
+	p := unsafe.Pointer(&x[0])
+	c := world(2, 64, 256, true)[0]
+	line := &CartTopo{dims: []int{2}, periods: []bool{false}}     // rank 0: -1 is MPI_PROC_NULL, +1 is 1
+	sendOnly := &DistGraphTopo{sources: []int{}, dests: []int{1}} // no receive side
+	none := &DistGraphTopo{sources: []int{}, dests: []int{}}
+	one := []int64{1, 1}
+	for _, tc := range []struct {
+		name string
+		topo Topology
+		call func() (*Request, error)
+		bad  bool
+	}{
+		{"allgather NULL send", line, func() (*Request, error) {
+			return NeighborAllgather(Blocking, nil, 1, intT, p, 1, nil, nil, intT, c)
+		}, true},
+		{"allgather NULL receive", line, func() (*Request, error) {
+			return NeighborAllgather(Nonblocking, p, 1, intT, nil, 1, nil, nil, intT, c)
+		}, true},
+		{"allgatherv NULL receive", line, func() (*Request, error) {
+			return NeighborAllgather(Persistent, p, 1, intT, nil, 0, one, []int64{0, 1}, intT, c)
+		}, true},
+		{"allgather NULL receive without sources", sendOnly, func() (*Request, error) {
+			return NeighborAllgather(Blocking, nil, 1, intT, nil, 1, nil, nil, intT, c)
+		}, true}, // the send buffer still counts
+		{"alltoall NULL send", line, func() (*Request, error) {
+			return NeighborAlltoall(Blocking, AlltoallArgs{Scount: 1, St: intT, Rbuf: p, Rcount: 1, Rt: intT}, c)
+		}, true},
+		{"alltoall NULL receive", line, func() (*Request, error) {
+			return NeighborAlltoall(Nonblocking, AlltoallArgs{Sbuf: p, Scount: 1, St: intT, Rcount: 1, Rt: intT}, c)
+		}, true},
+		{"alltoallv NULL receive, block at 0 of a PROC_NULL neighbour", line, func() (*Request, error) {
+			return NeighborAlltoall(Persistent, AlltoallArgs{Sbuf: p, Scounts: one, Sdispl: []int64{0, 1}, St: intT,
+				Rcounts: one, Rdispl: []int64{0, 0x1000}, Rt: intT}, c)
+		}, true},
+		{"alltoallw NULL send", line, func() (*Request, error) {
+			return NeighborAlltoall(Blocking, AlltoallArgs{Scounts: one, Sdispl: []int64{0, 0}, Sts: []*datatype.Type{intT, intT},
+				Rbuf: p, Rcounts: one, Rdispl: []int64{0, 4}, Rts: []*datatype.Type{intT, intT}}, c)
+		}, true},
+		{"allgather without neighbours", none, func() (*Request, error) {
+			return NeighborAllgather(Blocking, nil, 1, intT, nil, 1, nil, nil, intT, c)
+		}, false},
+		{"alltoall without neighbours", none, func() (*Request, error) {
+			return NeighborAlltoall(Blocking, AlltoallArgs{Scount: 1, St: intT, Rcount: 1, Rt: intT}, c)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c.SetTopo(tc.topo)
+			_, err := tc.call() // the valid cases are blocking: no request
+			if got := err != nil; got != tc.bad {
+				t.Fatalf("error = %v, want an error: %v", err, tc.bad)
+			}
+			if err != nil && AsError(err).Class != ErrBuffer {
+				t.Fatalf("class %d, want MPI_ERR_BUFFER: %v", AsError(err).Class, err)
+			}
+		})
+	}
+
+	// MPI_BOTTOM with absolute displacements is valid in the v and w forms.
+	abs := []int64{0x1000, 0x2000}
+	if err := neighborAllgatherBufs(2, 2, p, 1, intT, nil, 0, one, abs, intT); err != nil {
+		t.Errorf("allgatherv at MPI_BOTTOM: %v", err)
+	}
+	if err := neighborAlltoallBufs(2, 2, AlltoallArgs{Scounts: one, Sdispl: abs, Sts: []*datatype.Type{intT, intT},
+		Rcounts: one, Rdispl: abs, Rt: intT}); err != nil {
+		t.Errorf("alltoallw/v at MPI_BOTTOM: %v", err)
+	}
+	// An empty block at displacement 0 is not checked.
+	if err := neighborAlltoallBufs(2, 0, AlltoallArgs{Rcounts: []int64{0, 1}, Rdispl: []int64{0, 0x2000}, Rt: intT}); err != nil {
+		t.Errorf("alltoallv with an empty block at 0: %v", err)
+	}
+}
+
+// The intercommunicator reduce-scatter checks this process's block of the result and
+// its whole send vector, as the intracommunicator one does.
+func TestInterReduceScatterUserBufs(t *testing.T) {
+	lt := interLong(t)
+	c := interWorld([]bool{true, false, true}, 64, 256, true)[0] // local size 2, remote 1
+	sum := op.Predefined(op.Sum)
+	buf := longs(8)
+	for _, tc := range []struct {
+		name string
+		call func() (*Request, error)
+	}{
+		{"block NULL send", func() (*Request, error) { return ReduceScatter(Blocking, nil, lp(buf), 1, nil, lt, sum, c) }},
+		{"block NULL receive", func() (*Request, error) { return ReduceScatter(Nonblocking, lp(buf), nil, 1, nil, lt, sum, c) }},
+		{"v NULL send", func() (*Request, error) {
+			return ReduceScatter(Persistent, nil, lp(buf), 0, []int64{0, 2}, lt, sum, c)
+		}},
+		{"v NULL receive", func() (*Request, error) {
+			return ReduceScatter(Blocking, lp(buf), nil, 0, []int64{1, 0}, lt, sum, c)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.call()
+			require.Error(t, err)
+			require.Equal(t, ErrBuffer, AsError(err).Class, "%v", err)
 		})
 	}
 }

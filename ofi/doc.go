@@ -33,6 +33,17 @@
 // explicitly to use it. Libfabric's own variables (FI_PROVIDER, FI_TCP_IFACE, ...)
 // still apply beneath this choice.
 //
+// # Signal handlers
+//
+// Loading libfabric and its providers (dlopen, fi_getinfo, opening and closing
+// endpoints) and libibverbs (dlopen, ibv_get_device_list, for VerbsDevices) runs
+// other libraries' code, some of which installs signal handlers of its own: psm2
+// replaces SIGSEGV's, so that a program's segfault prints psm2's backtrace and exits
+// with 1, and Go's handlers are gone. The C entries that run such code hold one guard
+// (sigguard.c): it saves every signal's disposition before and, after, puts back each
+// one that changed to a handler in a shared object other than libmpix and the program
+// (a handler the program or Go installed meanwhile stays).
+//
 // # Building without libfabric
 //
 // The package needs cgo and libfabric (headers and -lfabric) to build. Build with the

@@ -1,75 +1,22 @@
 //go:build cgo && !mpix_noofi
 
-#define _GNU_SOURCE // dladdr1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
+#include "sigguard.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
-#include <signal.h>
 
 // Signal handlers around libfabric: loading, opening and closing providers runs their
-// libraries' code, and some install handlers of their own (psm2's prints a backtrace
-// for SIGSEGV, leaves a .btr file and exits with code 1, so that a program's own
-// segfault no longer looks like one, and Go's handlers are gone). What a libfabric
-// call changed is put back as it was before the call, but only where the new handler
-// is provider code: one outside libmpix and outside the program, so that a handler
-// another thread installed meanwhile (the program's, Go's) stays.
-typedef struct {
-	struct sigaction act[NSIG];
-	unsigned char ok[NSIG];
-} saved_handlers;
+// libraries' code, and some install handlers of their own (psm2's SIGSEGV handler).
+// The entries that run it keep the process's handlers with the guard of sigguard.h.
 
 // fab_mu serializes the entries that run libfabric's setup and teardown: load's
-// writes to fab, and the save/restore of handlers around them.
+// writes to fab, and the guarded regions around them.
 static pthread_mutex_t fab_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void save_handlers(saved_handlers *h)
-{
-	for (int s = 1; s < NSIG; s++)
-		h->ok[s] = s != SIGKILL && s != SIGSTOP && sigaction(s, NULL, &h->act[s]) == 0;
-}
-
-// handler_obj returns the loaded object (link map) that holds a disposition's
-// handler, NULL for SIG_DFL, SIG_IGN or code in no object.
-static struct link_map *handler_obj(const struct sigaction *sa)
-{
-	if (sa->sa_handler == SIG_DFL || sa->sa_handler == SIG_IGN)
-		return NULL;
-	void *pc = (sa->sa_flags & SA_SIGINFO) ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
-	Dl_info d;
-	struct link_map *lm = NULL;
-	if (!dladdr1(pc, &d, (void **)&lm, RTLD_DL_LINKMAP))
-		return NULL;
-	return lm;
-}
-
-// installed_by_provider reports whether a handler lies in a shared object other than
-// libmpix (this file's) and the program (whose link map has the empty name).
-static int installed_by_provider(const struct sigaction *sa)
-{
-	struct link_map *lm = handler_obj(sa), *self = NULL;
-	Dl_info d;
-	if (lm == NULL || !dladdr1((void *)save_handlers, &d, (void **)&self, RTLD_DL_LINKMAP))
-		return 0;
-	return lm != self && lm->l_name != NULL && lm->l_name[0] != '\0';
-}
-
-static void restore_handlers(const saved_handlers *h)
-{
-	for (int s = 1; s < NSIG; s++) {
-		struct sigaction now;
-		if (!h->ok[s] || sigaction(s, NULL, &now) != 0)
-			continue;
-		if ((now.sa_handler != h->act[s].sa_handler || now.sa_flags != h->act[s].sa_flags) &&
-		    installed_by_provider(&now))
-			sigaction(s, &h->act[s], NULL);
-	}
-}
 
 // The libfabric functions mpix calls that are exported symbols (the rest of the API
 // is inline calls through the objects' operation tables).
@@ -327,11 +274,11 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 // and keep the process's signal handlers from the providers.
 int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
 {
-	saved_handlers h;
+	mpix_sigguard g;
 	pthread_mutex_lock(&fab_mu);
-	save_handlers(&h);
+	mpix_sigguard_save(&g);
 	int rc = getinfo(prov, out);
-	restore_handlers(&h);
+	mpix_sigguard_restore(&g);
 	pthread_mutex_unlock(&fab_mu);
 	return rc;
 }
@@ -339,11 +286,11 @@ int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
 int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx, int32_t naddrs,
 		  const char **where)
 {
-	saved_handlers h;
+	mpix_sigguard g;
 	pthread_mutex_lock(&fab_mu);
-	save_handlers(&h);
+	mpix_sigguard_save(&g);
 	int rc = open_ep(s, info, bufsize, ntx, nrx, naddrs, where);
-	restore_handlers(&h);
+	mpix_sigguard_restore(&g);
 	pthread_mutex_unlock(&fab_mu);
 	return rc;
 }
@@ -404,11 +351,11 @@ static int close_ep(mpix_ofi *s)
 // install theirs again).
 int mpix_ofi_close(mpix_ofi *s)
 {
-	saved_handlers h;
+	mpix_sigguard g;
 	pthread_mutex_lock(&fab_mu);
-	save_handlers(&h);
+	mpix_sigguard_save(&g);
 	int rc = close_ep(s);
-	restore_handlers(&h);
+	mpix_sigguard_restore(&g);
 	pthread_mutex_unlock(&fab_mu);
 	return rc;
 }

@@ -2,18 +2,21 @@
 
 // The RDMA devices on this machine, as libibverbs lists them (libfabric's verbs
 // provider runs over them). libibverbs is loaded with dlopen, like libfabric, so mpix
-// runs where it is not installed. Only mpixinfo asks, through MPI_T.
+// runs where it is not installed. Only mpixinfo asks, through MPI_T. Loading it and
+// listing the devices runs its providers' code (rdma-core's driver libraries), which
+// may install signal handlers as libfabric's providers do: the sigguard.h guard keeps
+// the process's.
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "sigguard.h"
+
 struct ibv_device;
 
-// mpix_verbs_devices writes the devices' names, separated by spaces, into out (size
-// n). It returns their number, or -1 with the reason in out when libibverbs cannot
-// be loaded.
-int mpix_verbs_devices(char *out, int n)
+// list_devices is mpix_verbs_devices without the guard.
+static int list_devices(char *out, int n)
 {
 	out[0] = 0;
 	void *lib = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -45,5 +48,17 @@ int mpix_verbs_devices(char *out, int n)
 		release(list);
 	}
 	dlclose(lib);
+	return count;
+}
+
+// mpix_verbs_devices writes the devices' names, separated by spaces, into out (size
+// n). It returns their number, or -1 with the reason in out when libibverbs cannot
+// be loaded.
+int mpix_verbs_devices(char *out, int n)
+{
+	mpix_sigguard g;
+	mpix_sigguard_save(&g);
+	int count = list_devices(out, n);
+	mpix_sigguard_restore(&g);
 	return count;
 }

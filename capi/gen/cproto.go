@@ -60,17 +60,36 @@ func loadProtoFile(path string, ext bool) ([]*Proc, error) {
 				f.Params = append(f.Params, p)
 			}
 		}
+		if err := markLengths(f); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s: %w", path, n, f.Name, err)
+		}
 		procs = append(procs, f)
 	}
 	return procs, sc.Err()
 }
 
-// parseParam parses "const MPI_Datatype types[]" or "int *flag".
+// The array lengths and kinds that apis.json gives and a C prototype cannot, written
+// in capi/gen/mpi41.h (never compiled: include/mpi.h gets the standard's "name[]"):
+// "MPI_Request array_of_requests[count]" says that count counts the array (Length;
+// count becomes an ARRAY_LENGTH_NNI, as in apis.json), a trailing "/* INDEX */" names
+// the parameter's apis.json kind. The generated NULL-array checks (nullargs.go) read
+// both, so MPI_Request_get_status_all gets MPI_Testall's.
+var (
+	arrayLength = regexp.MustCompile(`^(.*)\[([A-Za-z_][A-Za-z0-9_]*)\]$`)
+	kindComment = regexp.MustCompile(`^(.*?)\s*/\*\s*([A-Z_]+)\s*\*/$`)
+)
+
+// parseParam parses "const MPI_Datatype types[]", "int *flag", or with mpi41.h's
+// annotations "int array_of_indices[incount] /* INDEX */".
 func parseParam(s string) (Param, error) {
 	var p Param
 	if s == "..." {
 		p.Varargs = true
 		return p, nil
+	}
+	kind := ""
+	if m := kindComment.FindStringSubmatch(s); m != nil {
+		s, kind = m[1], m[2]
 	}
 	if strings.HasPrefix(s, "const ") {
 		p.Const = true
@@ -79,6 +98,9 @@ func parseParam(s string) (Param, error) {
 	if strings.HasSuffix(s, "[]") {
 		p.Array = true
 		s = strings.TrimSpace(strings.TrimSuffix(s, "[]"))
+	} else if m := arrayLength.FindStringSubmatch(s); m != nil {
+		p.Array, p.Length = true, m[2]
+		s = strings.TrimSpace(m[1])
 	}
 	i := strings.LastIndexAny(s, " *")
 	if i < 0 {
@@ -95,9 +117,33 @@ func parseParam(s string) (Param, error) {
 	if p.Kind == "" && typ != "void" && typ != "char" {
 		p.Kind = "SCALAR" // int, MPI_Aint...: an output of this type must not be NULL
 	}
+	if kind != "" {
+		p.Kind = kind
+	}
 	p.Dir = "in"
 	if (p.Ptr > 0 || p.Array) && !p.Const && p.Base != "void" && p.Base != "char" {
 		p.Dir = "out"
 	}
 	return p, nil
+}
+
+// markLengths makes each integer parameter that an array names as its length an
+// ARRAY_LENGTH_NNI, the kind apis.json gives the count of a completion call's arrays.
+// A length that is no integer parameter is a mistake in the header.
+func markLengths(f *Proc) error {
+	for _, a := range f.Params {
+		if a.Length == "" {
+			continue
+		}
+		found := false
+		for i, p := range f.Params {
+			if p.Name == a.Length && p.levels() == 0 && (p.Kind == "SCALAR" || p.Kind == "ARRAY_LENGTH_NNI") {
+				f.Params[i].Kind, found = "ARRAY_LENGTH_NNI", true
+			}
+		}
+		if !found {
+			return fmt.Errorf("the length of %s, %s, is not an integer parameter", a.Name, a.Length)
+		}
+	}
+	return nil
 }

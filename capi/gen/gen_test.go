@@ -79,6 +79,11 @@ func TestParseParam(t *testing.T) {
 		{"MPI_Comm out_comm_handles[]", Param{Name: "out_comm_handles", Base: "MPI_Comm", Array: true, Kind: "COMMUNICATOR", Dir: "out"}},
 		{"const char *ops", Param{Name: "ops", Base: "char", Ptr: 1, Const: true, Dir: "in"}},
 		{"...", Param{Varargs: true}},
+		// mpi41.h's annotations: an array's length, a parameter's apis.json kind.
+		{"const MPI_Request array_of_requests[count]", Param{Name: "array_of_requests", Base: "MPI_Request", Const: true, Array: true,
+			Length: "count", Kind: "REQUEST", Dir: "in"}},
+		{"int array_of_indices[incount] /* INDEX */", Param{Name: "array_of_indices", Base: "int", Array: true,
+			Length: "incount", Kind: "INDEX", Dir: "out"}},
 	}
 	for _, tc := range tests {
 		got, err := parseParam(tc.in)
@@ -87,6 +92,34 @@ func TestParseParam(t *testing.T) {
 	}
 	_, err := parseParam("int")
 	require.Error(t, err)
+}
+
+// The MPI-4.1 completion calls declared in mpi41.h know their arrays' lengths as
+// apis.json's MPI_Test* do: the same NULL-array checks (MPI_ERR_ARG with a positive
+// count), in the shim and in Go; mpi.h still declares the arrays as "name[]".
+func TestMPI41CompletionArrays(t *testing.T) {
+	all := loadAll(t)
+	for name, like := range map[string]string{
+		"MPI_Request_get_status_all":  "MPI_Testall",
+		"MPI_Request_get_status_any":  "MPI_Testany",
+		"MPI_Request_get_status_some": "MPI_Testsome",
+	} {
+		f, g := all[name], all[like]
+		require.NotNil(t, f, name)
+		require.NotNil(t, g, like)
+		require.NotEmpty(t, shimGuard(f), name)
+		require.Equal(t, shimGuard(g), shimGuard(f), "%s checks its arrays unlike %s", name, like)
+		require.Equal(t, f.Params[0].Name, f.Params[1].Length, "%s: the length of array_of_requests", name)
+		require.Equal(t, "ARRAY_LENGTH_NNI", f.Params[0].Kind, name)
+		require.NotContains(t, f.Prototype(f.Name), "[count]", name)
+		require.NotContains(t, f.Prototype(f.Name), "INDEX", name)
+	}
+
+	// A length that names no integer parameter is an error in the header.
+	path := filepath.Join(t.TempDir(), "bad.h")
+	require.NoError(t, os.WriteFile(path, []byte("int MPI_X(int n, const MPI_Request r[count]);\n"), 0o644))
+	_, err := loadProtoFile(path, false)
+	require.ErrorContains(t, err, "count")
 }
 
 // Every generated prototype must be compatible with MPICH's own declaration of the same

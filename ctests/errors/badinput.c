@@ -2,7 +2,8 @@
  * on the C fast paths and in Go, never as a crash or a hang (issue 29 item 5).
  * - a NULL buffer with a positive count of a predefined datatype: MPI_ERR_BUFFER
  *   (point-to-point, at once, with no partner; collectives, intra- and
- *   intercommunicator, where the buffer counts);
+ *   intercommunicator, where the buffer counts; neighbourhood collectives, per
+ *   neighbour's block, NULL valid without neighbours);
  *   NULL with count 0, MPI_BOTTOM with an absolute datatype and a NULL receive
  *   buffer at a gather's non-root are valid;
  * - v/w collectives with MPI_BOTTOM and absolute displacements (MPI_Get_address)
@@ -170,8 +171,44 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Gather(&x, 1, MPI_INT, rank == 0 ? &y : NULL, 1, MPI_INT, root, inter));
     if (rank == 0)
         CHECK(y == 7, "intercommunicator gather got %d", y);
+    int rc1 = 1;
+    CHECK_CLASS(MPI_Reduce_scatter(NULL, &y, &rc1, MPI_INT, MPI_SUM, inter), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Reduce_scatter(&x, NULL, &rc1, MPI_INT, MPI_SUM, inter), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Reduce_scatter_block(NULL, &y, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Ireduce_scatter_block(&x, NULL, 1, MPI_INT, MPI_SUM, inter, &req), MPI_ERR_BUFFER);
     CHECK_OK(MPI_Comm_free(&inter));
     CHECK_OK(MPI_Comm_free(&half));
+
+    /* Neighbourhood collectives: each neighbour's block counts (a line of two: one
+     * neighbour and one MPI_PROC_NULL each); without neighbours NULL is valid. */
+    MPI_Comm line, lonely;
+    int dim = 2, period = 0, nb[2] = {-1, -1}, two[2] = {1, 1}, d01[2] = {0, 1};
+    CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, &dim, &period, 0, &line));
+    CHECK_OK(MPI_Comm_set_errhandler(line, MPI_ERRORS_RETURN));
+    CHECK_CLASS(MPI_Neighbor_allgather(NULL, 1, MPI_INT, nb, 1, MPI_INT, line), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Neighbor_allgather(&x, 1, MPI_INT, NULL, 1, MPI_INT, line), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Neighbor_allgatherv(&x, 1, MPI_INT, NULL, two, d01, MPI_INT, line), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Ineighbor_allgather(&x, 1, MPI_INT, NULL, 1, MPI_INT, line, &req), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Neighbor_alltoall(NULL, 1, MPI_INT, nb, 1, MPI_INT, line), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Neighbor_alltoall(both, 1, MPI_INT, NULL, 1, MPI_INT, line), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Neighbor_alltoallv(both, two, d01, MPI_INT, NULL, two, d01, MPI_INT, line), MPI_ERR_BUFFER);
+    MPI_Aint b01[2] = {0, sizeof(int)};
+    MPI_Datatype ints2[2] = {MPI_INT, MPI_INT};
+    CHECK_CLASS(MPI_Neighbor_alltoallw(NULL, two, b01, ints2, nb, two, b01, ints2, line), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Neighbor_alltoall_init(both, 1, MPI_INT, NULL, 1, MPI_INT, line, MPI_INFO_NULL, &req),
+                MPI_ERR_BUFFER);
+    CHECK(req == MPI_REQUEST_NULL, "a failed neighbourhood call set the request to 0x%x", req);
+    /* Valid: the exchange itself, and NULL on a distributed graph with no edges. */
+    nb[0] = nb[1] = -1;
+    CHECK_OK(MPI_Neighbor_allgather(&x, 1, MPI_INT, nb, 1, MPI_INT, line));
+    CHECK(nb[rank == 0 ? 1 : 0] == 7, "neighbour allgather got %d %d", nb[0], nb[1]);
+    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED,
+                                            MPI_INFO_NULL, 0, &lonely));
+    CHECK_OK(MPI_Comm_set_errhandler(lonely, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Neighbor_allgather(NULL, 1, MPI_INT, NULL, 1, MPI_INT, lonely));
+    CHECK_OK(MPI_Neighbor_alltoall(NULL, 1, MPI_INT, NULL, 1, MPI_INT, lonely));
+    CHECK_OK(MPI_Comm_free(&lonely));
+    CHECK_OK(MPI_Comm_free(&line));
 
     /* Completion calls: NULL arrays with a positive count, NULL statuses. */
     CHECK_CLASS(MPI_Waitall(2, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
@@ -184,6 +221,15 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Waitall(2, reqs, NULL), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Testall(2, reqs, &flag, NULL), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Waitsome(2, reqs, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    /* MPI-4.1's MPI_Request_get_status_all/any/some, like MPI_Testall/any/some. */
+    CHECK_CLASS(MPI_Request_get_status_all(2, NULL, &flag, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_all(2, reqs, &flag, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_any(2, NULL, &idx, &flag, MPI_STATUS_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_some(2, NULL, &outcount, indices, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_some(2, reqs, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Request_get_status_some(2, reqs, &outcount, indices, NULL), MPI_ERR_ARG);
+    CHECK_OK(MPI_Request_get_status_all(0, NULL, &flag, NULL));
+    CHECK(flag, "MPI_Request_get_status_all of no requests: flag %d", flag);
     CHECK_OK(MPI_Waitall(0, NULL, NULL)); /* nothing to wait for */
     CHECK_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
     CHECK_CLASS(MPI_Wait(&req, NULL), MPI_ERR_ARG);
