@@ -156,12 +156,14 @@ func (w *Win) SetName(n string) {
 }
 
 // SharedQuery is MPI_Win_shared_query: rank's memory as this process can load and
-// store it. rank MPI_PROC_NULL asks for the lowest rank with memory. An allocated
-// window some of whose ranks this process cannot map answers size 0 and a nil base
-// for them; windows of the other flavours are MPI_ERR_RMA_FLAVOR.
+// store it. rank MPI_PROC_NULL asks for the lowest rank with memory. Shared and
+// allocated windows answer, and so do created ones, whose memory this process maps
+// when it came from MPI_Alloc_mem (users ask MPICH for this); a rank whose memory is
+// not mapped here answers size 0 and a nil base. Dynamic windows are
+// MPI_ERR_RMA_FLAVOR.
 func (w *Win) SharedQuery(rank int) (base unsafe.Pointer, size, dispUnit int64, err error) {
-	if w.flavor != FlavorShared && w.flavor != FlavorAllocate {
-		return nil, 0, 0, core.Errorf(core.ErrRMAFlavor, "MPI_Win_shared_query needs a window from MPI_Win_allocate_shared or MPI_Win_allocate")
+	if w.flavor == FlavorDynamic {
+		return nil, 0, 0, core.Errorf(core.ErrRMAFlavor, "MPI_Win_shared_query on a dynamic window")
 	}
 	if rank == core.ProcNull {
 		for r := range w.targets {
