@@ -429,7 +429,7 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 		fail(core.AsError(err).Class)
 		return
 	}
-	self := where{st: w.own} // the runs are this process's addresses, checked above
+	self := w.ownWhere(runs) // the runs are this process's addresses, checked above
 	n := totalLen(runs)
 	switch h.Tag {
 	case amPut:
@@ -503,6 +503,26 @@ func parseRequest(p []byte) (runs []run, opH, typeH int32, data []byte, ok bool)
 		}
 	}
 	return runs, opH, typeH, p[prefixLen+runLen*k:], true
+}
+
+// ownWhere is how this process's engine reaches its own window memory for runs: loads
+// and stores, with atomics where the memory is shareable (as its peers decide).
+func (w *Win) ownWhere(runs []run) where {
+	at := where{st: w.own, atomics: w.self.shareable}
+	if w.flavor == FlavorDynamic {
+		var rbuf [16]region
+		rs := w.own.regions(rbuf[:0])
+		shared, plain := 0, 0
+		for _, x := range runs {
+			if i := regionOf(rs, x.addr, uint64(x.n)); i >= 0 && rs[i].memfd > 0 {
+				shared++
+			} else {
+				plain++
+			}
+		}
+		at.atomics = plain == 0 && shared > 0
+	}
+	return at
 }
 
 // checkOwn checks runs an origin sent against this process's window: a forged or

@@ -141,6 +141,8 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 		t.blocks = &blockCache{}
 		t.pid = peers[t.world].PID
 		t.base, t.size, t.dispUnit = uintptr(card[cardBase]), card[cardSize], card[cardDispUnit]
+		t.shareable = w.flavor == FlavorAllocate || w.flavor == FlavorShared ||
+			(w.flavor == FlavorCreate && card[cardBlockFD] >= 0)
 		switch {
 		case r == me:
 			t.how, t.mem, t.st = reachSelf, w.base, w.own
@@ -169,6 +171,8 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 				}
 			} else if t.mapBlock(card) {
 				t.how = reachMapped
+			} else if t.shareable {
+				t.how = reachAM // memory for atomics that this process cannot map
 			} else if cmaWorks(t.pid, uintptr(card[cardState])) {
 				t.how = reachCMA
 			} else {

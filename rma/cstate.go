@@ -45,6 +45,9 @@ func (w *Win) publishC() {
 		if t.how == reachSelf {
 			p.self = 1
 		}
+		if t.shareable {
+			p.atomics = 1
+		}
 		if t.st.p != nil {
 			p.state = (*C.char)(t.st.p)
 		}

@@ -32,7 +32,7 @@ static inline int builtin_size(MPI_Datatype dt)
 /* dynamic_target finds [addr, addr+bytes) of a dynamic window's rank in this process:
  * the rank's attached regions (read consistently from its state page) must hold it,
  * in an MPI_Alloc_mem block this process maps (or in its own memory). */
-static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes)
+static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes, int *atomics)
 {
     if (p->state == NULL || bytes < 0)
         return NULL;
@@ -50,6 +50,7 @@ static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes)
             if (addr < base || addr - base > size || (uint64_t)bytes > size - (addr - base))
                 continue;
             hit = 1;
+            *atomics = __atomic_load_n(&r[2], __ATOMIC_RELAXED) != 0; /* in an MPI_Alloc_mem block */
             if (p->self) {
                 found = (char *)(uintptr_t)addr;
                 break;
@@ -74,7 +75,7 @@ static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes)
 
 /* target finds where count elements of dt at disp of rank's window are in this
  * process, checking the epoch and the window's bounds; NULL sends the call to Go. */
-static inline char *target(mpix_rma_win *w, int rank, MPI_Aint disp, int64_t bytes, mpix_rma_peer **pp)
+static inline char *target(mpix_rma_win *w, int rank, MPI_Aint disp, int64_t bytes, mpix_rma_peer **pp, int *atomics)
 {
     if (rank < 0 || rank >= w->nranks)
         return NULL;
@@ -83,8 +84,9 @@ static inline char *target(mpix_rma_win *w, int rank, MPI_Aint disp, int64_t byt
         return NULL; /* no epoch: Go reports MPI_ERR_RMA_SYNC */
     if (w->dynamic) {
         *pp = p;
-        return dynamic_target(p, (uint64_t)disp, bytes);
+        return dynamic_target(p, (uint64_t)disp, bytes, atomics);
     }
+    *atomics = p->atomics;
     if (p->mem == NULL || disp < 0)
         return NULL;
     if (disp > p->size / p->disp_unit)
@@ -130,7 +132,8 @@ int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int ra
     mpix_rma_peer *p;
     if (w == NULL || !plain(otype, ocount, ttype, tcount, &n))
         return MPIX_FAST_MISS;
-    char *t = target(w, rank, disp, n, &p);
+    int atomics;
+    char *t = target(w, rank, disp, n, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     memcpy(t, origin, (size_t)n);
@@ -145,7 +148,8 @@ int mpix_rma_fast_get(void *origin, int ocount, MPI_Datatype otype, int rank, MP
     mpix_rma_peer *p;
     if (w == NULL || !plain(otype, ocount, ttype, tcount, &n))
         return MPIX_FAST_MISS;
-    char *t = target(w, rank, disp, n, &p);
+    int atomics;
+    char *t = target(w, rank, disp, n, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     memcpy(origin, t, (size_t)n);
@@ -193,6 +197,74 @@ static int apply(MPI_Op op, MPI_Datatype dt, const void *in, void *t)
     return 0;
 }
 
+/* Atomic forms of apply, for shareable memory (rma/atomic.go decides the same way):
+ * one instruction for sum and the bitwise ops on integers, a compare-and-swap loop for
+ * the rest; old gets the previous value. */
+#define CAS_LOOP(T, U)                                                                                 \
+    do {                                                                                               \
+        U *w = (U *)t, cur = __atomic_load_n(w, __ATOMIC_RELAXED), next;                               \
+        T a, b;                                                                                        \
+        memcpy(&a, in, sizeof a);                                                                      \
+        do {                                                                                           \
+            memcpy(&b, &cur, sizeof b);                                                                \
+            if (op == MPI_SUM) b = b + a;                                                              \
+            else if (op == MPI_PROD) b = b * a;                                                        \
+            else if (op == MPI_MAX) b = b > a ? b : a;                                                 \
+            else if (op == MPI_MIN) b = b < a ? b : a;                                                 \
+            else return 0;                                                                             \
+            memcpy(&next, &b, sizeof next);                                                            \
+        } while (!__atomic_compare_exchange_n(w, &cur, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)); \
+        memcpy(old, &cur, sizeof cur);                                                                 \
+        return 1;                                                                                      \
+    } while (0)
+#define INT_ATOMIC(T, U)                                                                               \
+    do {                                                                                               \
+        U *w = (U *)t, a, prev;                                                                        \
+        memcpy(&a, in, sizeof a);                                                                      \
+        if (op == MPI_SUM) prev = __atomic_fetch_add(w, a, __ATOMIC_ACQ_REL);                          \
+        else if (op == MPI_BAND) prev = __atomic_fetch_and(w, a, __ATOMIC_ACQ_REL);                    \
+        else if (op == MPI_BOR) prev = __atomic_fetch_or(w, a, __ATOMIC_ACQ_REL);                      \
+        else if (op == MPI_BXOR) prev = __atomic_fetch_xor(w, a, __ATOMIC_ACQ_REL);                    \
+        else if (op == MPI_REPLACE) prev = __atomic_exchange_n(w, a, __ATOMIC_ACQ_REL);                \
+        else CAS_LOOP(T, U);                                                                           \
+        memcpy(old, &prev, sizeof prev);                                                               \
+        return 1;                                                                                      \
+    } while (0)
+#define FLOAT_ATOMIC(T, U)                                                                             \
+    do {                                                                                               \
+        if (op == MPI_REPLACE) {                                                                       \
+            U a, prev;                                                                                 \
+            memcpy(&a, in, sizeof a);                                                                  \
+            prev = __atomic_exchange_n((U *)t, a, __ATOMIC_ACQ_REL);                                   \
+            memcpy(old, &prev, sizeof prev);                                                           \
+            return 1;                                                                                  \
+        }                                                                                              \
+        CAS_LOOP(T, U);                                                                                \
+    } while (0)
+
+static int apply_atomic(MPI_Op op, MPI_Datatype dt, const void *in, char *t, char *old)
+{
+    if (op == MPI_NO_OP) {
+        if (builtin_size(dt) == 8) {
+            uint64_t v = __atomic_load_n((uint64_t *)t, __ATOMIC_ACQUIRE);
+            memcpy(old, &v, 8);
+        } else {
+            uint32_t v = __atomic_load_n((uint32_t *)t, __ATOMIC_ACQUIRE);
+            memcpy(old, &v, 4);
+        }
+        return 1;
+    }
+    switch (dt) {
+    case MPI_INT: case MPI_INT32_T: INT_ATOMIC(int32_t, uint32_t);
+    case MPI_UNSIGNED: case MPI_UINT32_T: INT_ATOMIC(uint32_t, uint32_t);
+    case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: INT_ATOMIC(int64_t, uint64_t);
+    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: INT_ATOMIC(uint64_t, uint64_t);
+    case MPI_DOUBLE: FLOAT_ATOMIC(double, uint64_t);
+    case MPI_FLOAT: FLOAT_ATOMIC(float, uint32_t);
+    }
+    return 0;
+}
+
 static int accumulate(const void *origin, void *result, MPI_Datatype dt, int rank, MPI_Aint disp, MPI_Op op,
                       mpix_rma_win *w)
 {
@@ -200,12 +272,20 @@ static int accumulate(const void *origin, void *result, MPI_Datatype dt, int ran
     mpix_rma_peer *p;
     if (s == 0 || dt == MPI_CHAR || dt == MPI_BYTE || dt == MPI_SHORT)
         return MPIX_FAST_MISS;
-    char *t = target(w, rank, disp, s, &p);
+    int atomics;
+    char *t = target(w, rank, disp, s, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     char in[8], old[8];
     if (op != MPI_NO_OP)
         memcpy(in, origin, (size_t)s);
+    if (atomics) {
+        if (!apply_atomic(op, dt, in, t, old))
+            return MPIX_FAST_MISS; /* nothing changed: Go does it (or reports the error) */
+        if (result != NULL)
+            memcpy(result, old, (size_t)s);
+        return MPI_SUCCESS;
+    }
     acc_lock(p);
     memcpy(old, t, (size_t)s);
     int ok = apply(op, dt, in, t);
@@ -244,10 +324,30 @@ int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void
     if (w == NULL || s == 0 || dt == MPI_FLOAT || dt == MPI_DOUBLE || origin == NULL || compare == NULL ||
         result == NULL)
         return MPIX_FAST_MISS;
-    char *t = target(w, rank, disp, s, &p);
+    int atomics;
+    char *t = target(w, rank, disp, s, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     char old[8];
+    if (atomics && (s == 4 || s == 8)) {
+        if (s == 8) {
+            uint64_t want, next;
+            memcpy(&want, compare, 8);
+            memcpy(&next, origin, 8);
+            __atomic_compare_exchange_n((uint64_t *)t, &want, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            memcpy(old, &want, 8);
+        } else {
+            uint32_t want, next;
+            memcpy(&want, compare, 4);
+            memcpy(&next, origin, 4);
+            __atomic_compare_exchange_n((uint32_t *)t, &want, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            memcpy(old, &want, 4);
+        }
+        memcpy(result, old, (size_t)s);
+        return MPI_SUCCESS;
+    }
+    if (atomics)
+        return MPIX_FAST_MISS; /* a 1- or 2-byte element: Go takes the lock, as its peers do */
     acc_lock(p);
     memcpy(old, t, (size_t)s);
     if (memcmp(old, compare, (size_t)s) == 0)

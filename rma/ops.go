@@ -219,7 +219,7 @@ func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what
 	if opr.Kind() != op.NoOp {
 		in = o.packed()
 	}
-	if tg.how == reachAM {
+	if tg.how == reachAM || at.viaAM { // (process_vm runs are the target's addresses)
 		return w.amAccumulate(tg, runs, in, result, opr, basic, wantReq)
 	}
 	var out []byte
@@ -239,6 +239,12 @@ func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what
 // apply performs an accumulate on the target's memory under its accumulate lock: old
 // (if not nil) receives the data from before.
 func (at where) apply(runs []run, in, old []byte, opr *op.Op, basic *datatype.Type) error {
+	if at.atomics && at.cma == 0 {
+		if k := atomicKindOf(basic); atomicOp(opr, k) {
+			applyAtomic(runs, in, old, opr, k)
+			return nil
+		}
+	}
 	n := totalLen(runs)
 	at.st.accLock()
 	defer at.st.accUnlock()
@@ -288,7 +294,7 @@ func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype
 	o := unsafe.Slice((*byte)(origin), n)
 	c := unsafe.Slice((*byte)(compare), n)
 	r := unsafe.Slice((*byte)(result), n)
-	if tg.how == reachAM {
+	if tg.how == reachAM || at.viaAM {
 		return w.amCAS(tg, runs, o, c, r)
 	}
 	return at.cas(runs, o, c, r)
@@ -296,6 +302,9 @@ func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype
 
 // cas swaps in o where the target holds c, under the accumulate lock; r gets the old value.
 func (at where) cas(runs []run, o, c, r []byte) error {
+	if at.atomics && at.cma == 0 && len(runs) == 1 && casAtomic(runs[0].addr, o, c, r) {
+		return nil
+	}
 	at.st.accLock()
 	defer at.st.accUnlock()
 	old := make([]byte, len(r))

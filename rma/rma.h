@@ -29,6 +29,8 @@ typedef struct mpix_rma_peer {
     uint32_t nblocks; /* atomic: blocks published (dynamic windows) */
     int32_t self;     /* this process: a dynamic window's addresses are its own */
     int32_t sync;     /* operations complete in the call (no active messages): a flush is a fence */
+    int32_t atomics;  /* shareable memory: accumulates use CPU atomics where they can (rma/atomic.go) */
+    int32_t pad;
     mpix_rma_block blocks[MPIX_RMA_MAX_BLOCKS];
 } mpix_rma_peer;
 

@@ -20,9 +20,15 @@ type run struct {
 // where says how an operation reaches the runs targetRuns returned: through
 // process_vm_readv/writev of process cma, or, when cma is 0, by loads and stores at
 // addresses of this process. st is the target's state page (its accumulate lock).
+//
+// atomics says the memory is shareable (atomic.go): accumulates on it use CPU atomics
+// where the type and op allow. viaAM says this process cannot do that (it reaches
+// shareable memory with process_vm_writev only): accumulates go to the target's engine.
 type where struct {
-	cma int
-	st  state
+	cma     int
+	st      state
+	atomics bool
+	viaAM   bool
 }
 
 // targetRuns lists the memory that count elements of t at displacement disp occupy in
@@ -65,22 +71,34 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 		}
 		var rbuf [16]region
 		rs := tg.st.regions(rbuf[:0])
+		shared, plain := 0, 0
 		for _, x := range runs {
-			if regionOf(rs, x.addr, uint64(x.n)) < 0 {
+			i := regionOf(rs, x.addr, uint64(x.n))
+			if i < 0 {
 				return nil, where{}, core.Errorf(core.ErrRMARange, "target address %#x (%d bytes) is not in memory attached to the dynamic window", x.addr, x.n)
 			}
+			if rs[i].memfd > 0 {
+				shared++
+			} else {
+				plain++
+			}
 		}
+		// An operation across a shareable and a plain region takes the lock: the
+		// standard's atomicity is per element and operation, and such spans are rare.
+		at.atomics = plain == 0 && shared > 0
 		if tg.how == reachCMA {
 			if w.translateBlocks(tg, runs, rs) {
 				return runs, at, nil
 			}
 			at.cma = tg.pid
+			at.viaAM = at.atomics
 		}
 		return runs, at, nil
 	}
 	if err := inWindow(runs, uint64(tg.base), tg.size); err != nil {
 		return nil, where{}, err
 	}
+	at.atomics = tg.shareable
 	switch tg.how {
 	case reachMapped:
 		for i := range runs {
@@ -88,6 +106,7 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 		}
 	case reachCMA:
 		at.cma = tg.pid
+		at.viaAM = at.atomics
 	}
 	return runs, at, nil
 }

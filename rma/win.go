@@ -46,6 +46,9 @@ type target struct {
 	size     int64   // window size in bytes (dynamic: 0)
 	dispUnit int64
 	how      reach
+	// shareable: the memory is in a segment or MPI_Alloc_mem block node peers map (or
+	// would, but for /proc's permission), so accumulates on it use CPU atomics.
+	shareable bool
 	// mem is the target's window memory in this address space (self, mapped), else nil.
 	mem unsafe.Pointer
 	// st is the target's state page in this address space (self, node peers), else
