@@ -8,9 +8,15 @@
 //
 //   - allocated and shared windows live in a file under /dev/shm that every process
 //     of the node maps: operations are loads and stores (reach mapped);
-//   - memory the user gave (MPI_Win_create, MPI_Win_attach) cannot be mapped by
-//     another process, so the origin copies once with process_vm_readv/writev
-//     (reach cma).
+//   - MPI_Alloc_mem hands out memfd-backed blocks (shareable.go), which node peers
+//     map through /proc/<pid>/fd: created and dynamic windows over them are loads and
+//     stores too;
+//   - other memory the user gave (malloc'd, to MPI_Win_create or MPI_Win_attach)
+//     cannot be mapped by another process, so the origin copies once with
+//     process_vm_readv/writev (reach cma).
+//
+// Contiguous operations of predefined types on mapped memory run in C (fast.c, with
+// the window state Go publishes in cstate.go); the rest in Go (ops.go, target.go).
 //
 // Every process also publishes a small state page (state.go) that its node's peers
 // map: the passive-target lock word, the accumulate lock and a dynamic window's table
@@ -19,6 +25,9 @@
 // active messages (am.go): the target's engine applies the operation, under the same
 // locks, in its progress.
 //
-// Accumulates are element-wise atomic among themselves: each one on a target holds
-// that target's accumulate lock while it reads, combines and writes.
+// Accumulates are element-wise atomic among themselves. On shareable memory (allocated,
+// shared, MPI_Alloc_mem) the common integer and floating-point ops are CPU atomics,
+// element by element (atomic.go); everything else holds the target's accumulate lock
+// while it reads, combines and writes. The choice depends on the memory, type and op
+// only, so C, Go and the active-message handler always agree.
 package rma
