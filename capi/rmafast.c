@@ -25,6 +25,16 @@ int mpix_fast_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Data
                                     target_count, target_datatype, op, win);
 }
 
+int mpix_fast_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                 void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                 MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                 MPI_Win win)
+{
+    return mpix_rma_fast_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                        result_datatype, target_rank, target_disp, target_count, target_datatype, op,
+                                        win);
+}
+
 int mpix_fast_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                                MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {

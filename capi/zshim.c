@@ -1620,6 +1620,11 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    mpix_fast_call = "MPI_Get_accumulate";
+    int rc = mpix_fast_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    mpix_fast_call = NULL;
+    if (rc != MPIX_FAST_MISS)
+        return rc;
     return mpixgo_MPI_Get_accumulate(mpix_ctx_get(), (void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate

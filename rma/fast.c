@@ -380,3 +380,14 @@ int mpix_rma_fast_flush_all(MPI_Win win)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return MPI_SUCCESS;
 }
+
+int mpix_rma_fast_get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result, int rcount,
+                                 MPI_Datatype rtype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
+                                 MPI_Op op, MPI_Win win)
+{
+    mpix_rma_win *w = win_of(win);
+    if (w == NULL || rcount != 1 || tcount != 1 || rtype != ttype || result == NULL ||
+        (op != MPI_NO_OP && (ocount != 1 || otype != ttype || origin == NULL)))
+        return MPIX_FAST_MISS;
+    return accumulate(origin, result, ttype, rank, disp, op, w);
+}

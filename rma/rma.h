@@ -69,6 +69,9 @@ int mpix_rma_fast_get(void *origin, int ocount, MPI_Datatype otype, int rank, MP
                       MPI_Datatype ttype, MPI_Win win);
 int mpix_rma_fast_accumulate(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
                              int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win);
+int mpix_rma_fast_get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result, int rcount,
+                                 MPI_Datatype rtype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
+                                 MPI_Op op, MPI_Win win);
 int mpix_rma_fast_fetch_and_op(const void *origin, void *result, MPI_Datatype dt, int rank, MPI_Aint disp,
                                MPI_Op op, MPI_Win win);
 int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void *result, MPI_Datatype dt,

@@ -144,6 +144,27 @@ var figures = []Figure{
 		Parse: Parse{Key: "msgrate"},
 		Unit:  "million messages/s", Better: Higher, Rows: Sizes, RowHead: "size",
 	},
+	{
+		Name: "rma_ops", Title: "One-sided 8-byte latency, operation + MPI_Win_flush in a lock epoch, 2 processes",
+		Program: "rma", Args: []string{"ops"}, NP: 2, Impls: p2pImpls,
+		Parse: Parse{Key: "rmaop"},
+		Unit:  "µs", Better: Lower, Rows: Names, RowHead: "window, operation",
+		Plot: Dots,
+		Note: "OSU's pattern: each operation followed by MPI_Win_flush inside MPI_Win_lock(MPI_LOCK_SHARED); acc, get_acc and fop are MPI_SUM on one MPI_LONG, cas one MPI_LONG. " +
+			"allocate: MPI_Win_allocate; create and dynamic: MPI_Win_create / MPI_Win_attach over MPI_Alloc_mem memory (as OSU does); create-malloc: MPI_Win_create over malloc'd memory. " +
+			"The target sits in MPI_Barrier meanwhile. 2 processes on this 2-core machine.",
+	},
+	rmaSizes("rma_put_latency", "lat", "put", "Latency of MPI_Put + MPI_Win_flush by size", "µs", Lower),
+	rmaSizes("rma_get_latency", "lat", "get", "Latency of MPI_Get + MPI_Win_flush by size", "µs", Lower),
+	rmaSizes("rma_put_bandwidth", "bw", "put", "Bandwidth of MPI_Put, 64 operations then MPI_Win_flush", "MB/s", Higher),
+	rmaSizes("rma_get_bandwidth", "bw", "get", "Bandwidth of MPI_Get, 64 operations then MPI_Win_flush", "MB/s", Higher),
+	{
+		Name: "rma_epochs", Title: "One-sided epochs with one 8-byte MPI_Put, allocated window, 2 processes",
+		Program: "rma", Args: []string{"epochs"}, NP: 2, Impls: p2pImpls,
+		Parse: Parse{Key: "rmaepoch"},
+		Unit:  "µs", Better: Lower, Rows: Names, RowHead: "epoch",
+		Note: "fence: MPI_Put between two MPI_Win_fence calls (both processes fence); pscw: MPI_Win_start, MPI_Put, MPI_Win_complete at the origin against MPI_Win_post and MPI_Win_wait at the target.",
+	},
 	collectives(2),
 	collectives(4),
 	mtMsgrate("mt_msgrate_self", "Multithreaded message rate, 8-byte Isend/Irecv, one process (self-loops, ICS'20 Fig. 10/12 shape)", nil, 1,
@@ -156,6 +177,22 @@ var figures = []Figure{
 	mtMsgrate("mt_msgrate_endpoints", "Multithreaded message rate, 8-byte Isend/Irecv, MPIX_Comm_create_endpoints (mpix only)", []string{"mpix"}, 1,
 		[][]string{{"endpoints", "1", "multiple", "1"}, {"endpoints", "2", "multiple", "1"},
 			{"endpoints", "1", "multiple", "2"}, {"endpoints", "2", "multiple", "2"}}),
+}
+
+// rmaSizes is a figure of bench/rma.c by message size: one launch per window flavour,
+// whose lines name their rows ("allocate 8 B"...).
+func rmaSizes(name, mode, op, title, unit string, better Better) Figure {
+	f := Figure{
+		Name: name, Title: title + ", 2 processes",
+		Program: "rma", NP: 2, Impls: p2pImpls,
+		Parse: Parse{Key: "rma" + mode},
+		Unit:  unit, Better: better, Rows: Names, RowHead: "window, size",
+		Note: "allocate: MPI_Win_allocate; create and dynamic over MPI_Alloc_mem memory; create-malloc over malloc'd memory. Inside one MPI_Win_lock(MPI_LOCK_SHARED) epoch; the target waits in MPI_Barrier.",
+	}
+	for _, flavour := range []string{"allocate", "create", "dynamic", "create-malloc"} {
+		f.Points = append(f.Points, Point{Args: []string{mode, op, flavour}})
+	}
+	return f
 }
 
 // mtWindows is how many windows of 64 messages each stream of mtmsgrate sends.
