@@ -186,11 +186,12 @@ func request(rs []run, opH, typeH int32, data ...[]byte) []byte {
 }
 
 func (w *Win) amPut(tg *target, runs []run, data []byte, wantReq bool) (*core.Request, error) {
-	rank := w.rankOf(tg)
-	w.am.markDirty(rank)
 	err := w.chunks(tg, runs, 1, true, func(rs []run, off, n int64) error {
 		return w.send(tg, amPut, 0, off, 0, request(rs, 0, 0, data[off:off+n]))
 	})
+	// Marked after sending: a flush by another thread that clears the mark first has
+	// then certainly not covered these messages, and this thread's flush sends its own.
+	w.am.markDirty(w.rankOf(tg))
 	if err != nil {
 		return nil, err
 	}
@@ -218,9 +219,10 @@ func (w *Win) startFetch(tg *target, a *amOp, wantReq bool, send func(id uint64)
 		}
 		return a.req, nil
 	}
-	w.am.markDirty(w.rankOf(tg))
 	id := w.am.add(a)
-	if err := send(id); err != nil {
+	err := send(id)
+	w.am.markDirty(w.rankOf(tg))
+	if err != nil {
 		return nil, err
 	}
 	return a.req, nil
@@ -236,7 +238,7 @@ func (w *Win) amAccumulate(tg *target, runs []run, in []byte, result Buf, opr *o
 		typeH = basic.Handle()
 	}
 	if result.Type == nil {
-		w.am.markDirty(w.rankOf(tg))
+		defer w.am.markDirty(w.rankOf(tg))
 		err := w.chunks(tg, runs, unit, opr.Kind() != op.NoOp, func(rs []run, off, n int64) error {
 			var d []byte
 			if in != nil {

@@ -193,12 +193,12 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	// it leaves it.
 	w.Handle = wins.Add(w)
 	byContext.Store(ctx, w)
-	w.publishC()
 	// Peers that reach this process through its engine need it polled in every wait.
 	w.served = anyAM(cards, c, peers, myNode, mapPeers)
 	if w.served {
 		c.Engine().Serve()
 	}
+	w.publishC()
 	if err := barrier(c); err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ func (w *Win) setupShared(job string, sizes []int64) error {
 	if w.size > 0 {
 		w.base = w.sharedMem(c.Rank, sizes)
 	} else {
-		w.base = seg.at(offs[c.Rank]) // a valid address, as MPICH gives
+		w.base = unsafe.Add(seg.at(0), offs[c.Rank]) // an address in the segment (or just past it), as MPICH gives
 	}
 	return nil
 }

@@ -58,8 +58,8 @@ func (w *Win) publishC() {
 		p.size = C.int64_t(t.size)
 		p.disp_unit = C.int64_t(t.dispUnit)
 	}
-	if direct {
-		cw.direct = 1
+	if direct && !w.served {
+		cw.direct = 1 // (a window that serves active messages flushes in Go, which progresses)
 	}
 	w.cw = cw
 	atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpix_rma_wins[idx])), unsafe.Pointer(cw))

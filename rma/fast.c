@@ -44,7 +44,7 @@ static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes, int 
         uint64_t n = __atomic_load_n((const uint64_t *)(p->state + MPIX_RMA_REGION_N), __ATOMIC_ACQUIRE);
         char *found = NULL;
         int hit = 0;
-        for (uint64_t i = 0; i < n && i < (8192 - MPIX_RMA_REGIONS) / MPIX_RMA_REGION_LEN; i++) {
+        for (uint64_t i = 0; i < n && i < (MPIX_RMA_REGIONS_END - MPIX_RMA_REGIONS) / MPIX_RMA_REGION_LEN; i++) {
             const uint64_t *r = (const uint64_t *)(p->state + MPIX_RMA_REGIONS + MPIX_RMA_REGION_LEN * i);
             uint64_t base = __atomic_load_n(&r[0], __ATOMIC_RELAXED), size = __atomic_load_n(&r[1], __ATOMIC_RELAXED);
             if (addr < base || addr - base > size || (uint64_t)bytes > size - (addr - base))
@@ -363,8 +363,8 @@ int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void
 int mpix_rma_fast_flush(int rank, MPI_Win win)
 {
     mpix_rma_win *w = win_of(win);
-    if (w == NULL || rank < 0 || rank >= w->nranks || !w->peers[rank].sync)
-        return MPIX_FAST_MISS;
+    if (w == NULL || rank < 0 || rank >= w->nranks || !w->peers[rank].sync || !w->direct)
+        return MPIX_FAST_MISS; /* !direct: some flush must reach Go, whose progress serves peers */
     if (!__atomic_load_n(&w->passive, __ATOMIC_RELAXED) &&
         !(__atomic_load_n(&w->peers[rank].access, __ATOMIC_RELAXED) & MPIX_RMA_LOCKED))
         return MPIX_FAST_MISS;

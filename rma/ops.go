@@ -74,6 +74,15 @@ func (w *Win) begin(t Target, originBytes int64, what string) (*target, error) {
 	return &w.targets[t.Rank], nil
 }
 
+// checkRequestEpoch refuses the request-based operations outside a passive-target
+// epoch (MPI-4.1 §12.3.5: MPI_Rput and friends only within lock or lock_all).
+func (w *Win) checkRequestEpoch(rank int, wantReq bool, what string) error {
+	if !wantReq || rank == core.ProcNull {
+		return nil
+	}
+	return w.passive(rank, what)
+}
+
 // done returns the request of a request-based operation that is already complete.
 func (w *Win) done(wantReq bool) *core.Request {
 	if !wantReq {
@@ -86,6 +95,9 @@ func (w *Win) done(wantReq bool) *core.Request {
 
 // Put is MPI_Put (and MPI_Rput when wantReq).
 func (w *Win) Put(o Buf, t Target, wantReq bool) (*core.Request, error) {
+	if err := w.checkRequestEpoch(t.Rank, wantReq, "MPI_Rput"); err != nil {
+		return nil, err
+	}
 	tg, err := w.begin(t, o.bytes(), "MPI_Put")
 	if tg == nil || err != nil {
 		return w.done(wantReq && err == nil), err
@@ -106,6 +118,9 @@ func (w *Win) Put(o Buf, t Target, wantReq bool) (*core.Request, error) {
 
 // Get is MPI_Get (and MPI_Rget).
 func (w *Win) Get(o Buf, t Target, wantReq bool) (*core.Request, error) {
+	if err := w.checkRequestEpoch(t.Rank, wantReq, "MPI_Rget"); err != nil {
+		return nil, err
+	}
 	tg, err := w.begin(t, o.bytes(), "MPI_Get")
 	if tg == nil || err != nil {
 		return w.done(wantReq && err == nil), err
@@ -188,6 +203,12 @@ func (w *Win) GetAccumulate(o, result Buf, t Target, opr *op.Op, wantReq bool) (
 
 func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what string) (*core.Request, error) {
 	fetch := result.Type != nil
+	if err := w.checkRequestEpoch(t.Rank, wantReq, what); err != nil {
+		return nil, err
+	}
+	if !fetch && opr.Kind() == op.NoOp {
+		return nil, core.Errorf(core.ErrOp, "MPI_Accumulate does not take MPI_NO_OP (only the fetching accumulates do)")
+	}
 	var ob int64
 	switch {
 	case opr.Kind() == op.NoOp && fetch:
@@ -277,8 +298,8 @@ func (at where) apply(runs []run, in, old []byte, opr *op.Op, basic *datatype.Ty
 
 // CompareAndSwap is MPI_Compare_and_swap: one element of a predefined type.
 func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype.Type, rank int, disp int64) error {
-	if !t.IsPredefined() {
-		return core.Errorf(core.ErrType, "MPI_Compare_and_swap takes a predefined datatype, not %s", t.Name())
+	if !t.IsPredefined() || atomicKindOf(t) == atomicF32 || atomicKindOf(t) == atomicF64 || t.Extent() != t.Size() || t.Size() > 8 {
+		return core.Errorf(core.ErrType, "MPI_Compare_and_swap takes an integer, logical or byte datatype, not %s", t.Name())
 	}
 	tgt := Target{Rank: rank, Disp: disp, Count: 1, Type: t}
 	tg, err := w.begin(tgt, t.Size(), "MPI_Compare_and_swap")

@@ -56,6 +56,7 @@ typedef struct mpix_rma_win {
 #define MPIX_RMA_REGION_N 136
 #define MPIX_RMA_REGIONS 256
 #define MPIX_RMA_REGION_LEN 48
+#define MPIX_RMA_REGIONS_END 8192
 #define MPIX_RMA_LOCKED 1u  /* MPI_Win_lock holds the rank */
 #define MPIX_RMA_STARTED 2u /* the rank is in MPI_Win_start's group */
 #define MPIX_RMA_MAX_WINS 4096

@@ -17,15 +17,23 @@ import (
 //	256   regions: maxRegions x 48 bytes, a dynamic window's attached memory: base,
 //	      size, and the MPI_Alloc_mem block holding it (memfd plus one, serial,
 //	      block base, block size; 0 for other memory), which node peers may map
+//	8192  posts: uint32 per window rank (the first pscwRanks), counting the
+//	      MPI_Win_post calls of that rank naming this process as an origin
+//	12288 completes: uint32 per window rank, counting that rank's MPI_Win_complete
+//	      calls naming this process as a target
 const (
-	stateSize     = 8192
+	stateSize     = 16384
+	regionsEnd    = 8192
+	offPosts      = 8192
+	offCompletes  = 12288
+	pscwRanks     = 1024
 	offLock       = 0
 	offAccLock    = 64
 	offRegionGen  = 128
 	offRegionN    = 136
 	offRegions    = 256
 	regionLen     = 48
-	maxRegions    = (stateSize - offRegions) / regionLen
+	maxRegions    = (regionsEnd - offRegions) / regionLen
 	lockExclusive = uint64(1) << 62
 )
 
@@ -149,4 +157,10 @@ func regionOf(rs []region, addr, n uint64) int {
 		}
 	}
 	return -1
+}
+
+// pscwCounter is the post (offPosts) or complete (offCompletes) counter of window
+// rank r in this state page.
+func (s state) pscwCounter(off uintptr, r int) *atomic.Uint32 {
+	return (*atomic.Uint32)(unsafe.Add(s.p, off+4*uintptr(r)))
 }

@@ -148,11 +148,76 @@ func (w *Win) Post(g *core.Group, assert int) error {
 	w.mu.Unlock()
 	memoryBarrier()
 	for _, r := range ranks {
-		if err := core.Send(nil, 0, byteType, r, tagPost, w.comm, core.ModeStandard); err != nil {
+		if err := w.notify(r, offPosts, tagPost); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// PSCW's notices between node peers are counters in the receiver's state page, one
+// per sender (post counts and complete counts): no message, no engine. Other ranks
+// (and ranks past pscwRanks) get a message; a receiver takes whichever comes, so the
+// two sides need not agree on which one is used.
+
+// notify tells rank r of this process's post (offPosts) or complete (offCompletes).
+func (w *Win) notify(r int, off uintptr, tag int) error {
+	tg, me := &w.targets[r], w.comm.Rank
+	if tg.st.p != nil && tg.how != reachAM && me < pscwRanks {
+		tg.st.pscwCounter(off, me).Add(1)
+		return nil
+	}
+	return core.Send(nil, 0, byteType, r, tag, w.comm, core.ModeStandard)
+}
+
+// arrived reports whether rank r's next notice has come, and consumes it. A node
+// peer's notice is a counter step; a message is looked for only when probe says so
+// (every time for other ranks, now and then for node peers, in case one of them could
+// not map this process's page and sent one instead).
+func (w *Win) arrived(r int, off uintptr, tag int, probe bool) (bool, error) {
+	seen := w.pscwSeen(off)
+	if r < pscwRanks {
+		if c := w.own.pscwCounter(off, r); c.Load() != seen[r] {
+			seen[r]++
+			return true, nil
+		}
+	}
+	if !probe && w.targets[r].st.p != nil && w.targets[r].how != reachAM {
+		return false, nil
+	}
+	ok, _, err := core.Iprobe(r, tag, w.comm)
+	if err != nil || !ok {
+		return false, err
+	}
+	_, err = core.Recv(nil, 0, byteType, r, tag, w.comm)
+	return err == nil, err
+}
+
+// await waits for rank r's next notice.
+func (w *Win) await(r int, off uintptr, tag int) error {
+	var err error
+	tries := 0
+	w.comm.Engine().WaitOn(func() bool {
+		tries++
+		ok, e := w.arrived(r, off, tag, tries%64 == 0)
+		err = e
+		return ok || e != nil
+	})
+	return err
+}
+
+// pscwSeen is how many notices of each kind this process consumed, per rank.
+func (w *Win) pscwSeen(off uintptr) []uint32 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen[0] == nil {
+		n := min(len(w.targets), pscwRanks)
+		w.seen[0], w.seen[1] = make([]uint32, n), make([]uint32, n)
+	}
+	if off == offCompletes {
+		return w.seen[1]
+	}
+	return w.seen[0]
 }
 
 // Start is MPI_Win_start: an access epoch to the targets in g, once each has posted
@@ -173,7 +238,7 @@ func (w *Win) Start(g *core.Group, assert int) error {
 	w.mu.Unlock()
 	if assert&ModeNoCheck == 0 {
 		for _, r := range ranks {
-			if _, err := core.Recv(nil, 0, byteType, r, tagPost, w.comm); err != nil {
+			if err := w.await(r, offPosts, tagPost); err != nil {
 				return err
 			}
 		}
@@ -207,7 +272,7 @@ func (w *Win) Complete() error {
 	}
 	memoryBarrier()
 	for r := range started {
-		if err := core.Send(nil, 0, byteType, r, tagDone, w.comm, core.ModeStandard); err != nil && first == nil {
+		if err := w.notify(r, offCompletes, tagDone); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -246,15 +311,11 @@ func (w *Win) endExposure(block bool) (bool, error) {
 			break
 		}
 		if !block {
-			ok, _, err := core.Iprobe(next, tagDone, w.comm)
-			if err != nil {
+			ok, err := w.arrived(next, offCompletes, tagDone, true)
+			if err != nil || !ok {
 				return false, err
 			}
-			if !ok {
-				return false, nil
-			}
-		}
-		if _, err := core.Recv(nil, 0, byteType, next, tagDone, w.comm); err != nil {
+		} else if err := w.await(next, offCompletes, tagDone); err != nil {
 			return false, err
 		}
 		w.mu.Lock()
@@ -438,8 +499,18 @@ func (w *Win) Flush(rank int, what string) error {
 		return err
 	}
 	err := w.flushTarget(rank)
+	w.serve()
 	memoryBarrier()
 	return err
+}
+
+// serve makes one round of progress on a window whose peers reach this process through
+// its engine: a process that spins on its own memory (a lock built on
+// MPI_Compare_and_swap to itself, with flushes) must still answer them.
+func (w *Win) serve() {
+	if w.served {
+		w.comm.Engine().Progress()
+	}
 }
 
 // FlushAll is MPI_Win_flush_all and MPI_Win_flush_local_all.
@@ -448,6 +519,7 @@ func (w *Win) FlushAll(what string) error {
 		return err
 	}
 	err := w.flushAll()
+	w.serve()
 	memoryBarrier()
 	return err
 }

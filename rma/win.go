@@ -88,7 +88,8 @@ type Win struct {
 
 	mu      sync.Mutex // epochs, locks held, regions
 	ep      epochs
-	regions []region // dynamic: attached regions, as published in the state page
+	regions []region    // dynamic: attached regions, as published in the state page
+	seen    [2][]uint32 // PSCW notices consumed, posts and completes, per rank (sync.go)
 
 	am amOrigin        // operations waiting for a target's answer (am.go)
 	cw *C.mpix_rma_win // the state C's fast paths read (cstate.go), nil if none
