@@ -10,8 +10,10 @@
  *     size of r), MPI_PROC_NULL (the lowest rank with size > 0), all sizes 0,
  *     alloc_shared_noncontig, loads and stores through the returned pointers;
  *   - MPI_Win_free sets the handle to MPI_WIN_NULL.
- * MPIX_RMA_STRICT=1 adds MPI-4.1's MPI_Win_shared_query on created and allocated
- * windows (MPICH 4.0.2 implements MPI-4.0, where it is MPI_ERR_RMA_FLAVOR). */
+ * MPIX_RMA_STRICT=1 adds what MPICH 4.0.2 (the reference) gets wrong: MPI-4.1's
+ * MPI_Win_shared_query on created and allocated windows (MPICH implements MPI-4.0,
+ * where it is MPI_ERR_RMA_FLAVOR), the address of an empty contiguous shared segment,
+ * and allocated windows whose sizes are not multiples of 16 bytes. */
 #include "rma_util.h"
 
 static long nchecks;
@@ -169,6 +171,39 @@ static void test_allocate(MPI_Comm comm, int use_c)
     CHECK(win == MPI_WIN_NULL, "%s: MPI_Win_free did not set MPI_WIN_NULL", what);
     free(units);
     free(d0);
+}
+
+/* Sizes that are not a multiple of 16: every rank puts its rank into the first and
+ * the last int of its right neighbour's window. MPICH 4.0.2 misplaces these on ranks
+ * above 0 (by the rounding of the sizes before them), so MPIX_RMA_STRICT=1 only. */
+static void test_allocate_odd(MPI_Comm comm)
+{
+    if (!rma_strict())
+        return;
+    for (int shared = 0; shared < 2; shared++) {
+        MPI_Aint size = 100 + 4 * rank; /* 25, 26, ... ints */
+        int *buf;
+        MPI_Win win;
+        if (shared)
+            CHECK_OK(MPI_Win_allocate_shared(size, sizeof(int), MPI_INFO_NULL, comm, &buf, &win));
+        else
+            CHECK_OK(MPI_Win_allocate(size, sizeof(int), MPI_INFO_NULL, comm, &buf, &win));
+        int right = (rank + 1) % nproc, left = (rank + nproc - 1) % nproc, n = (int)(size / sizeof(int));
+        int rn = (100 + 4 * right) / sizeof(int), v = 7000 + rank;
+        CHECK_OK(MPI_Win_fence(0, win));
+        for (int i = 0; i < n; i++)
+            buf[i] = -1;
+        CHECK_OK(MPI_Win_fence(0, win));
+        CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win));
+        CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, rn - 1, 1, MPI_INT, win));
+        CHECK_OK(MPI_Win_fence(0, win));
+        for (int i = 0; i < n; i++)
+            CHECK(buf[i] == (i == 0 || i == n - 1 ? 7000 + left : -1),
+                  "MPI_Win_allocate%s of %ld bytes: int %d is %d", shared ? "_shared" : "", (long)size, i, buf[i]);
+        CHECK_OK(MPI_Win_fence(0, win));
+        CHECK_OK(MPI_Win_free(&win));
+        nchecks++;
+    }
 }
 
 static void test_create_query(MPI_Comm comm)
@@ -470,6 +505,7 @@ int main(int argc, char **argv)
         test_shared(shm, c, 1);
     }
     test_create_query(MPI_COMM_WORLD);
+    test_allocate_odd(MPI_COMM_WORLD);
     test_shared_empty(shm);
     test_dynamic(MPI_COMM_WORLD);
     test_subcomm();
