@@ -75,6 +75,7 @@ static void first_error(int rc_op, int rc_flush, int want, int alt, const char *
 static void put_get_works(MPI_Win win, MPI_Aint disp_right, const char *what)
 {
     int right = (rank + 1) % nproc, v = 4242 + rank, back = -1;
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every rank has checked its window */
     CHECK_OK(MPI_Win_lock_all(0, win));
     CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, disp_right, 1, MPI_INT, win));
     CHECK_OK(MPI_Win_flush(right, win));
