@@ -20,7 +20,12 @@
  * post/start/complete/wait, the same ending in an MPI_Win_test loop, lock shared,
  * lock exclusive (with MPI_Win_flush and flush_local), lock_all (flush, flush_local,
  * the target reads after MPI_Win_sync) and lock_all with MPI_MODE_NOCHECK (flush_all,
- * flush_local_all). The window kinds: see rma_util.h.
+ * flush_local_all). The window kinds: see rma_util.h. Half the rounds move up to the
+ * largest size, the others up to 32 KiB.
+ * MPICH 4.0.2, the reference, deviates twice; MPIX_RMA_STRICT=1 (mpix's ctests) turns
+ * both assertions on: unsigned char values reach 0x80 and above only then (MPICH
+ * compares them as signed in MPI_MAX / MPI_MIN, rma_types.h), and only then is the get
+ * after MPI_Win_flush_all completed by MPI_Win_flush_local_all (see issue()).
  * Argument: the largest put/get in bytes (default 1 MiB). */
 #include "rma_types.h"
 
