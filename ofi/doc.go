@@ -54,10 +54,14 @@
 // progresses until the peer's count and queue are empty and returns the first error;
 // Go memory handed to Start stays pinned until then.
 //
-// The target's provider checks keys: on tcp;ofi_rxm a write or read under a key whose
-// registration is gone fails, and the provider also drops the connection between the
-// two processes, which fails their messages from then on. Callers therefore only use
-// keys of registrations they know are alive (a window's memory, until MPI_Win_free).
+// The target's provider checks keys, but what follows a refusal differs: under a key
+// whose registration is gone, sockets fails the operation; tcp;ofi_rxm fails it and
+// drops the connection between the two processes, which fails their messages from
+// then on; shm and udp;ofi_rxd (libfabric 1.17) never complete it. Callers therefore
+// only use keys of registrations they know are alive (a window's memory, until
+// MPI_Win_free). The data paths pass the package's tests on tcp;ofi_rxm, sockets,
+// udp;ofi_rxd and shm (the one that addresses registrations absolutely,
+// FI_MR_VIRT_ADDR).
 //
 // # Provider choice
 //

@@ -276,8 +276,8 @@ func TestRMARefused(t *testing.T) {
 // TestRMAStaleKey uses a key whose registration is gone: the origin cannot tell, the
 // target refuses, and Flush reports it, without touching memory, crashing or hanging.
 // (tcp;ofi_rxm also drops the connection between the two endpoints, after which their
-// messages fail too: callers must use only keys of live registrations. This test has
-// a world of its own for that reason.)
+// messages fail too, and some providers never complete the write: callers must use
+// only keys of live registrations. This test has a world of its own for that reason.)
 func TestRMAStaleKey(t *testing.T) {
 	w := rmaWorld(t, 2)
 	b := window(t, 8192)
@@ -295,7 +295,24 @@ func TestRMAStaleKey(t *testing.T) {
 	clear(b)
 	if err := w.eps[0].StartWrite(1, key, addrOf(b), []byte("stale key")); err != nil {
 		t.Logf("StartWrite with a stale key refused at once: %v", err)
-	} else if err := w.flushRMA(0, 1); err == nil {
+		return
+	}
+	// Some providers never complete such a write (shm and udp;ofi_rxd of libfabric
+	// 1.17): the origin cannot tell a slow target from a refusal, so that is the
+	// provider's limit, reported as a skip.
+	deadline := time.Now().Add(5 * time.Second)
+	for w.eps[0].Pending(1) && time.Now().Before(deadline) {
+		for _, e := range w.eps {
+			e.Poll(func(*transport.Header, []byte) {})
+		}
+	}
+	if w.eps[0].Pending(1) {
+		if !bytes.Equal(b[:9], make([]byte, 9)) {
+			t.Errorf("a write under a deregistered key changed memory: %q", b[:9])
+		}
+		t.Skipf("provider %s never completes a write under a deregistered key", w.eps[0].Provider())
+	}
+	if err := w.eps[0].Flush(1); err == nil {
 		t.Errorf("a write under a deregistered key succeeded")
 	} else {
 		t.Logf("write with a stale key: Flush = %v", err)
