@@ -24,6 +24,45 @@
 // Poll hands messages out in posting order of their buffers, holding back a completion
 // until every earlier-posted buffer has completed.
 //
+// # One-sided access
+//
+// The endpoint implements transport.RemoteMemory when the provider grants RMA (FI_RMA
+// with FI_READ, FI_WRITE, FI_REMOTE_READ and FI_REMOTE_WRITE): Open asks the chosen
+// provider again with those capabilities, and keeps the plain fi_info when it has
+// none, so a provider without RMA works as before and its endpoints answer
+// transport.ErrNoRemoteMemory (as do all under MPIX_OFI_RMA=0 or Config.NoRMA).
+//
+// RegisterMemory registers memory with FI_REMOTE_READ|FI_REMOTE_WRITE (bound to the
+// endpoint and enabled under FI_MR_ENDPOINT; with a key mpix picks, unique in the
+// domain, unless FI_MR_PROV_KEY) and returns a key of 32 bytes plus any raw key: the
+// registration's address and length, the provider's key (fi_mr_key) or, under
+// FI_MR_RAW, fi_mr_raw_attr's base address and raw key, and the modes it was made
+// under. The origin checks every access against it before posting (an address outside
+// the registration, a truncated key or one made under other modes is refused there),
+// maps raw keys once with fi_mr_map_raw (kept until Close), and turns the target
+// address into an offset unless the provider says FI_MR_VIRT_ADDR.
+//
+// StartWrite and StartRead post fi_writemsg (FI_DELIVERY_COMPLETE: the completion
+// means the data is in the target's memory) and fi_readmsg, at most 1 GiB each, with
+// one of MPIX_OFI_RMA_OPS contexts, which the transmit CQ's reader tells from send
+// buffers by their kind and settles in C: the peer's count of operations in flight
+// goes down, a failure is kept for the peer, for its next Flush (the endpoint does not
+// count it as broken, as it does a failed send). Under FI_MR_LOCAL each operation registers its local
+// buffer for its lifetime. What the provider cannot take at once (no context free, a
+// full queue, a connection to the peer still being set up) waits in a queue that
+// progress (Poll, Pending, Flush) posts in order, so Start never blocks. Flush(peer)
+// progresses until the peer's count and queue are empty and returns the first error;
+// Go memory handed to Start stays pinned until then.
+//
+// The target's provider checks keys, but what follows a refusal differs: under a key
+// whose registration is gone, sockets fails the operation; tcp;ofi_rxm fails it and
+// drops the connection between the two processes, which fails their messages from
+// then on; shm and udp;ofi_rxd (libfabric 1.17) never complete it. Callers therefore
+// only use keys of registrations they know are alive (a window's memory, until
+// MPI_Win_free). The data paths pass the package's tests on tcp;ofi_rxm, sockets,
+// udp;ofi_rxd and shm (the one that addresses registrations absolutely,
+// FI_MR_VIRT_ADDR).
+//
 // # Provider choice
 //
 // Config.Provider names a provider ("tcp;ofi_rxm"); empty means the MPIX_OFI_PROVIDER

@@ -59,6 +59,9 @@ type Config struct {
 	Provider string
 	// Rank and Size are this process's MPI_COMM_WORLD rank and the world size.
 	Rank, Size int
+	// NoRMA keeps Open from asking for RMA (as EnvRMA=0 does): the endpoint's
+	// transport.RemoteMemory methods then answer transport.ErrNoRemoteMemory.
+	NoRMA bool
 }
 
 // Error is a failed libfabric call.
@@ -89,6 +92,7 @@ type Endpoint struct {
 	connected  bool
 	polling    bool
 	failed     error // a send or receive completed in error: the job is broken
+	rma        rmaState
 
 	txMem  []byte  // views over C memory
 	rxMem  []byte  //
@@ -114,6 +118,9 @@ func Open(cfg Config) (*Endpoint, error) {
 		return nil, err
 	}
 	provider := C.GoString(info.fabric_attr.prov_name)
+	if !cfg.NoRMA && os.Getenv(EnvRMA) != "0" {
+		info = withRMA(info, provider)
+	}
 	if info.tx_attr.msg_order&C.FI_ORDER_SAS == 0 || info.rx_attr.msg_order&C.FI_ORDER_SAS == 0 {
 		C.mpix_ofi_freeinfo(info)
 		return nil, fmt.Errorf("%w: provider %q does not grant send-after-send ordering (FI_ORDER_SAS)", ErrNoProvider, provider)
@@ -165,10 +172,36 @@ func Open(cfg Config) (*Endpoint, error) {
 	if injectSize > 0 {
 		e.injBuf = unsafe.Slice((*byte)(unsafe.Pointer(s.injbuf)), injectSize)
 	}
+	e.initRMA()
 	for i := ntx - 1; i >= 0; i-- {
 		e.free = append(e.free, int32(i))
 	}
 	return e, nil
+}
+
+// withRMA returns the fi_info to open for provider when it also offers RMA with the
+// same ordering, freeing info; otherwise info itself: a provider without RMA works
+// as before, and its endpoints answer transport.ErrNoRemoteMemory.
+func withRMA(info *C.struct_fi_info, provider string) *C.struct_fi_info {
+	cs := C.CString(provider)
+	defer C.free(unsafe.Pointer(cs))
+	var list *C.struct_fi_info
+	if rc := C.mpix_ofi_getinfo(cs, 1, &list); rc != 0 || list == nil {
+		return info
+	}
+	defer C.mpix_ofi_freeinfo(list)
+	for p := list; p != nil; p = p.next {
+		if C.GoString(p.fabric_attr.prov_name) != provider ||
+			p.tx_attr.msg_order&C.FI_ORDER_SAS == 0 || p.rx_attr.msg_order&C.FI_ORDER_SAS == 0 {
+			continue
+		}
+		if dup := C.mpix_ofi_dupinfo(p); dup != nil {
+			C.mpix_ofi_freeinfo(info)
+			return dup
+		}
+		break
+	}
+	return info
 }
 
 // selectInfo returns the fi_info to open (the caller owns it).
@@ -177,7 +210,7 @@ func selectInfo(want string) (*C.struct_fi_info, error) {
 		cs := C.CString(want)
 		defer C.free(unsafe.Pointer(cs))
 		var list *C.struct_fi_info
-		rc := C.mpix_ofi_getinfo(cs, &list)
+		rc := C.mpix_ofi_getinfo(cs, 0, &list)
 		if rc == 0 && list != nil {
 			info := C.mpix_ofi_dupinfo(list)
 			C.mpix_ofi_freeinfo(list)
@@ -199,7 +232,7 @@ func selectInfo(want string) (*C.struct_fi_info, error) {
 	}
 
 	var list *C.struct_fi_info
-	rc := C.mpix_ofi_getinfo(nil, &list)
+	rc := C.mpix_ofi_getinfo(nil, 0, &list)
 	if rc != 0 || list == nil {
 		detail := "no match"
 		if rc != 0 {
@@ -256,7 +289,7 @@ func unique(names []string) []string {
 // offer what mpix needs.
 func Available() ([]string, error) {
 	var list *C.struct_fi_info
-	rc := C.mpix_ofi_getinfo(nil, &list)
+	rc := C.mpix_ofi_getinfo(nil, 0, &list)
 	if rc != 0 {
 		if rc == -C.FI_ENODATA {
 			return nil, nil
@@ -339,6 +372,9 @@ func (e *Endpoint) collectError() {
 func (e *Endpoint) progressTx() {
 	n := int(C.mpix_ofi_progress_tx(e.s))
 	e.reclaim(n)
+	if e.rma.head < len(e.rma.queue) {
+		e.postQueued()
+	}
 }
 
 func (e *Endpoint) reclaim(n int) {
@@ -436,6 +472,9 @@ func (e *Endpoint) Poll(deliver transport.DeliverFunc) int {
 	n := int(C.mpix_ofi_poll(e.s))
 	defer e.endPoll(n)
 	e.reclaim(int(e.s.ntxdone))
+	if e.rma.head < len(e.rma.queue) {
+		e.postQueued()
+	}
 	delivered := 0
 	for i := 0; i < n; i++ {
 		idx, l := int(e.s.rx_idx[i]), int(e.s.rx_len[i])
@@ -491,9 +530,11 @@ func (e *Endpoint) Close() error {
 	// Let sends still in flight finish first: a provider may hold resources for them
 	// (tcp;ofi_rxm keeps a rendezvous send's registration until the receiver's
 	// acknowledgement arrives, and its domain then refuses to close).
-	for deadline := time.Now().Add(closeDrain); len(e.free) < cap(e.free) && time.Now().Before(deadline); {
+	deadline := time.Now().Add(closeDrain)
+	for len(e.free) < cap(e.free) && time.Now().Before(deadline) {
 		e.progressTx()
 	}
+	e.closeRMA(deadline)
 	rc := C.mpix_ofi_close(e.s)
 	where := "fi_close"
 	if e.s.close_where != nil {
@@ -501,6 +542,7 @@ func (e *Endpoint) Close() error {
 	}
 	C.free(unsafe.Pointer(e.s))
 	e.s = nil
+	e.unpinRMA()
 	e.txMem, e.rxMem, e.injBuf, e.free = nil, nil, nil, nil
 	if rc != 0 {
 		return fiError(where, rc)
@@ -523,7 +565,7 @@ func (e *Endpoint) Describe() string {
 			held = append(held, fmt.Sprintf("%d", q-uint64(s.next_seq)))
 		}
 	}
-	return fmt.Sprintf("ofi %s: receive buffers posted up to %d, handed out up to %d, %d unposted; completed but held behind position %d: [%s]; %d of %d send buffers in flight; error %v",
+	return fmt.Sprintf("ofi %s: receive buffers posted up to %d, handed out up to %d, %d unposted; completed but held behind position %d: [%s]; %d of %d send buffers in flight; %d RMA operations in flight; error %v",
 		e.provider, uint64(s.post_seq), uint64(s.next_seq), int(s.nunposted), uint64(s.next_seq), strings.Join(held, " "),
-		cap(e.free)-len(e.free), cap(e.free), e.failed)
+		cap(e.free)-len(e.free), cap(e.free), int(s.rma_inflight), e.failed)
 }

@@ -85,8 +85,10 @@ struct fi_info *mpix_ofi_dupinfo(const struct fi_info *info)
 }
 
 // mpix_ofi_getinfo asks for reliable datagram endpoints that send and receive
-// untagged messages in send-after-send order, from provider prov (NULL: any).
-static int getinfo(const char *prov, struct fi_info **out)
+// untagged messages in send-after-send order, from provider prov (NULL: any); with
+// rma, also for RMA reads and writes in both directions (fi_read, fi_write, and peers'
+// on registered memory).
+static int getinfo(const char *prov, int rma, struct fi_info **out)
 {
 	int loaded = load();
 	if (loaded)
@@ -95,6 +97,8 @@ static int getinfo(const char *prov, struct fi_info **out)
 	if (!hints)
 		return -FI_ENOMEM;
 	hints->caps = FI_MSG;
+	if (rma)
+		hints->caps |= FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
 	// We hand every operation an fi_context2, so both context modes are fine.
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
 	hints->ep_attr->type = FI_EP_RDM;
@@ -106,10 +110,14 @@ static int getinfo(const char *prov, struct fi_info **out)
 	hints->domain_attr->av_type = FI_AV_TABLE;
 	// The registration modes we can live with: we register our bounce and receive
 	// buffers when asked (FI_MR_LOCAL), bind them to the endpoint when asked
-	// (FI_MR_ENDPOINT), and they are ordinary allocated memory. No RMA yet, so the
-	// key and address modes cost nothing.
+	// (FI_MR_ENDPOINT), and they are ordinary allocated memory. For RMA, the key
+	// published for a registration carries the provider's key (raw when it says
+	// FI_MR_RAW) and the registration's address, so that origins address it
+	// absolutely (FI_MR_VIRT_ADDR) or by offset, whichever the provider wants.
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
 				      FI_MR_VIRT_ADDR | FI_MR_ENDPOINT;
+	if (rma)
+		hints->domain_attr->mr_mode |= FI_MR_RAW;
 	if (prov) {
 		hints->fabric_attr->prov_name = strdup(prov);
 		if (!hints->fabric_attr->prov_name) {
@@ -149,6 +157,7 @@ static int post_unposted(mpix_ofi *s)
 static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key,
 	       struct fid_mr **mr, void **desc, const char **where)
 {
+	*mr = NULL;
 	int rc = fi_mr_reg(s->domain, buf, len, access, 0, key, 0, mr, NULL);
 	if (rc) {
 		*where = "fi_mr_reg";
@@ -203,12 +212,33 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 		s->addrs[i] = FI_ADDR_NOTAVAIL;
 	for (int32_t i = 0; i < ntx; i++) {
 		s->txops[i].index = i;
-		s->txops[i].recv = 0;
+		s->txops[i].kind = MPIX_OFI_OP_SEND;
 	}
 	for (int32_t i = 0; i < nrx; i++) {
 		s->rxops[i].index = i;
-		s->rxops[i].recv = 1;
+		s->rxops[i].kind = MPIX_OFI_OP_RECV;
 	}
+	// RMA needs the capability and both directions of access (FI_RMA alone implies
+	// them all).
+	const uint64_t rw = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+	if ((info->caps & FI_RMA) && ((info->caps & rw) == rw || (info->caps & rw) == 0)) {
+		s->rmaops = calloc(MPIX_OFI_RMA_OPS, sizeof(mpix_ofi_rmaop));
+		s->rmafree = calloc(MPIX_OFI_RMA_OPS, sizeof(int32_t));
+		s->rma_pending = calloc((size_t)naddrs, sizeof(int32_t));
+		s->rma_err = calloc((size_t)naddrs, sizeof(int32_t));
+		if (!s->rmaops || !s->rmafree || !s->rma_pending || !s->rma_err)
+			return -FI_ENOMEM;
+		for (int32_t i = 0; i < MPIX_OFI_RMA_OPS; i++) {
+			s->rmaops[i].op.index = i;
+			s->rmaops[i].op.kind = MPIX_OFI_OP_RMA;
+			s->rmafree[i] = MPIX_OFI_RMA_OPS - 1 - i;
+		}
+		s->nrmafree = MPIX_OFI_RMA_OPS;
+		s->rma = 1;
+	}
+	// Keys the application picks (no FI_MR_PROV_KEY) must be unique in the domain:
+	// 1 and 2 are the send and receive buffers'.
+	s->next_key = 16;
 
 	*where = "fi_fabric";
 	if ((rc = fi_fabric(info->fabric_attr, &s->fabric, NULL)))
@@ -272,12 +302,12 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 
 // The exported entries that run providers' code (getinfo, open, close) hold fab_mu
 // and keep the process's signal handlers from the providers.
-int mpix_ofi_getinfo(const char *prov, struct fi_info **out)
+int mpix_ofi_getinfo(const char *prov, int rma, struct fi_info **out)
 {
 	mpix_sigguard g;
 	pthread_mutex_lock(&fab_mu);
 	mpix_sigguard_save(&g);
-	int rc = getinfo(prov, out);
+	int rc = getinfo(prov, rma, out);
 	mpix_sigguard_restore(&g);
 	pthread_mutex_unlock(&fab_mu);
 	return rc;
@@ -314,6 +344,10 @@ static int close_ep(mpix_ofi *s)
 	int rc = 0;
 	// Closing the endpoint cancels the posted receives and outstanding sends.
 	int eprc = s->ep ? fi_close(&s->ep->fid) : 0;
+	if (s->rmaops)
+		for (int32_t i = 0; i < MPIX_OFI_RMA_OPS; i++)
+			if (s->rmaops[i].lmr)
+				rc = close_fid(s, &s->rmaops[i].lmr->fid, "fi_close (RMA local MR)", rc);
 	rc = close_fid(s, s->rxmr ? &s->rxmr->fid : NULL, "fi_close (receive MR)", rc);
 	rc = close_fid(s, s->txmr ? &s->txmr->fid : NULL, "fi_close (send MR)", rc);
 	// A provider that binds MRs to the endpoint (FI_MR_ENDPOINT) may refuse to close
@@ -330,6 +364,10 @@ static int close_ep(mpix_ofi *s)
 	rc = close_fid(s, s->domain ? &s->domain->fid : NULL, "fi_close (domain)", rc);
 	rc = close_fid(s, s->fabric ? &s->fabric->fid : NULL, "fi_close (fabric)", rc);
 	const char *where = s->close_where;
+	free(s->rma_err);
+	free(s->rma_pending);
+	free(s->rmafree);
+	free(s->rmaops);
 	free(s->ring_skip);
 	free(s->ring_len);
 	free(s->ring_idx);
@@ -414,6 +452,29 @@ static void note_error(mpix_ofi *s, struct fid_cq *cq, const char *what, int err
 	}
 }
 
+// rma_done ends RMA operation r: its slot goes back to the pool, its local
+// registration is released, and its peer has one fewer in flight. err (a positive
+// FI_* code, 0: none) is kept as the peer's error until Go collects it: a failed RMA
+// operation fails the operations of its window, not the endpoint.
+static void rma_done(mpix_ofi *s, mpix_ofi_rmaop *r, int err, const char *text)
+{
+	if (!r->busy)
+		return;
+	if (r->lmr) {
+		fi_close(&r->lmr->fid);
+		r->lmr = NULL;
+	}
+	if (err && !s->rma_err[r->peer]) {
+		s->rma_err[r->peer] = err;
+		if (!s->rma_errtext[0])
+			snprintf(s->rma_errtext, sizeof s->rma_errtext, "%s", text);
+	}
+	s->rma_pending[r->peer]--;
+	s->rma_inflight--;
+	r->busy = 0;
+	s->rmafree[s->nrmafree++] = r->op.index;
+}
+
 // read_err takes one error completion off cq. It returns the op it names, or NULL.
 static mpix_ofi_op *read_err(mpix_ofi *s, struct fid_cq *cq, const char *what)
 {
@@ -426,14 +487,24 @@ static mpix_ofi_op *read_err(mpix_ofi *s, struct fid_cq *cq, const char *what)
 		return NULL;
 	}
 	mpix_ofi_op *op = e.op_context;
+	if (op && op->kind == MPIX_OFI_OP_RMA) {
+		char text[256];
+		const char *prov = fi_cq_strerror(cq, e.prov_errno, e.err_data, NULL, 0);
+		snprintf(text, sizeof text, "%s%s%s%s", fi_strerror(e.err ? e.err : FI_EOTHER),
+			 prov ? " (provider: " : "", prov ? prov : "", prov ? ")" : "");
+		rma_done(s, (mpix_ofi_rmaop *)op, e.err ? e.err : FI_EOTHER, text);
+		return op;
+	}
+	int recv = op && op->kind == MPIX_OFI_OP_RECV;
 	// A receive cancelled by closing the endpoint is no error.
-	if (!(op && op->recv && e.err == FI_ECANCELED))
-		note_error(s, cq, what, e.err, e.prov_errno, e.err_data, op ? op->recv : 0);
+	if (!(recv && e.err == FI_ECANCELED))
+		note_error(s, cq, what, e.err, e.prov_errno, e.err_data, recv);
 	return op;
 }
 
 // mpix_ofi_progress_tx reads the transmit CQ (which also drives a manual-progress
 // provider) and lists the send buffers it gave back in tx_idx. It returns their count.
+// RMA completions, which arrive on the same CQ, are settled here in C.
 int mpix_ofi_progress_tx(mpix_ofi *s)
 {
 	s->ntxdone = 0;
@@ -441,12 +512,16 @@ int mpix_ofi_progress_tx(mpix_ofi *s)
 	if (n > 0) {
 		for (ssize_t i = 0; i < n; i++) {
 			mpix_ofi_op *op = s->cqe[i].op_context;
-			if (op && !op->recv)
+			if (!op)
+				continue;
+			if (op->kind == MPIX_OFI_OP_SEND)
 				s->tx_idx[s->ntxdone++] = op->index;
+			else if (op->kind == MPIX_OFI_OP_RMA)
+				rma_done(s, (mpix_ofi_rmaop *)op, 0, NULL);
 		}
 	} else if (n == -FI_EAVAIL) {
 		mpix_ofi_op *op = read_err(s, s->txcq, "send completion");
-		if (op && !op->recv)
+		if (op && op->kind == MPIX_OFI_OP_SEND)
 			s->tx_idx[s->ntxdone++] = op->index;
 	} else if (n != -FI_EAGAIN) {
 		note_error(s, NULL, "fi_cq_read (transmit)", (int)-n, 0, NULL, 0);
@@ -477,12 +552,12 @@ int mpix_ofi_poll(mpix_ofi *s)
 	if (n > 0) {
 		for (ssize_t i = 0; i < n; i++) {
 			mpix_ofi_op *op = s->cqe[i].op_context;
-			if (op && op->recv)
+			if (op && op->kind == MPIX_OFI_OP_RECV)
 				complete_recv(s, op, s->cqe[i].len, 0);
 		}
 	} else if (n == -FI_EAVAIL) {
 		mpix_ofi_op *op = read_err(s, s->rxcq, "receive completion");
-		if (op && op->recv)
+		if (op && op->kind == MPIX_OFI_OP_RECV)
 			complete_recv(s, op, 0, 1);
 	} else if (n != -FI_EAGAIN) {
 		note_error(s, NULL, "fi_cq_read (receive)", (int)-n, 0, NULL, 1);
@@ -517,4 +592,118 @@ int mpix_ofi_repost(mpix_ofi *s, int32_t n)
 	for (int32_t i = 0; i < n; i++)
 		s->unposted[s->nunposted++] = s->rx_idx[i];
 	return post_unposted(s);
+}
+
+// ---- RMA ----
+
+// mpix_ofi_mr_reg registers len bytes at buf for peers to read and write, and returns
+// the key they need: the provider's 64-bit key in *key, or, when it asks for raw keys
+// (FI_MR_RAW), up to *rawlen bytes in raw (*rawlen set to their length, 0 otherwise)
+// and the base address fi_mr_map_raw wants in *rawbase.
+int mpix_ofi_mr_reg(mpix_ofi *s, void *buf, size_t len, struct fid_mr **mr, uint64_t *key,
+		    uint8_t *raw, size_t *rawlen, uint64_t *rawbase)
+{
+	if (!s->rma)
+		return -FI_ENOSYS;
+	const char *where;
+	void *desc;
+	uint64_t want = 0;
+	if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
+		want = s->next_key++;
+	int rc = reg(s, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, want, mr, &desc, &where);
+	if (rc) {
+		if (*mr) {
+			fi_close(&(*mr)->fid);
+			*mr = NULL;
+		}
+		return rc;
+	}
+	*key = 0;
+	*rawbase = 0;
+	if (s->info->domain_attr->mr_mode & FI_MR_RAW) {
+		rc = fi_mr_raw_attr(*mr, rawbase, raw, rawlen, 0);
+		if (rc) {
+			fi_close(&(*mr)->fid);
+			*mr = NULL;
+		}
+		return rc;
+	}
+	*rawlen = 0;
+	*key = fi_mr_key(*mr);
+	return 0;
+}
+
+int mpix_ofi_mr_close(struct fid_mr *mr)
+{
+	return fi_close(&mr->fid);
+}
+
+// mpix_ofi_map_raw turns a peer's raw key into one this endpoint's operations take.
+int mpix_ofi_map_raw(mpix_ofi *s, uint64_t base, uint8_t *raw, size_t len, uint64_t *key)
+{
+	return fi_mr_map_raw(s->domain, base, raw, len, key, 0);
+}
+
+int mpix_ofi_unmap_key(mpix_ofi *s, uint64_t key)
+{
+	return fi_mr_unmap_key(s->domain, key);
+}
+
+// mpix_ofi_rma posts one fi_write (write != 0) of len bytes from buf to peer's raddr
+// under key, or one fi_read into buf. The completion comes on the transmit CQ; a write
+// completes once its data is in the target's memory (FI_DELIVERY_COMPLETE). It returns
+// -FI_EAGAIN when no slot is free or the provider's queue is full: progress, then retry.
+ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len, uint64_t raddr,
+		     uint64_t key)
+{
+	if (!s->rma)
+		return -FI_ENOSYS;
+	if (peer < 0 || peer >= s->naddrs || s->addrs[peer] == FI_ADDR_NOTAVAIL)
+		return -FI_EINVAL;
+	if (s->nrmafree == 0)
+		return -FI_EAGAIN;
+	int32_t slot = s->rmafree[s->nrmafree - 1];
+	mpix_ofi_rmaop *r = &s->rmaops[slot];
+	void *desc = NULL;
+	if (s->info->domain_attr->mr_mode & FI_MR_LOCAL) {
+		const char *where;
+		uint64_t want = 0;
+		if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
+			want = s->next_key++;
+		int rc = reg(s, buf, len, write ? FI_WRITE : FI_READ, want, &r->lmr, &desc, &where);
+		if (rc) {
+			if (r->lmr) {
+				fi_close(&r->lmr->fid);
+				r->lmr = NULL;
+			}
+			return rc;
+		}
+	}
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	struct fi_rma_iov rma = {.addr = raddr, .len = len, .key = key};
+	struct fi_msg_rma msg = {
+		.msg_iov = &iov,
+		.desc = &desc,
+		.iov_count = 1,
+		.addr = s->addrs[peer],
+		.rma_iov = &rma,
+		.rma_iov_count = 1,
+		.context = &r->op.ctx,
+		.data = 0,
+	};
+	ssize_t rc = write ? fi_writemsg(s->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+			   : fi_readmsg(s->ep, &msg, FI_COMPLETION);
+	if (rc) {
+		if (r->lmr) {
+			fi_close(&r->lmr->fid);
+			r->lmr = NULL;
+		}
+		return rc;
+	}
+	s->nrmafree--;
+	r->busy = 1;
+	r->peer = peer;
+	s->rma_pending[peer]++;
+	s->rma_inflight++;
+	return 0;
 }

@@ -17,6 +17,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 // The libfabric API version mpix is written against.
 #define MPIX_OFI_API_VERSION FI_VERSION(1, 14)
@@ -24,15 +25,30 @@
 // Completions read from a CQ per call.
 #define MPIX_OFI_BATCH 64
 
-// One posted operation (a send from a bounce buffer or a pre-posted receive). Its
-// address is the operation context; the fi_context2 must come first, since providers
-// that ask for FI_CONTEXT or FI_CONTEXT2 use the memory it points to.
+// RMA operations in flight per endpoint (fi_write and fi_read), beside the sends.
+#define MPIX_OFI_RMA_OPS 64
+
+// What a posted operation is; completions on the transmit CQ are told apart by it.
+enum { MPIX_OFI_OP_SEND = 0, MPIX_OFI_OP_RECV = 1, MPIX_OFI_OP_RMA = 2 };
+
+// One posted operation (a send from a bounce buffer, a pre-posted receive, or an RMA
+// operation). Its address is the operation context; the fi_context2 must come first,
+// since providers that ask for FI_CONTEXT or FI_CONTEXT2 use the memory it points to.
 typedef struct mpix_ofi_op {
 	struct fi_context2 ctx;
-	int32_t index; // buffer index in its pool
-	int32_t recv;  // 1 for a receive buffer, 0 for a send buffer
+	int32_t index; // buffer index in its pool (RMA: slot in the RMA pool)
+	int32_t kind;  // MPIX_OFI_OP_*
 	uint64_t seq;  // receive buffers: position in posting order
 } mpix_ofi_op;
+
+// An RMA operation in flight: its peer, whose pending count its completion lowers, and
+// the registration of its local buffer when the provider wants one (FI_MR_LOCAL).
+typedef struct mpix_ofi_rmaop {
+	mpix_ofi_op op; // first: its address is the context
+	int32_t peer;
+	int32_t busy;
+	struct fid_mr *lmr;
+} mpix_ofi_rmaop;
 
 typedef struct mpix_ofi {
 	struct fi_info *info;
@@ -57,6 +73,18 @@ typedef struct mpix_ofi {
 
 	fi_addr_t *addrs;    // world rank -> fi_addr_t, after mpix_ofi_av_insert
 	int32_t naddrs;
+
+	// RMA (fi_write, fi_read), when the provider granted FI_RMA with remote read and
+	// write: rma is 1, and the pool, the per-peer counts and errors exist.
+	int32_t rma;
+	uint64_t next_key;       // requested keys when the provider does not pick them
+	mpix_ofi_rmaop *rmaops;    // MPIX_OFI_RMA_OPS
+	int32_t *rmafree;        // free slots (a stack)
+	int32_t nrmafree;
+	int32_t *rma_pending;    // per world rank: operations in flight
+	int32_t *rma_err;        // per world rank: first error since last collected (FI_* code)
+	int32_t rma_inflight;    // all peers
+	char rma_errtext[256];   // the first RMA error's text not yet collected
 
 	int32_t *unposted;   // receive buffers waiting to be (re)posted
 	int32_t nunposted;
@@ -88,7 +116,7 @@ typedef struct mpix_ofi {
 	struct fi_cq_data_entry cqe[MPIX_OFI_BATCH];
 } mpix_ofi;
 
-int mpix_ofi_getinfo(const char *prov, struct fi_info **out);
+int mpix_ofi_getinfo(const char *prov, int rma, struct fi_info **out);
 
 // libfabric is loaded with dlopen on first use, not linked: loading it pulls in
 // provider libraries (psm, infinipath) whose constructors take ~0.2 s, which jobs that
@@ -109,5 +137,14 @@ ssize_t mpix_ofi_send(mpix_ofi *s, int32_t dst, int32_t idx, size_t len);
 int mpix_ofi_progress_tx(mpix_ofi *s);
 int mpix_ofi_poll(mpix_ofi *s);
 int mpix_ofi_repost(mpix_ofi *s, int32_t n);
+
+// RMA: registration of memory peers may read and write, raw keys, and the operations.
+int mpix_ofi_mr_reg(mpix_ofi *s, void *buf, size_t len, struct fid_mr **mr, uint64_t *key,
+		    uint8_t *raw, size_t *rawlen, uint64_t *rawbase);
+int mpix_ofi_mr_close(struct fid_mr *mr);
+int mpix_ofi_map_raw(mpix_ofi *s, uint64_t base, uint8_t *raw, size_t len, uint64_t *key);
+int mpix_ofi_unmap_key(mpix_ofi *s, uint64_t key);
+ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len, uint64_t raddr,
+		     uint64_t key);
 
 #endif

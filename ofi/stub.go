@@ -5,6 +5,7 @@ package ofi
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"mpix/transport"
 )
@@ -16,16 +17,23 @@ const EnvProvider = "MPIX_OFI_PROVIDER"
 // ErrNoProvider is wrapped by Open's error when no provider offers what mpix needs.
 var ErrNoProvider = errors.New("ofi: no suitable libfabric provider")
 
+// EnvRMA is the environment variable that, set to 0, turns RMA off.
+const EnvRMA = "MPIX_OFI_RMA"
+
 // Config says which provider to use and where this process sits in the world.
 type Config struct {
 	Provider   string
 	Rank, Size int
+	NoRMA      bool
 }
 
 // Endpoint is never created in a build without libfabric.
 type Endpoint struct{}
 
-var _ transport.Endpoint = (*Endpoint)(nil)
+var (
+	_ transport.Endpoint     = (*Endpoint)(nil)
+	_ transport.RemoteMemory = (*Endpoint)(nil)
+)
 
 // Open always fails: this mpix was built without libfabric.
 func Open(cfg Config) (*Endpoint, error) {
@@ -54,3 +62,23 @@ func (e *Endpoint) Send(dst int, h *transport.Header, payload []byte) error {
 func (e *Endpoint) ReadFrom(peer int, addr uintptr, dst []byte) error {
 	return transport.ErrNoSingleCopy
 }
+
+func (e *Endpoint) RMA() bool { return false }
+func (e *Endpoint) RegisterMemory(base unsafe.Pointer, n int64) ([]byte, any, error) {
+	return nil, nil, transport.ErrNoRemoteMemory
+}
+func (e *Endpoint) DeregisterMemory(reg any) error { return transport.ErrNoRemoteMemory }
+func (e *Endpoint) StartWrite(peer int, key []byte, addr uint64, src []byte) error {
+	return transport.ErrNoRemoteMemory
+}
+func (e *Endpoint) StartRead(peer int, key []byte, addr uint64, dst []byte) error {
+	return transport.ErrNoRemoteMemory
+}
+func (e *Endpoint) WriteRemote(peer int, key []byte, addr uint64, src []byte) error {
+	return transport.ErrNoRemoteMemory
+}
+func (e *Endpoint) ReadRemote(peer int, key []byte, addr uint64, dst []byte) error {
+	return transport.ErrNoRemoteMemory
+}
+func (e *Endpoint) Flush(peer int) error  { return transport.ErrNoRemoteMemory }
+func (e *Endpoint) Pending(peer int) bool { return false }

@@ -67,6 +67,7 @@ type amOrigin struct {
 	nextID uint64
 	ops    map[uint64]*amOp
 	dirty  map[int]bool // ranks sent operations since their last flush
+	net    map[int]bool // ranks given one-sided transport operations since (net.go)
 	// failed is the first error class a target answered for an operation that had no
 	// request to carry it (a blocking MPI_Get); the next flush or fence reports it.
 	failed atomic.Int32
@@ -284,6 +285,18 @@ func (w *Win) flushTarget(rank int) error {
 	if tg.how != reachAM {
 		return nil
 	}
+	if tg.rkey != nil {
+		if err := w.flushNet(rank); err != nil {
+			w.flushAM(rank)
+			return err
+		}
+	}
+	return w.flushAM(rank)
+}
+
+// flushAM completes the active messages to rank.
+func (w *Win) flushAM(rank int) error {
+	tg := &w.targets[rank]
 	w.am.mu.Lock()
 	dirty := w.am.dirty[rank]
 	delete(w.am.dirty, rank)

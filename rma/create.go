@@ -19,6 +19,8 @@ const (
 	cardBlockFD          // MPI_Win_create over MPI_Alloc_mem memory: the block's memfd, else -1
 	cardBlockBase        // the block's address
 	cardBlockSize        // the block's size
+	cardVCI              // the VCI its window's engine runs on
+	cardKeyLen           // bytes of its one-sided access key (net.go), 0: none
 	cardLen
 )
 
@@ -116,6 +118,12 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	if w.seg != nil && w.seg.path != "" {
 		file = 1
 	}
+	// Memory that peers reach through their engines' transport may be registered for
+	// one-sided access: its key goes round after the cards.
+	var key []byte
+	if anyAM(c, peers, myNode, mapPeers) {
+		key = w.register()
+	}
 	mine := make([]int64, cardLen)
 	mine[cardBase] = int64(uintptr(w.base))
 	mine[cardSize] = w.size
@@ -123,12 +131,18 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	mine[cardState] = int64(uintptr(w.own.p))
 	mine[cardFile] = file
 	mine[cardBlockFD] = -1
+	mine[cardVCI] = int64(c.Engine().Index())
+	mine[cardKeyLen] = int64(len(key))
 	if w.flavor == FlavorCreate && w.size > 0 {
 		if b, ok := blockOf(uintptr(w.base), w.size); ok {
 			mine[cardBlockFD], mine[cardBlockBase], mine[cardBlockSize] = int64(b.fd), int64(b.base), b.size
 		}
 	}
 	cards, err := allgather(c, mine)
+	if err != nil {
+		return err
+	}
+	keys, err := exchangeKeys(c, cards, key)
 	if err != nil {
 		return err
 	}
@@ -181,6 +195,9 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 		default:
 			t.how = reachAM
 		}
+		if t.how == reachAM && keys[r] != nil && card[cardVCI] == int64(c.Engine().Index()) && c.Engine().RemoteTo(t.world) {
+			t.rkey = keys[r]
+		}
 	}
 	w.self = &w.targets[me]
 	w.sharedOK = true
@@ -194,7 +211,7 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	w.Handle = wins.Add(w)
 	byContext.Store(ctx, w)
 	// Peers that reach this process through its engine need it polled in every wait.
-	w.served = anyAM(cards, c, peers, myNode, mapPeers)
+	w.served = anyAM(c, peers, myNode, mapPeers)
 	if w.served {
 		c.Engine().Serve()
 	}
@@ -213,7 +230,7 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 
 // anyAM reports whether some rank may reach this process by active messages: one on
 // another node, or any peer when node peers do not map each other's memory.
-func anyAM(cards []int64, c *core.Comm, peers []core.Peer, myNode int, mapPeers bool) bool {
+func anyAM(c *core.Comm, peers []core.Peer, myNode int, mapPeers bool) bool {
 	for r := 0; r < c.Size; r++ {
 		if r == c.Rank {
 			continue
@@ -362,6 +379,7 @@ func (w *Win) release() {
 		wins.Remove(w.Handle)
 		w.Handle = 0
 	}
+	w.deregister()
 	if w.comm != nil {
 		byContext.Delete(w.comm.ContextID)
 	}

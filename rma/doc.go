@@ -23,7 +23,9 @@
 // of attached regions, which origins read to check a displacement before they touch
 // memory. Targets on other nodes, or all of them under MPIX_SHM=0, are reached with
 // active messages (am.go): the target's engine applies the operation, under the same
-// locks, in its progress.
+// locks, in its progress. Puts and gets to them go instead through the transport's
+// one-sided access where it has one (net.go: libfabric's fi_write and fi_read on the
+// window memory each target registered at creation; not for dynamic windows).
 //
 // Accumulates are element-wise atomic among themselves. On shareable memory (allocated,
 // shared, MPI_Alloc_mem) the common integer and floating-point ops are CPU atomics,

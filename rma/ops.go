@@ -108,6 +108,9 @@ func (w *Win) Put(o Buf, t Target, wantReq bool) (*core.Request, error) {
 		return nil, err
 	}
 	if tg.how == reachAM {
+		if w.viaNet(tg, runs) {
+			return w.netPut(tg, runs, o.packed(), wantReq)
+		}
 		return w.amPut(tg, runs, o.packed(), wantReq)
 	}
 	if err := at.scatter(runs, o.packed()); err != nil {
@@ -131,6 +134,9 @@ func (w *Win) Get(o Buf, t Target, wantReq bool) (*core.Request, error) {
 		return nil, err
 	}
 	if tg.how == reachAM {
+		if w.viaNet(tg, runs) {
+			return w.netGet(tg, runs, o, wantReq)
+		}
 		return w.amGet(tg, runs, o, wantReq)
 	}
 	dst, finish := o.into()

@@ -59,6 +59,10 @@ type target struct {
 	// window's memory, and those under a dynamic window's regions (by serial).
 	blk    *segment
 	blocks *blockCache
+	// rkey is the key of the target's window memory, when this process reaches it
+	// through a transport's one-sided access (ofi's fi_write and fi_read, net.go):
+	// puts and gets to a reachAM target then go there instead of to its engine.
+	rkey []byte
 }
 
 // blockCache is a target's MPI_Alloc_mem blocks this process mapped, by serial (nil
@@ -85,6 +89,7 @@ type Win struct {
 	own      state    // this process's state page
 	sharedOK bool     // every rank's memory is mapped here (MPI_Win_shared_query)
 	served   bool     // the engine is polled in every wait (core.Engine.Serve)
+	reg      any      // this process's window memory, registered for one-sided access (net.go)
 
 	mu      sync.Mutex // epochs, locks held, regions
 	ep      epochs

@@ -89,6 +89,50 @@ type Writer interface {
 	WriteTo(peer int, addr uintptr, src []byte) error
 }
 
+// ErrNoRemoteMemory means the endpoint cannot register memory for peers or reach a
+// peer's registered memory (the provider lacks RMA, or it was turned off): the caller
+// falls back to active messages.
+var ErrNoRemoteMemory = errors.New("transport: remote memory access not available")
+
+// RemoteMemory is an Endpoint that reads and writes peers' memory without their
+// engines (ofi's fi_write and fi_read). A process registers memory and publishes the
+// key it gets; a peer names that key, and an address inside the registration, to
+// reach it.
+//
+// Addresses are the target's virtual addresses: the key carries where the registration
+// starts and how long it is, so the origin refuses an access outside it before it
+// reaches the network, and converts the address to what the provider wants (absolute
+// or an offset). A key is opaque bytes, valid while the registration lives and only
+// for the endpoint's peers on the same provider.
+//
+// The Start methods are asynchronous: the data moves while the caller goes on, and
+// Flush(peer) returns once every operation started towards peer is complete (written
+// data visible in the target's memory, read data here). Until then the caller must
+// leave src untouched and dst unread, and keep both alive (Go memory is pinned for it).
+// The plain methods are Start followed by Flush. Every method makes progress on the
+// endpoint while it waits for resources or completions, and reports
+// ErrNoRemoteMemory when the endpoint has no RMA.
+type RemoteMemory interface {
+	// RegisterMemory makes n bytes at base readable and writable by peers. key is
+	// what a peer needs (to be published); reg is released with DeregisterMemory,
+	// after which the key is refused by the target.
+	RegisterMemory(base unsafe.Pointer, n int64) (key []byte, reg any, err error)
+	DeregisterMemory(reg any) error
+	// StartWrite starts copying src to address addr of peer's registration key;
+	// StartRead starts copying from there into dst.
+	StartWrite(peer int, key []byte, addr uint64, src []byte) error
+	StartRead(peer int, key []byte, addr uint64, dst []byte) error
+	// Flush waits until every operation started towards peer (every peer: -1) is
+	// complete, and returns the first error among them.
+	Flush(peer int) error
+	// Pending reports whether operations started towards peer (every peer: -1) are
+	// still in flight, after reading the completion queue once; it never waits.
+	Pending(peer int) bool
+	// WriteRemote and ReadRemote are StartWrite and StartRead followed by Flush(peer).
+	WriteRemote(peer int, key []byte, addr uint64, src []byte) error
+	ReadRemote(peer int, key []byte, addr uint64, dst []byte) error
+}
+
 // Endpoint is one transport context.
 type Endpoint interface {
 	// Send transmits h and payload to the process with world rank dst. It is done with

@@ -1,0 +1,88 @@
+package core
+
+import (
+	"unsafe"
+
+	"mpix/transport"
+)
+
+// One-sided access through a transport (transport.RemoteMemory, ofi's fi_write and
+// fi_read), for the RMA package: the endpoint is the VCI's, so every call here takes
+// the VCI's lock (unless this thread owns the VCI), as SendAM does.
+
+// remoteEP is the engine's endpoint that offers one-sided access, or nil.
+func (e *Engine) remoteEP() transport.RemoteMemory {
+	for _, ep := range e.eps {
+		if rm, ok := ep.(transport.RemoteMemory); ok {
+			return rm
+		}
+	}
+	return nil
+}
+
+// RegisterRemote registers n bytes at base with the engine's endpoint that peers on
+// the same VCI reach for one-sided access, and returns the key to publish. It returns
+// transport.ErrNoRemoteMemory where the engine has no such endpoint.
+func (e *Engine) RegisterRemote(base unsafe.Pointer, n int64) ([]byte, any, error) {
+	l := e.enter()
+	defer e.exit(l)
+	rm := e.remoteEP()
+	if rm == nil {
+		return nil, nil, transport.ErrNoRemoteMemory
+	}
+	return rm.RegisterMemory(base, n)
+}
+
+// DeregisterRemote releases a registration of RegisterRemote.
+func (e *Engine) DeregisterRemote(reg any) error {
+	l := e.enter()
+	defer e.exit(l)
+	rm := e.remoteEP()
+	if rm == nil {
+		return transport.ErrNoRemoteMemory
+	}
+	return rm.DeregisterMemory(reg)
+}
+
+// RemoteTo reports whether world rank w is reached through the endpoint that offers
+// one-sided access (so that a key w published from the same VCI is good here).
+func (e *Engine) RemoteTo(w int) bool {
+	if !e.Reaches(w) {
+		return false
+	}
+	rm, ok := e.route[w].(transport.RemoteMemory)
+	return ok && rm == e.remoteEP()
+}
+
+// StartRemote starts a write of buf (write) to, or a read into buf from, address addr
+// of world rank w's registration key. buf must stay as it is until FlushRemote(w).
+func (e *Engine) StartRemote(write bool, w int, key []byte, addr uint64, buf []byte) error {
+	l := e.enter()
+	defer e.exit(l)
+	rm, ok := e.route[w].(transport.RemoteMemory)
+	if !ok {
+		return transport.ErrNoRemoteMemory
+	}
+	if write {
+		return rm.StartWrite(w, key, addr, buf)
+	}
+	return rm.StartRead(w, key, addr, buf)
+}
+
+// FlushRemote waits, making progress as any wait does, until every one-sided
+// operation started towards world rank w is complete, and returns the first error.
+func (e *Engine) FlushRemote(w int) error {
+	rm, ok := e.route[w].(transport.RemoteMemory)
+	if !ok {
+		return transport.ErrNoRemoteMemory
+	}
+	e.wait(func() bool {
+		l := e.enter()
+		p := rm.Pending(w)
+		e.exit(l)
+		return !p
+	})
+	l := e.enter()
+	defer e.exit(l)
+	return rm.Flush(w)
+}

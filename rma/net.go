@@ -1,0 +1,168 @@
+package rma
+
+import (
+	"encoding/binary"
+
+	"mpix/core"
+)
+
+// Puts and gets through the transport's one-sided access (transport.RemoteMemory:
+// ofi's fi_write and fi_read), for targets otherwise reached by active messages
+// (reachAM): another node, or every peer under MPIX_SHM=0.
+//
+// At creation each process whose memory peers reach through their engines registers
+// its window memory (created, allocated and shared windows; not dynamic ones, which
+// stay on active messages) with its window engine's endpoint, and publishes the key:
+// its length rides in the card, the bytes go round in a second allgather. An origin
+// takes a target's key when the target's window runs on the same VCI (the key belongs
+// to that VCI's endpoint) and its engine reaches the target through the endpoint that
+// offers the access. The target's memory stays registered until MPI_Win_free, after
+// its last barrier, so a key is never used once its registration is gone.
+//
+// The origin checks the target range first (targetRuns), as for every path; the
+// transport checks the access against the key again. Put and get then post one
+// operation per run and return: the data moves while the caller goes on, and
+// MPI_Win_flush (and every call that completes operations) waits for them. Request
+// forms, and gets into non-contiguous origin buffers, wait at once. Accumulates, locks
+// and flushes of active messages keep going through the target's engine.
+
+// netRuns bounds the runs an operation may have to go through the transport when its
+// runs are short: one message of the active-message path carries them all.
+const (
+	netRuns   = 8
+	netMinRun = 512
+)
+
+// register registers this process's window memory for one-sided access and returns
+// the key to publish, or nil.
+func (w *Win) register() []byte {
+	if w.flavor == FlavorDynamic || w.size == 0 || w.base == nil {
+		return nil
+	}
+	key, reg, err := w.comm.Engine().RegisterRemote(w.base, w.size)
+	if err != nil {
+		return nil // the transport has no one-sided access: active messages
+	}
+	w.reg = reg
+	return key
+}
+
+// deregister undoes register.
+func (w *Win) deregister() {
+	if w.reg != nil {
+		w.comm.Engine().DeregisterRemote(w.reg)
+		w.reg = nil
+	}
+}
+
+// exchangeKeys gathers every rank's key (cards say their lengths; a rank without one
+// gets nil). All ranks take part, or none when no rank has a key.
+func exchangeKeys(c *core.Comm, cards []int64, mine []byte) ([][]byte, error) {
+	keys := make([][]byte, c.Size)
+	longest := int64(0)
+	for r := 0; r < c.Size; r++ {
+		longest = max(longest, cards[r*cardLen+cardKeyLen])
+	}
+	if longest == 0 {
+		return keys, nil
+	}
+	words := int((longest + 7) / 8)
+	buf := make([]byte, words*8)
+	copy(buf, mine)
+	packed := make([]int64, words)
+	for i := range packed {
+		packed[i] = int64(binary.LittleEndian.Uint64(buf[8*i:]))
+	}
+	all, err := allgather(c, packed)
+	if err != nil {
+		return nil, err
+	}
+	for r := 0; r < c.Size; r++ {
+		n := cards[r*cardLen+cardKeyLen]
+		if n <= 0 || n > longest {
+			continue
+		}
+		b := make([]byte, words*8)
+		for i := 0; i < words; i++ {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(all[r*words+i]))
+		}
+		keys[r] = b[:n]
+	}
+	return keys, nil
+}
+
+// viaNet reports whether an operation over runs to tg goes through the transport: tg
+// published a key, and the runs are few or long.
+func (w *Win) viaNet(tg *target, runs []run) bool {
+	if tg.rkey == nil {
+		return false
+	}
+	return len(runs) <= netRuns || totalLen(runs) >= netMinRun*int64(len(runs))
+}
+
+func (w *Win) markNet(rank int) {
+	w.am.mu.Lock()
+	if w.am.net == nil {
+		w.am.net = map[int]bool{}
+	}
+	w.am.net[rank] = true
+	w.am.mu.Unlock()
+}
+
+// start posts one transport operation per run, over consecutive pieces of data.
+func (w *Win) start(tg *target, write bool, runs []run, data []byte) error {
+	rank := w.rankOf(tg)
+	w.markNet(rank)
+	e := w.comm.Engine()
+	off := int64(0)
+	for _, x := range runs {
+		if x.n > 0 {
+			if err := e.StartRemote(write, tg.world, tg.rkey, x.addr, data[off:off+x.n]); err != nil {
+				return core.Errorf(core.ErrOther, "one-sided operation to rank %d: %v", rank, err)
+			}
+		}
+		off += x.n
+	}
+	return nil
+}
+
+func (w *Win) netPut(tg *target, runs []run, data []byte, wantReq bool) (*core.Request, error) {
+	if err := w.start(tg, true, runs, data); err != nil {
+		return nil, err
+	}
+	if wantReq {
+		if err := w.flushNet(w.rankOf(tg)); err != nil {
+			return nil, err
+		}
+	}
+	return w.done(wantReq), nil
+}
+
+func (w *Win) netGet(tg *target, runs []run, o Buf, wantReq bool) (*core.Request, error) {
+	dst, finish := o.into()
+	if err := w.start(tg, false, runs, dst); err != nil {
+		return nil, err
+	}
+	if wantReq || !o.Type.Contiguous() {
+		if err := w.flushNet(w.rankOf(tg)); err != nil {
+			return nil, err
+		}
+		finish()
+	}
+	return w.done(wantReq), nil
+}
+
+// flushNet completes the transport operations to rank.
+func (w *Win) flushNet(rank int) error {
+	w.am.mu.Lock()
+	dirty := w.am.net[rank]
+	delete(w.am.net, rank)
+	w.am.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	if err := w.comm.Engine().FlushRemote(w.targets[rank].world); err != nil {
+		return core.Errorf(core.ErrOther, "a one-sided operation to rank %d failed: %v", rank, err)
+	}
+	return nil
+}
