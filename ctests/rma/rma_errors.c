@@ -59,7 +59,12 @@ static void first_error(int rc_op, int rc_flush, int want, int alt, const char *
     nchecks++;
 }
 
-#define RANGE(call, t, win) first_error((call), MPI_Win_flush((t), (win)), MPI_ERR_RMA_RANGE, -1, #call)
+/* The operation runs before its flush: C leaves the order of a call's arguments open. */
+#define RANGE(call, t, win)                                                             \
+    do {                                                                                \
+        int rc_op_ = (call);                                                            \
+        first_error(rc_op_, MPI_Win_flush((t), (win)), MPI_ERR_RMA_RANGE, -1, #call);   \
+    } while (0)
 #define EXPECT(call, want) \
     do {                   \
         CHECK_CLASS(call, want); \

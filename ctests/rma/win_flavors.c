@@ -48,6 +48,8 @@ static void check_group(MPI_Win win, MPI_Comm comm, const char *what)
     CHECK_OK(MPI_Comm_group(comm, &cg));
     CHECK_OK(MPI_Group_compare(wg, cg, &res));
     CHECK(res == MPI_IDENT, "%s: the window's group compares %d with the communicator's", what, res);
+    /* The Fortran handle converts back to the same window. */
+    CHECK(MPI_Win_f2c(MPI_Win_c2f(win)) == win, "%s: MPI_Win_f2c(MPI_Win_c2f(win)) is another window", what);
     CHECK_OK(MPI_Group_free(&wg));
     CHECK_OK(MPI_Group_free(&cg));
     nchecks++;
