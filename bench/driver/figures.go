@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Impl is one MPI implementation under test: which build of the benchmark programs it
@@ -144,26 +145,23 @@ var figures = []Figure{
 		Parse: Parse{Key: "msgrate"},
 		Unit:  "million messages/s", Better: Higher, Rows: Sizes, RowHead: "size",
 	},
-	{
-		Name: "rma_ops", Title: "One-sided 8-byte latency, operation + MPI_Win_flush in a lock epoch, 2 processes",
-		Program: "rma", Args: []string{"ops"}, NP: 2, Impls: p2pImpls,
-		Parse: Parse{Key: "rmaop"},
-		Unit:  "µs", Better: Lower, Rows: Names, RowHead: "window, operation",
-		Plot: Dots,
-		Note: "OSU's pattern: each operation followed by MPI_Win_flush inside MPI_Win_lock(MPI_LOCK_SHARED); acc, get_acc and fop are MPI_SUM on one MPI_LONG, cas one MPI_LONG. " +
-			"allocate: MPI_Win_allocate; create and dynamic: MPI_Win_create / MPI_Win_attach over MPI_Alloc_mem memory (as OSU does); create-malloc: MPI_Win_create over malloc'd memory. " +
-			"The target sits in MPI_Barrier meanwhile. 2 processes on this 2-core machine.",
-	},
-	rmaSizes("rma_put_latency", "lat", "put", "Latency of MPI_Put + MPI_Win_flush by size", "µs", Lower),
-	rmaSizes("rma_get_latency", "lat", "get", "Latency of MPI_Get + MPI_Win_flush by size", "µs", Lower),
-	rmaSizes("rma_put_bandwidth", "bw", "put", "Bandwidth of MPI_Put, 64 operations then MPI_Win_flush", "MB/s", Higher),
-	rmaSizes("rma_get_bandwidth", "bw", "get", "Bandwidth of MPI_Get, 64 operations then MPI_Win_flush", "MB/s", Higher),
+	rmaFigure("lat", "allocate"),
+	rmaFigure("lat", "create"),
+	rmaFigure("lat", "create-allocmem"),
+	rmaFigure("lat", "dynamic"),
+	rmaFigure("bw", "allocate"),
+	rmaFigure("bw", "create"),
+	rmaFigure("bw", "create-allocmem"),
+	rmaFigure("bw", "dynamic"),
 	{
 		Name: "rma_epochs", Title: "One-sided epochs with one 8-byte MPI_Put, allocated window, 2 processes",
 		Program: "rma", Args: []string{"epochs"}, NP: 2, Impls: p2pImpls,
 		Parse: Parse{Key: "rmaepoch"},
 		Unit:  "µs", Better: Lower, Rows: Names, RowHead: "epoch",
-		Note: "fence: MPI_Put between two MPI_Win_fence calls (both processes fence); pscw: MPI_Win_start, MPI_Put, MPI_Win_complete at the origin against MPI_Win_post and MPI_Win_wait at the target.",
+		Plot: Dots, XLabel: "epoch",
+		Note: "Time per epoch at the origin. fence: MPI_Put then MPI_Win_fence, both processes fencing (consecutive epochs share their fences); " +
+			"pscw: MPI_Win_start, MPI_Put, MPI_Win_complete at the origin against MPI_Win_post, MPI_Win_wait at the target. " +
+			"2 processes on one node (this machine has 2 cores)." + rmaCounts + rmaOFI,
 	},
 	collectives(2),
 	collectives(4),
@@ -179,18 +177,60 @@ var figures = []Figure{
 			{"endpoints", "1", "multiple", "2"}, {"endpoints", "2", "multiple", "2"}}),
 }
 
-// rmaSizes is a figure of bench/rma.c by message size: one launch per window flavour,
-// whose lines name their rows ("allocate 8 B"...).
-func rmaSizes(name, mode, op, title, unit string, better Better) Figure {
-	f := Figure{
-		Name: name, Title: title + ", 2 processes",
-		Program: "rma", NP: 2, Impls: p2pImpls,
-		Parse: Parse{Key: "rma" + mode},
-		Unit:  unit, Better: better, Rows: Names, RowHead: "window, size",
-		Note: "allocate: MPI_Win_allocate; create and dynamic over MPI_Alloc_mem memory; create-malloc over malloc'd memory. Inside one MPI_Win_lock(MPI_LOCK_SHARED) epoch; the target waits in MPI_Barrier.",
+// rmaFlavours are the windows bench/rma.c opens, by its argument: how each is made.
+var rmaFlavours = map[string]string{
+	"allocate":        "MPI_Win_allocate",
+	"create":          "MPI_Win_create over malloc'd memory",
+	"create-allocmem": "MPI_Win_create over MPI_Alloc_mem memory (as OSU's benchmarks do)",
+	"dynamic":         "MPI_Win_create_dynamic + MPI_Win_attach of MPI_Alloc_mem memory, the target's address sent with MPI_Send",
+}
+
+// rmaCounts says how bench/rma.c chooses its iteration counts and what a row reports.
+const rmaCounts = " Up to 10000 operations or epochs (200 windows) a row, fewer above 4 KiB and for rows too slow for bench/rma.c's time budget, " +
+	"after a tenth as many warm-up ones, timed in 32 chunks: a row is the median over its chunks of the mean time in the chunk " +
+	"(a process that loses its core for a scheduler tick on this shared machine would otherwise add milliseconds to sub-microsecond means)."
+
+// rmaOFI explains the mpix-ofi column of the figures that have one.
+const rmaOFI = " mpix-ofi (MPIX_SHM=0: operations as active messages over libfabric) runs the allocated window's latency and the epochs only, " +
+	"to keep the launches few: its launches take several seconds where the others take one or two."
+
+// rmaFigure is a figure of bench/rma.c for one window flavour: "lat" (every
+// operation + MPI_Win_flush, by size) or "bw" (put and get bandwidth, by size). Its rows
+// are named by the program: "OP SIZE" ("put 4 KiB"). mpix-ofi runs the allocated
+// window's latency only (see rmaOFI).
+func rmaFigure(mode, flavour string) Figure {
+	made, ok := rmaFlavours[flavour]
+	if !ok {
+		panic("rma: unknown window flavour " + flavour)
 	}
-	for _, flavour := range []string{"allocate", "create", "dynamic", "create-malloc"} {
-		f.Points = append(f.Points, Point{Args: []string{mode, op, flavour}})
+	impls := defaultImpls
+	if mode == "lat" && flavour == "allocate" {
+		impls = p2pImpls
+	}
+	f := Figure{
+		Program: "rma", Args: []string{mode, flavour}, NP: 2, Impls: impls,
+		Parse: Parse{Key: "rma" + mode}, Rows: Names, RowHead: "operation, size",
+	}
+	name := "_" + strings.ReplaceAll(flavour, "-", "_")
+	where := " 2 processes on one node (this machine has 2 cores): rank 0 the origin, inside one MPI_Win_lock(MPI_LOCK_SHARED) epoch on rank 1, " +
+		"the target, which waits in MPI_Barrier. Window: " + made + "." + rmaCounts
+	switch mode {
+	case "lat":
+		f.Name, f.Unit, f.Better = "rma_latency"+name, "µs", Lower
+		f.Title = "One-sided latency, operation + MPI_Win_flush, " + flavour + " window, 2 processes"
+		f.Note = "Each operation followed by MPI_Win_flush. acc (MPI_Accumulate), get_acc (MPI_Get_accumulate), fop (MPI_Fetch_and_op): " +
+			"MPI_SUM on MPI_LONG elements (size/8 of them); cas: MPI_Compare_and_swap of one MPI_LONG." + where
+		if flavour == "allocate" {
+			f.Note += rmaOFI
+			f.Note += " Open MPI 4.x: no cas row, as its osc/rdma crashes the target in an 8-byte MPI_Compare_and_swap " +
+				"on an MPI_Win_allocate window (open-mpi/ompi#11349); bench/rma.c skips it when built against Open MPI before 5."
+		}
+	case "bw":
+		f.Name, f.Unit, f.Better = "rma_bandwidth"+name, "MB/s", Higher
+		f.Title = "One-sided bandwidth, 64 operations then MPI_Win_flush, " + flavour + " window, 2 processes"
+		f.Note = "MPI_Put or MPI_Get of one size, 64 at a time to the same target bytes, then MPI_Win_flush; MB = 10^6 bytes." + where
+	default:
+		panic("rma: unknown mode " + mode)
 	}
 	return f
 }
