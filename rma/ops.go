@@ -93,19 +93,30 @@ func (w *Win) done(wantReq bool) *core.Request {
 	return r
 }
 
+// prepare is what Put and Get (and their request forms, named by reqWhat) check
+// first: the epoch, the rank, the signatures and the target runs. tg is nil for
+// MPI_PROC_NULL, which has nothing to do.
+func (w *Win) prepare(o Buf, t Target, wantReq bool, what, reqWhat string, buf []run) (*target, []run, where, error) {
+	if err := w.checkRequestEpoch(t.Rank, wantReq, reqWhat); err != nil {
+		return nil, nil, where{}, err
+	}
+	tg, err := w.begin(t, o.bytes(), what)
+	if tg == nil || err != nil {
+		return nil, nil, where{}, err
+	}
+	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, buf)
+	if err != nil {
+		return nil, nil, where{}, err
+	}
+	return tg, runs, at, nil
+}
+
 // Put is MPI_Put (and MPI_Rput when wantReq).
 func (w *Win) Put(o Buf, t Target, wantReq bool) (*core.Request, error) {
-	if err := w.checkRequestEpoch(t.Rank, wantReq, "MPI_Rput"); err != nil {
-		return nil, err
-	}
-	tg, err := w.begin(t, o.bytes(), "MPI_Put")
+	var rb [8]run
+	tg, runs, at, err := w.prepare(o, t, wantReq, "MPI_Put", "MPI_Rput", rb[:])
 	if tg == nil || err != nil {
 		return w.done(wantReq && err == nil), err
-	}
-	var rb [8]run
-	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
-	if err != nil {
-		return nil, err
 	}
 	if tg.how == reachAM {
 		if w.viaNet(tg, runs) {
@@ -121,17 +132,10 @@ func (w *Win) Put(o Buf, t Target, wantReq bool) (*core.Request, error) {
 
 // Get is MPI_Get (and MPI_Rget).
 func (w *Win) Get(o Buf, t Target, wantReq bool) (*core.Request, error) {
-	if err := w.checkRequestEpoch(t.Rank, wantReq, "MPI_Rget"); err != nil {
-		return nil, err
-	}
-	tg, err := w.begin(t, o.bytes(), "MPI_Get")
+	var rb [8]run
+	tg, runs, at, err := w.prepare(o, t, wantReq, "MPI_Get", "MPI_Rget", rb[:])
 	if tg == nil || err != nil {
 		return w.done(wantReq && err == nil), err
-	}
-	var rb [8]run
-	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
-	if err != nil {
-		return nil, err
 	}
 	if tg.how == reachAM {
 		if w.viaNet(tg, runs) {
