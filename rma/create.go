@@ -407,7 +407,6 @@ func (w *window) release() {
 		w.comm.Engine().Unserve()
 		w.served = false
 	}
-	w.releaseMemhandles()
 	w.deregister()
 	if w.comm != nil {
 		byContext.Delete(w.comm.ContextID)

@@ -14,9 +14,13 @@ import (
 // dynamic window with MPIX_Memhandle_create and ships the handle, plain bytes, to a
 // peer; the peer makes a window that reaches that region only (MPIX_Win_from_memhandle)
 // and needs no lookup per operation: within a node the region is mapped (an
-// MPI_Alloc_mem block) or copied with process_vm_writev, between nodes it is written
-// with the transport's one-sided access, whose key travels in the handle, or, where
-// there is none, by active messages.
+// MPI_Alloc_mem block) or copied with process_vm_writev; other targets get active
+// messages, which their engines check against the handle's region.
+//
+// Not the transport's one-sided access: a write with a key that release revoked
+// makes the provider drop the connection (tcp does, and a verbs QP goes to its error
+// state), so a late or forged handle would take the job down instead of failing the
+// one call; the owner's engine gives the error the caller can handle.
 //
 // The region goes into the window's region table in the state page with the handle's
 // id, as attached memory does. The table is what keeps a handle honest: a handle comes
@@ -37,14 +41,11 @@ import (
 //	24  owner's pid (uint64)
 //	32  base, in the owner's address space (uint64)
 //	40  size in bytes (uint64)
-//	48  VCI of the owner's window engine (uint32), key length (uint32)
-//	56  key (the transport's, for one-sided access; may be empty)
-//	... FNV-1a 64 of everything before it (uint64)
+//	48  FNV-1a 64 of everything before it (uint64)
 const (
 	mhMagic   = "mpixMH01"
-	mhHeader  = 56
-	mhMaxSize = 256 // MPIX_MAX_MEMHANDLE_SIZE
-	mhMaxKey  = mhMaxSize - mhHeader - 8
+	mhHeader  = 48
+	mhLen     = mhHeader + 8 // (at most MPIX_MAX_MEMHANDLE_SIZE)
 )
 
 // mhIDs numbers this process's memory handles.
@@ -52,8 +53,7 @@ var mhIDs atomic.Uint32
 
 // memhandle is one of this process's memory handles, until released.
 type memhandle struct {
-	id  uint32
-	reg any // the region's registration for one-sided access, or nil
+	id uint32
 }
 
 // mhTarget is what a memory-handle window reaches: one region of one rank.
@@ -65,7 +65,6 @@ type mhTarget struct {
 	dispUnit int64
 	atomics  bool           // the region is an MPI_Alloc_mem block: CPU atomics
 	local    unsafe.Pointer // the region in this address space (own, or a mapped block), else nil
-	rkey     []byte         // the owner's key of the region for the transport, else nil
 	gen      *uint64        // the owner's region generation word, where its state page is mapped
 	seen     atomic.Uint64  // the generation at which the handle was last found live
 }
@@ -83,23 +82,9 @@ func (w *Win) MemhandleCreate(base unsafe.Pointer, size int64) ([]byte, error) {
 		return nil, core.Errorf(core.ErrBase, "MPIX_Memhandle_create: %d bytes at NULL", size)
 	}
 	id := mhIDs.Add(1)
-	var key []byte
-	var reg any
-	if w.served && size > 0 { // some peer reaches this process through its engine
-		if k, r, err := w.comm.Engine().RegisterRemote(base, size); err == nil {
-			if len(k) <= mhMaxKey {
-				key, reg = k, r
-			} else {
-				w.comm.Engine().DeregisterRemote(r)
-			}
-		}
-	}
 	w.mu.Lock()
 	if len(w.regions) >= maxRegions {
 		w.mu.Unlock()
-		if reg != nil {
-			w.comm.Engine().DeregisterRemote(reg)
-		}
 		return nil, core.Errorf(core.ErrRMAAttach, "MPIX_Memhandle_create: a dynamic window takes at most %d regions and memory handles", maxRegions)
 	}
 	w.regions = append(w.regions, regionAt(base, size, uint64(id)))
@@ -107,11 +92,11 @@ func (w *Win) MemhandleCreate(base unsafe.Pointer, size int64) ([]byte, error) {
 	if w.mhs == nil {
 		w.mhs = map[uint64]*memhandle{}
 	}
-	w.mhs[uint64(id)] = &memhandle{id: id, reg: reg}
+	w.mhs[uint64(id)] = &memhandle{id: id}
 	w.mu.Unlock()
 
 	me := w.self
-	b := make([]byte, mhHeader+len(key)+8)
+	b := make([]byte, mhLen)
 	copy(b, mhMagic)
 	le := binary.LittleEndian
 	le.PutUint32(b[8:], uint32(len(b)))
@@ -121,10 +106,7 @@ func (w *Win) MemhandleCreate(base unsafe.Pointer, size int64) ([]byte, error) {
 	le.PutUint64(b[24:], uint64(me.pid))
 	le.PutUint64(b[32:], uint64(uintptr(base)))
 	le.PutUint64(b[40:], uint64(size))
-	le.PutUint32(b[48:], uint32(w.comm.Engine().Index()))
-	le.PutUint32(b[52:], uint32(len(key)))
-	copy(b[mhHeader:], key)
-	le.PutUint64(b[len(b)-8:], checksum(b[:len(b)-8]))
+	le.PutUint64(b[mhHeader:], checksum(b[:mhHeader]))
 	return b, nil
 }
 
@@ -152,16 +134,12 @@ func handleBytes(p unsafe.Pointer, what string) ([]byte, error) {
 		return nil, core.Errorf(core.ErrArg, "%s: the memory handle is NULL", what)
 	}
 	head := unsafe.Slice((*byte)(p), 12)
-	n := int(binary.LittleEndian.Uint32(head[8:]))
-	if string(head[:8]) != mhMagic || n < mhHeader+8 || n > mhMaxSize {
+	if string(head[:8]) != mhMagic || binary.LittleEndian.Uint32(head[8:]) != mhLen {
 		return nil, core.Errorf(core.ErrArg, "%s: these bytes are not a memory handle (MPIX_Memhandle_create makes them)", what)
 	}
-	b := append([]byte(nil), unsafe.Slice((*byte)(p), n)...)
-	if checksum(b[:n-8]) != binary.LittleEndian.Uint64(b[n-8:]) {
+	b := append([]byte(nil), unsafe.Slice((*byte)(p), mhLen)...)
+	if checksum(b[:mhHeader]) != binary.LittleEndian.Uint64(b[mhHeader:]) {
 		return nil, core.Errorf(core.ErrArg, "%s: the memory handle is corrupted or truncated (its checksum does not match)", what)
-	}
-	if k := int(binary.LittleEndian.Uint32(b[52:])); mhHeader+k+8 != n {
-		return nil, core.Errorf(core.ErrArg, "%s: the memory handle's key length does not match its size", what)
 	}
 	return b, nil
 }
@@ -221,9 +199,6 @@ func (w *Win) FromMemhandle(p unsafe.Pointer, size, dispUnit int64, in *core.Inf
 				m.local = seg.at(int64(m.base - r.blockBase))
 			}
 		}
-	}
-	if k := int(le.Uint32(b[52:])); k > 0 && tg.how == reachAM && int(le.Uint32(b[48:])) == w.comm.Engine().Index() && w.comm.Engine().RemoteTo(tg.world) {
-		m.rkey = append([]byte(nil), b[mhHeader:mhHeader+k]...)
 	}
 	info := w.info
 	info.apply(in, false)
@@ -327,7 +302,7 @@ func (w *Win) MemhandleRelease(p unsafe.Pointer) error {
 	}
 	id := uint64(le.Uint32(b[12:]))
 	w.mu.Lock()
-	h, ok := w.mhs[id]
+	_, ok := w.mhs[id]
 	if !ok {
 		w.mu.Unlock()
 		return core.Errorf(core.ErrArg, "%s: the memory handle was released already", what)
@@ -341,21 +316,7 @@ func (w *Win) MemhandleRelease(p unsafe.Pointer) error {
 	}
 	w.own.setRegions(w.regions)
 	w.mu.Unlock()
-	if h.reg != nil {
-		w.comm.Engine().DeregisterRemote(h.reg)
-	}
 	return nil
-}
-
-// releaseMemhandles revokes the registrations of handles still open when the window
-// goes.
-func (w *window) releaseMemhandles() {
-	for id, h := range w.mhs {
-		if h.reg != nil {
-			w.comm.Engine().DeregisterRemote(h.reg)
-		}
-		delete(w.mhs, id)
-	}
 }
 
 // freeMemhandleWin is MPI_Win_free of a memory-handle window: local.

@@ -119,7 +119,7 @@ func (w *Win) runs(tg *target, t Target, buf []run) ([]run, where, error) {
 // pathTo is how the handle's operations by thread by reach tg.
 func (w *Win) pathTo(tg *target, by uint64) path {
 	if w.mh != nil {
-		return path{tg: tg, key: w.mh.rkey, mh: uint64(w.mh.id), by: by}
+		return path{tg: tg, mh: uint64(w.mh.id), by: by} // (active messages: memhandle.go)
 	}
 	return path{tg: tg, key: tg.rkey, by: by}
 }
