@@ -158,7 +158,7 @@ static void rrget_accumulate(rma_win *w)
     /* everyone reads it with MPI_NO_OP, once every process has taken its numbers */
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     int64_t seen = -1;
-    CHECK_OK(MPIX_Rrget_accumulate(NULL, 0, MPI_INT64_T, &seen, 1, MPI_INT64_T, 0, rma_disp(w, 0, OFF_TICKET), 1,
+    CHECK_OK(MPIX_Rrget_accumulate(&one, 1, MPI_INT64_T, &seen, 1, MPI_INT64_T, 0, rma_disp(w, 0, OFF_TICKET), 1,
                                    MPI_INT64_T, MPI_NO_OP, win, &req));
     wait_test(&req);
     CHECK(seen == total, "listing6 %s: MPIX_Rrget_accumulate(MPI_NO_OP) read %lld, want %lld", rma_kind_name[w->kind],
