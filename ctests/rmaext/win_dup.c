@@ -34,6 +34,7 @@
 #define OFF_SCRATCH 64   /* 64 bytes written by the previous rank's intrinsic tests */
 #define OFF_EPOCH 256    /* an int per source */
 #define OFF_FENCE 1024   /* an int per source */
+#define OFF_FENCE2 1536  /* an int per source */
 #define OFF_AFTER 2048   /* an int per source */
 #define NFETCH 200
 
@@ -151,9 +152,10 @@ static void test_fence(void)
     int got = *(volatile int *)(base + OFF_FENCE + from * 4);
     CHECK(got == 2000 + from, "a put through the duplicate, fenced on the parent then on the duplicate, left %d, "
           "want %d", got, 2000 + from);
-    CHECK_OK(MPI_Put(&z, 1, MPI_INT, t, OFF_FENCE + rank * 4, 1, MPI_INT, parent));
+    /* another word: the previous rank may be putting already while this one reads */
+    CHECK_OK(MPI_Put(&z, 1, MPI_INT, t, OFF_FENCE2 + rank * 4, 1, MPI_INT, parent));
     CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, dup_t));
-    got = *(volatile int *)(base + OFF_FENCE + from * 4);
+    got = *(volatile int *)(base + OFF_FENCE2 + from * 4);
     CHECK(got == 3000 + from, "a put through the parent, completed by a fence on the duplicate, left %d, want %d", got,
           3000 + from);
     nchecks += 2;
@@ -312,7 +314,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
     CHECK(nproc >= 2, "needs at least 2 processes");
-    CHECK(OFF_EPOCH + 4 * nproc <= OFF_FENCE && OFF_AFTER + 4 * nproc <= SIZE, "too many processes");
+    CHECK(OFF_EPOCH + 4 * nproc <= OFF_FENCE && OFF_FENCE + 4 * nproc <= OFF_FENCE2 && OFF_AFTER + 4 * nproc <= SIZE, "too many processes");
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CHECK_OK(MPI_Win_allocate(SIZE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &parent));
     CHECK_OK(MPI_Win_set_errhandler(parent, MPI_ERRORS_RETURN));
