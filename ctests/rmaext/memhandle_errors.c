@@ -5,7 +5,9 @@
  * handle and tries:
  *   - a forged handle (random bytes, all zero, all 0xff), a corrupted one (every
  *     single byte position flipped in turn), a truncated one (only the first 8 bytes
- *     sent, the rest zero), a handle A released before sending it;
+ *     sent, the rest zero), a handle A released before sending it, and one A
+ *     released and then replaced by a new handle of the same memory (the stale
+ *     handle must not reach the memory the new one exposes);
  *   - the genuine handle with another dynamic window as parent (foreign), with a
  *     target rank that is not the handle's owner (B itself; and the rank count:
  *     MPI_ERR_RANK), with a parent that is not dynamic (MPI_ERR_RMA_FLAVOR), with a
@@ -117,18 +119,20 @@ static void range_errors(const void *h, int a, MPI_Win parent, MPI_Aint size, in
 
 static void process_b(int a, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
 {
-    MPIX_Memhandle h, hrel, htrunc, bad;
+    MPIX_Memhandle h, hrel, htrunc, hstale, bad;
     int hs, hsrel, cls;
     MPI_Status st;
     char what[128];
     memset(&h, 0, sizeof h);
     memset(&hrel, 0, sizeof hrel);
     memset(&htrunc, 0, sizeof htrunc);
+    memset(&hstale, 0, sizeof hstale);
     CHECK_OK(MPI_Recv(h.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, &st));
     CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &hs));
     CHECK_OK(MPI_Recv(hrel.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, &st));
     CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &hsrel));
     CHECK_OK(MPI_Recv(htrunc.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Recv(hstale.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(hs > 8 && hs <= MPIX_MAX_MEMHANDLE_SIZE, "the handle has %d bytes", hs);
 
     /* forged: random bytes, all zero, all 0xff */
@@ -150,6 +154,9 @@ static void process_b(int a, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
     try_bad(htrunc.bytes, R, 1, a, parent, parent, a, "a truncated handle (the first 8 bytes, then zeros)");
     /* released by A before it was sent */
     try_bad(hrel.bytes, R, 1, a, parent, parent, a, "a handle A released before sending it");
+    /* released, and the same memory exposed again under a new handle */
+    try_bad(hstale.bytes, R, 1, a, parent, parent, a,
+            "a handle A released and replaced by a new handle of the same memory (stale)");
     /* the genuine handle with the wrong parent window */
     try_bad(h.bytes, R, 1, a, parent2, parent2, a, "the handle with another dynamic window as parent (foreign)");
     /* the genuine handle with a target rank that does not own it */
@@ -210,12 +217,14 @@ static void check_untouched(const unsigned char *m, const unsigned char *rel, in
 
 static void process_a(int b, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
 {
-    unsigned char *m, *rel;
-    MPIX_Memhandle h, hrel, hrel_sent, hdup;
+    unsigned char *m, *rel, *stale;
+    MPIX_Memhandle h, hrel, hrel_sent, hdup, hstale, hstale_sent, hnew;
     static unsigned char other[64];
     int hs, hsrel, cls;
     CHECK_OK(MPI_Alloc_mem(R + CANARY, MPI_INFO_NULL, &m));
     rel = malloc(R);
+    stale = malloc(R);
+    memset(stale, RPAT, R);
     memset(m, PAT, R);
     memset(m + R, CAN, CANARY);
     memset(rel, RPAT, R);
@@ -229,6 +238,13 @@ static void process_a(int b, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
     CHECK_OK(MPI_Send(h.bytes, hs, MPI_BYTE, b, TAG, MPI_COMM_WORLD));
     CHECK_OK(MPI_Send(hrel_sent.bytes, hsrel, MPI_BYTE, b, TAG, MPI_COMM_WORLD));
     CHECK_OK(MPI_Send(h.bytes, 8, MPI_BYTE, b, TAG, MPI_COMM_WORLD));
+    /* a stale handle: released, then the same memory gets a new one (kept until the end) */
+    int hsstale, hsnew;
+    CHECK_OK(MPIX_Memhandle_create(stale, R, MPI_INFO_NULL, parent, hstale.bytes, &hsstale));
+    hstale_sent = hstale;
+    CHECK_OK(MPIX_Memhandle_release(hstale.bytes, parent));
+    CHECK_OK(MPIX_Memhandle_create(stale, R, MPI_INFO_NULL, parent, hnew.bytes, &hsnew));
+    CHECK_OK(MPI_Send(hstale_sent.bytes, hsstale, MPI_BYTE, b, TAG, MPI_COMM_WORLD));
 
     /* creation errors */
     MPIX_Memhandle x;
@@ -245,6 +261,9 @@ static void process_a(int b, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
 
     CHECK_OK(MPI_Recv(NULL, 0, MPI_BYTE, b, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     check_untouched(m, rel, 0, "after B's erroneous calls");
+    for (int i = 0; i < R; i++)
+        CHECK(stale[i] == RPAT, "A: byte %d of the memory behind the stale handle (now exposed by a new handle) is "
+              "%#x, want %#x", i, stale[i], RPAT);
     CHECK_OK(MPI_Send(NULL, 0, MPI_BYTE, b, TAG, MPI_COMM_WORLD));
     CHECK_OK(MPI_Recv(NULL, 0, MPI_BYTE, b, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     check_untouched(m, rel, 1, "after B's good put of the last int");
@@ -252,8 +271,10 @@ static void process_a(int b, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
     cls = rmaext_class(MPIX_Memhandle_release(h.bytes, parent));
     CHECK(cls != MPI_SUCCESS, "MPIX_Memhandle_release of a handle released already succeeded");
     nchecks++;
+    CHECK_OK(MPIX_Memhandle_release(hnew.bytes, parent));
     CHECK_OK(MPI_Free_mem(m));
     free(rel);
+    free(stale);
 }
 
 int main(int argc, char **argv)
