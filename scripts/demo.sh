@@ -35,3 +35,16 @@ for l in 1 3 4; do
     $bin/mpixcc -O2 -fopenmp -o $out/tc_listing$l ctests/threadcomm/listing$l.c
     $bin/mpixexec -n "$np" -env OMP_NUM_THREADS 4 $out/tc_listing$l
 done
+
+step "RMA extensions ([RMA] Listings 1, 2, 6 and Figure 6): $np processes"
+# Listing 1: Rput + flush + Raccumulate signal; Listing 2: the same with mpi_win_order=true
+# and no flush (also over libfabric, where ordering is the network's to keep); Listing 6:
+# MPI_Rrput + MPI_Allreduce, no flush; Figure 6: memory handles sent with MPI_Send.
+for l in listing1 listing2 listing6 memhandle_fig6; do
+    $bin/mpixcc -O2 -Ictests -Ictests/rma -o $out/rma_$l ctests/rmaext/$l.c
+done
+$bin/mpixexec -n "$np" $out/rma_listing1
+$bin/mpixexec -n "$np" $out/rma_listing2
+$bin/mpixexec -n "$np" -env MPIX_SHM 0 $out/rma_listing2 20
+$bin/mpixexec -n "$np" $out/rma_listing6
+$bin/mpixexec -n "$np" $out/rma_memhandle_fig6
