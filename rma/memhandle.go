@@ -43,9 +43,9 @@ import (
 //	40  size in bytes (uint64)
 //	48  FNV-1a 64 of everything before it (uint64)
 const (
-	mhMagic   = "mpixMH01"
-	mhHeader  = 48
-	mhLen     = mhHeader + 8 // (at most MPIX_MAX_MEMHANDLE_SIZE)
+	mhMagic  = "mpixMH01"
+	mhHeader = 48
+	mhLen    = mhHeader + 8 // (at most MPIX_MAX_MEMHANDLE_SIZE)
 )
 
 // mhIDs numbers this process's memory handles.

@@ -38,36 +38,18 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
     { int before = calls; (void)MPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
     { int before = calls; (void)PMPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
-    { int before = calls; (void)MPIX_Memhandle_create((void *)0, (MPI_Aint)0, (MPI_Info)0, (MPI_Win)0, (void *)0, (int *)0); expect("MPIX_Memhandle_create", before); n++; }
-    { int before = calls; (void)PMPIX_Memhandle_create((void *)0, (MPI_Aint)0, (MPI_Info)0, (MPI_Win)0, (void *)0, (int *)0); expect("MPIX_Memhandle_create", before); n++; }
-    { int before = calls; (void)MPIX_Memhandle_release((void *)0, (MPI_Win)0); expect("MPIX_Memhandle_release", before); n++; }
-    { int before = calls; (void)PMPIX_Memhandle_release((void *)0, (MPI_Win)0); expect("MPIX_Memhandle_release", before); n++; }
     { int before = calls; (void)MPIX_Pbuf_prepare((MPI_Request)0); expect("MPIX_Pbuf_prepare", before); n++; }
     { int before = calls; (void)PMPIX_Pbuf_prepare((MPI_Request)0); expect("MPIX_Pbuf_prepare", before); n++; }
     { int before = calls; (void)MPIX_Pbuf_prepareall((int)0, (MPI_Request *)0); expect("MPIX_Pbuf_prepareall", before); n++; }
     { int before = calls; (void)PMPIX_Pbuf_prepareall((int)0, (MPI_Request *)0); expect("MPIX_Pbuf_prepareall", before); n++; }
     { int before = calls; (void)MPIX_Put_notify((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Put_notify", before); n++; }
     { int before = calls; (void)PMPIX_Put_notify((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Put_notify", before); n++; }
-    { int before = calls; (void)MPIX_Rraccumulate((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rraccumulate", before); n++; }
-    { int before = calls; (void)PMPIX_Rraccumulate((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rraccumulate", before); n++; }
-    { int before = calls; (void)MPIX_Rrget((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrget", before); n++; }
-    { int before = calls; (void)PMPIX_Rrget((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrget", before); n++; }
-    { int before = calls; (void)MPIX_Rrget_accumulate((const void *)0, (int)0, (MPI_Datatype)0, (void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrget_accumulate", before); n++; }
-    { int before = calls; (void)PMPIX_Rrget_accumulate((const void *)0, (int)0, (MPI_Datatype)0, (void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrget_accumulate", before); n++; }
-    { int before = calls; (void)MPIX_Rrput((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrput", before); n++; }
-    { int before = calls; (void)PMPIX_Rrput((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPIX_Rrput", before); n++; }
     { int before = calls; (void)MPIX_Win_allocate_notify((MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (void *)0, (MPI_Win *)0); expect("MPIX_Win_allocate_notify", before); n++; }
     { int before = calls; (void)PMPIX_Win_allocate_notify((MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (void *)0, (MPI_Win *)0); expect("MPIX_Win_allocate_notify", before); n++; }
     { int before = calls; (void)MPIX_Win_create_notify((void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (MPI_Win *)0); expect("MPIX_Win_create_notify", before); n++; }
     { int before = calls; (void)PMPIX_Win_create_notify((void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (MPI_Win *)0); expect("MPIX_Win_create_notify", before); n++; }
-    { int before = calls; (void)MPIX_Win_dup_with_info((MPI_Win)0, (MPI_Info)0, (MPI_Win *)0); expect("MPIX_Win_dup_with_info", before); n++; }
-    { int before = calls; (void)PMPIX_Win_dup_with_info((MPI_Win)0, (MPI_Info)0, (MPI_Win *)0); expect("MPIX_Win_dup_with_info", before); n++; }
-    { int before = calls; (void)MPIX_Win_from_memhandle((const void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (int)0, (MPI_Win)0, (MPI_Win *)0); expect("MPIX_Win_from_memhandle", before); n++; }
-    { int before = calls; (void)PMPIX_Win_from_memhandle((const void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (int)0, (MPI_Win)0, (MPI_Win *)0); expect("MPIX_Win_from_memhandle", before); n++; }
     { int before = calls; (void)MPIX_Win_iwait_notify((MPI_Win)0, (int)0, (MPI_Request *)0); expect("MPIX_Win_iwait_notify", before); n++; }
     { int before = calls; (void)PMPIX_Win_iwait_notify((MPI_Win)0, (int)0, (MPI_Request *)0); expect("MPIX_Win_iwait_notify", before); n++; }
-    { int before = calls; (void)MPIX_Win_op_intrinsic((const char *)0, (MPI_Aint)0, (MPI_Datatype)0, (MPI_Win)0, (int *)0); expect("MPIX_Win_op_intrinsic", before); n++; }
-    { int before = calls; (void)PMPIX_Win_op_intrinsic((const char *)0, (MPI_Aint)0, (MPI_Datatype)0, (MPI_Win)0, (int *)0); expect("MPIX_Win_op_intrinsic", before); n++; }
     { int before = calls; (void)MPIX_Win_test_notify((MPI_Win)0, (int)0, (int *)0); expect("MPIX_Win_test_notify", before); n++; }
     { int before = calls; (void)PMPIX_Win_test_notify((MPI_Win)0, (int)0, (int *)0); expect("MPIX_Win_test_notify", before); n++; }
     { int before = calls; (void)MPIX_Win_wait_notify((MPI_Win)0, (int)0); expect("MPIX_Win_wait_notify", before); n++; }
@@ -312,12 +294,6 @@ int main(int argc, char **argv)
     { int before = calls; (void)PMPI_Request_c2f((MPI_Request)0); expect("MPI_Request_c2f", before); n++; }
     { int before = calls; (void)MPI_Request_f2c((MPI_Fint)0); expect("MPI_Request_f2c", before); n++; }
     { int before = calls; (void)PMPI_Request_f2c((MPI_Fint)0); expect("MPI_Request_f2c", before); n++; }
-    { int before = calls; (void)MPI_Rraccumulate((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPI_Rraccumulate", before); n++; }
-    { int before = calls; (void)PMPI_Rraccumulate((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPI_Rraccumulate", before); n++; }
-    { int before = calls; (void)MPI_Rrget_accumulate((const void *)0, (int)0, (MPI_Datatype)0, (void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPI_Rrget_accumulate", before); n++; }
-    { int before = calls; (void)PMPI_Rrget_accumulate((const void *)0, (int)0, (MPI_Datatype)0, (void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Op)0, (MPI_Win)0, (MPI_Request *)0); expect("MPI_Rrget_accumulate", before); n++; }
-    { int before = calls; (void)MPI_Rrput((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPI_Rrput", before); n++; }
-    { int before = calls; (void)PMPI_Rrput((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (MPI_Request *)0); expect("MPI_Rrput", before); n++; }
     { int before = calls; (void)MPI_Session_attach_buffer((MPI_Session)0, (void *)0, (int)0); expect("MPI_Session_attach_buffer", before); n++; }
     { int before = calls; (void)PMPI_Session_attach_buffer((MPI_Session)0, (void *)0, (int)0); expect("MPI_Session_attach_buffer", before); n++; }
     { int before = calls; (void)MPI_Session_attach_buffer_c((MPI_Session)0, (void *)0, (MPI_Count)0); expect("MPI_Session_attach_buffer_c", before); n++; }
@@ -384,8 +360,6 @@ int main(int argc, char **argv)
     if (PMPI_T_source_get_timestamp((int)0, (MPI_Count *)0) != MPI_T_ERR_NOT_SUPPORTED) { printf("FAIL PMPI_T_source_get_timestamp: not MPI_T_ERR_NOT_SUPPORTED\n"); failures++; } n++;
     { int before = calls; (void)MPI_Unpublish_name((const char *)0, (MPI_Info)0, (const char *)0); expect("MPI_Unpublish_name", before); n++; }
     { int before = calls; (void)PMPI_Unpublish_name((const char *)0, (MPI_Info)0, (const char *)0); expect("MPI_Unpublish_name", before); n++; }
-    { int before = calls; (void)MPI_Win_op_intrinsic((const char *)0, (MPI_Aint)0, (MPI_Datatype)0, (MPI_Win)0, (int *)0); expect("MPI_Win_op_intrinsic", before); n++; }
-    { int before = calls; (void)PMPI_Win_op_intrinsic((const char *)0, (MPI_Aint)0, (MPI_Datatype)0, (MPI_Win)0, (int *)0); expect("MPI_Win_op_intrinsic", before); n++; }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Errhandler_free(&eh);
     printf("%d calls to unimplemented procedures checked, %d failures\n", n, failures);
