@@ -292,7 +292,7 @@ var rmaextOrder = Figure{
 // memory-handle windows, and what a memory-handle window costs to make.
 var rmaextWindows = Figure{
 	Name: "rmaext_windows", Title: "RMA put + MPI_Win_flush: allocated, dynamic and memory-handle windows, 2 processes",
-	Program: "rmaext", Args: []string{"windows"}, NP: 2,
+	Program: "rmaext", Args: []string{"windows"}, NP: 2, Impls: p2pImpls,
 	Parse: Parse{Key: "rmawin"},
 	Unit:  "µs", Better: Lower, Rows: Names, RowHead: "window, size",
 	Note: "[RMA] sec. 4, Figure 12. MPI_Put of SIZE bytes then MPI_Win_flush, inside one MPI_Win_lock(MPI_LOCK_SHARED) " +
@@ -304,7 +304,9 @@ var rmaextWindows = Figure{
 		"(origin: MPIX_Win_from_memhandle + MPI_Win_free), memhandle create+put+flush+free 8 B (the paper's " +
 		"latency with window creation and destruction), memhandle register+release 64 KiB (target: " +
 		"MPIX_Memhandle_create + MPIX_Memhandle_release), dynamic attach+detach 64 KiB (target: MPI_Win_attach + " +
-		"MPI_Win_detach, every library). Up to 10000 units a row (fewer above 4 KiB and for rows slower than " +
+		"MPI_Win_detach, every library). mpix-ofi (MPIX_SHM=0): every put an active message over libfabric " +
+		"(tcp;ofi_rxm) that the target's engine applies, whatever the window, so there the windows differ only in " +
+		"the origin's lookup. Up to 10000 units a row (fewer above 4 KiB and for rows slower than " +
 		"20 ms of them), after a tenth as many warm-up ones, timed in 32 chunks: a row is the median over its chunks " +
 		"of the mean time in the chunk, as in the rma_latency figures." +
 		" 2 processes on one node (this machine has 2 cores): rank 0 the origin, rank 1 the target, waiting in MPI_Barrier.",
