@@ -300,19 +300,19 @@ func impl_MPI_Win_lock_all(ctx *C.mpix_ctx, assert C.int, win *rma.Win) error {
 func impl_MPI_Win_unlock_all(ctx *C.mpix_ctx, win *rma.Win) error { return win.UnlockAll() }
 
 func impl_MPI_Win_flush(ctx *C.mpix_ctx, rank C.int, win *rma.Win) error {
-	return win.Flush(int(rank), "MPI_Win_flush")
+	return win.Flush(int(rank), thread(ctx), "MPI_Win_flush")
 }
 
 func impl_MPI_Win_flush_local(ctx *C.mpix_ctx, rank C.int, win *rma.Win) error {
-	return win.Flush(int(rank), "MPI_Win_flush_local")
+	return win.Flush(int(rank), thread(ctx), "MPI_Win_flush_local")
 }
 
 func impl_MPI_Win_flush_all(ctx *C.mpix_ctx, win *rma.Win) error {
-	return win.FlushAll("MPI_Win_flush_all")
+	return win.FlushAll(thread(ctx), "MPI_Win_flush_all")
 }
 
 func impl_MPI_Win_flush_local_all(ctx *C.mpix_ctx, win *rma.Win) error {
-	return win.FlushAll("MPI_Win_flush_local_all")
+	return win.FlushAll(thread(ctx), "MPI_Win_flush_local_all")
 }
 
 func impl_MPI_Win_sync(ctx *C.mpix_ctx, win *rma.Win) error { return win.Sync() }
@@ -325,32 +325,32 @@ func putRequest(r *core.Request, request *C.MPI_Request) {
 	}
 }
 
-func rmaPut(o rma.Buf, t rma.Target, win *rma.Win, request *C.MPI_Request) error {
-	r, err := win.Put(o, t, request != nil)
+func rmaPut(o rma.Buf, t rma.Target, win *rma.Win, rq rma.Req, request *C.MPI_Request) error {
+	r, err := win.Put(o, t, rq)
 	if err == nil && request != nil {
 		putRequest(r, request)
 	}
 	return err
 }
 
-func rmaGet(o rma.Buf, t rma.Target, win *rma.Win, request *C.MPI_Request) error {
-	r, err := win.Get(o, t, request != nil)
+func rmaGet(o rma.Buf, t rma.Target, win *rma.Win, rq rma.Req, request *C.MPI_Request) error {
+	r, err := win.Get(o, t, rq)
 	if err == nil && request != nil {
 		putRequest(r, request)
 	}
 	return err
 }
 
-func rmaAcc(o rma.Buf, t rma.Target, opr *op.Op, win *rma.Win, request *C.MPI_Request) error {
-	r, err := win.Accumulate(o, t, opr, request != nil)
+func rmaAcc(o rma.Buf, t rma.Target, opr *op.Op, win *rma.Win, rq rma.Req, request *C.MPI_Request) error {
+	r, err := win.Accumulate(o, t, opr, rq)
 	if err == nil && request != nil {
 		putRequest(r, request)
 	}
 	return err
 }
 
-func rmaGetAcc(o, res rma.Buf, t rma.Target, opr *op.Op, win *rma.Win, request *C.MPI_Request) error {
-	r, err := win.GetAccumulate(o, res, t, opr, request != nil)
+func rmaGetAcc(o, res rma.Buf, t rma.Target, opr *op.Op, win *rma.Win, rq rma.Req, request *C.MPI_Request) error {
+	r, err := win.GetAccumulate(o, res, t, opr, rq)
 	if err == nil && request != nil {
 		putRequest(r, request)
 	}
@@ -361,83 +361,92 @@ func buf(p unsafe.Pointer, n int64, t *datatype.Type) rma.Buf {
 	return rma.Buf{Ptr: p, Count: n, Type: t}
 }
 
-func tgt(rank C.int, disp C.MPI_Aint, n int64, t *datatype.Type) rma.Target {
-	return rma.Target{Rank: int(rank), Disp: int64(disp), Count: n, Type: t}
+// tgt is the target of an operation by the thread of ctx.
+func tgt(ctx *C.mpix_ctx, rank C.int, disp C.MPI_Aint, n int64, t *datatype.Type) rma.Target {
+	return rma.Target{Rank: int(rank), Disp: int64(disp), Count: n, Type: t, By: thread(ctx)}
+}
+
+// thread names the calling thread for thread-scope flushes (mpi_win_scope=thread).
+func thread(ctx *C.mpix_ctx) uint64 {
+	if ctx == nil {
+		return 0
+	}
+	return uint64(ctx.serial)
 }
 
 func impl_MPI_Put(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, win *rma.Win) error {
-	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, nil)
+	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.NoReq, nil)
 }
 
 func impl_MPI_Put_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, win *rma.Win) error {
-	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, nil)
+	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.NoReq, nil)
 }
 
 func impl_MPI_Rput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, win *rma.Win, request *C.MPI_Request) error {
-	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, request)
+	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.LocalReq, request)
 }
 
 func impl_MPI_Rput_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, win *rma.Win, request *C.MPI_Request) error {
-	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, request)
+	return rmaPut(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.LocalReq, request)
 }
 
 func impl_MPI_Get(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, win *rma.Win) error {
-	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, nil)
+	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.NoReq, nil)
 }
 
 func impl_MPI_Get_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, win *rma.Win) error {
-	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, nil)
+	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.NoReq, nil)
 }
 
 func impl_MPI_Rget(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, win *rma.Win, request *C.MPI_Request) error {
-	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, request)
+	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.LocalReq, request)
 }
 
 func impl_MPI_Rget_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, win *rma.Win, request *C.MPI_Request) error {
-	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), win, request)
+	return rmaGet(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), win, rma.LocalReq, request)
 }
 
 func impl_MPI_Accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win) error {
-	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, nil)
+	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.NoReq, nil)
 }
 
 func impl_MPI_Accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win) error {
-	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, nil)
+	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.NoReq, nil)
 }
 
 func impl_MPI_Raccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win, request *C.MPI_Request) error {
-	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, request)
+	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.LocalReq, request)
 }
 
 func impl_MPI_Raccumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win, request *C.MPI_Request) error {
-	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, request)
+	return rmaAcc(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.LocalReq, request)
 }
 
 func impl_MPI_Get_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, result_addr unsafe.Pointer, result_count C.int, result_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win) error {
-	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, nil)
+	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.NoReq, nil)
 }
 
 func impl_MPI_Get_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win) error {
-	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, nil)
+	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.NoReq, nil)
 }
 
 func impl_MPI_Rget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, result_addr unsafe.Pointer, result_count C.int, result_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win, request *C.MPI_Request) error {
-	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, request)
+	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.LocalReq, request)
 }
 
 func impl_MPI_Rget_accumulate_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.MPI_Count, origin_datatype *datatype.Type, result_addr unsafe.Pointer, result_count C.MPI_Count, result_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.MPI_Count, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win, request *C.MPI_Request) error {
-	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(target_rank, target_disp, int64(target_count), target_datatype), op_, win, request)
+	return rmaGetAcc(buf(origin_addr, int64(origin_count), origin_datatype), buf(result_addr, int64(result_count), result_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), op_, win, rma.LocalReq, request)
 }
 
 func impl_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, op_ *op.Op, win *rma.Win) error {
 	if !datatype_.IsPredefined() {
 		return core.Errorf(core.ErrType, "MPI_Fetch_and_op takes a predefined datatype, not %s", datatype_.Name())
 	}
-	return rmaGetAcc(buf(origin_addr, 1, datatype_), buf(result_addr, 1, datatype_), tgt(target_rank, target_disp, 1, datatype_), op_, win, nil)
+	return rmaGetAcc(buf(origin_addr, 1, datatype_), buf(result_addr, 1, datatype_), tgt(ctx, target_rank, target_disp, 1, datatype_), op_, win, rma.NoReq, nil)
 }
 
 func impl_MPI_Compare_and_swap(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, compare_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, win *rma.Win) error {
-	return win.CompareAndSwap(origin_addr, compare_addr, result_addr, datatype_, int(target_rank), int64(target_disp))
+	return win.CompareAndSwap(origin_addr, compare_addr, result_addr, datatype_, int(target_rank), int64(target_disp), thread(ctx))
 }
 
 // Window handles are the same in C and Fortran, as in MPICH.

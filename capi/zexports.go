@@ -1443,10 +1443,19 @@ var funcNames = [numFuncs]string{
 var funcImplemented = [numFuncs]bool{
 	fnMPIX_Comm_create_endpoints:       true,
 	fnMPIX_Comm_test_threadcomm:        true,
+	fnMPIX_Memhandle_create:            true,
+	fnMPIX_Memhandle_release:           true,
+	fnMPIX_Rraccumulate:                true,
+	fnMPIX_Rrget:                       true,
+	fnMPIX_Rrget_accumulate:            true,
+	fnMPIX_Rrput:                       true,
 	fnMPIX_Threadcomm_finish:           true,
 	fnMPIX_Threadcomm_free:             true,
 	fnMPIX_Threadcomm_init:             true,
 	fnMPIX_Threadcomm_start:            true,
+	fnMPIX_Win_dup_with_info:           true,
+	fnMPIX_Win_from_memhandle:          true,
+	fnMPIX_Win_op_intrinsic:            true,
 	fnMPI_Abort:                        true,
 	fnMPI_Accumulate:                   true,
 	fnMPI_Accumulate_c:                 true,
@@ -1767,6 +1776,9 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Rget_c:                       true,
 	fnMPI_Rput:                         true,
 	fnMPI_Rput_c:                       true,
+	fnMPI_Rraccumulate:                 true,
+	fnMPI_Rrget_accumulate:             true,
+	fnMPI_Rrput:                        true,
 	fnMPI_Rsend:                        true,
 	fnMPI_Rsend_c:                      true,
 	fnMPI_Rsend_init:                   true,
@@ -1955,6 +1967,7 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Win_get_name:                 true,
 	fnMPI_Win_lock:                     true,
 	fnMPI_Win_lock_all:                 true,
+	fnMPI_Win_op_intrinsic:             true,
 	fnMPI_Win_post:                     true,
 	fnMPI_Win_set_attr:                 true,
 	fnMPI_Win_set_errhandler:           true,
@@ -2020,13 +2033,40 @@ func mpixgo_MPIX_Get_notify(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_
 //export mpixgo_MPIX_Memhandle_create
 func mpixgo_MPIX_Memhandle_create(ctx *C.mpix_ctx, base unsafe.Pointer, size C.MPI_Aint, info C.MPI_Info, parentwin C.MPI_Win, memhandle unsafe.Pointer, memhandle_size *C.int) (rc C.int) {
 	defer recoverCall(fnMPIX_Memhandle_create, &rc)
-	return raise(fnMPIX_Memhandle_create, nil, errNotImplemented(fnMPIX_Memhandle_create))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Memhandle_create, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPIX_Memhandle_create, nil, err)
+	}
+	parentwinObj, err := rma.Lookup(int32(parentwin))
+	if err != nil {
+		return raise(fnMPIX_Memhandle_create, nil, err)
+	}
+	if memhandle_size == nil {
+		return raise(fnMPIX_Memhandle_create, parentwinObj, core.Errorf(core.ErrArg, "memhandle_size must not be NULL"))
+	}
+	if err := impl_MPIX_Memhandle_create(ctx, base, size, infoObj, parentwinObj, memhandle, memhandle_size); err != nil {
+		return raise(fnMPIX_Memhandle_create, parentwinObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Memhandle_release
 func mpixgo_MPIX_Memhandle_release(ctx *C.mpix_ctx, memhandle unsafe.Pointer, parentwin C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPIX_Memhandle_release, &rc)
-	return raise(fnMPIX_Memhandle_release, nil, errNotImplemented(fnMPIX_Memhandle_release))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Memhandle_release, nil, err)
+	}
+	parentwinObj, err := rma.Lookup(int32(parentwin))
+	if err != nil {
+		return raise(fnMPIX_Memhandle_release, nil, err)
+	}
+	if err := impl_MPIX_Memhandle_release(ctx, memhandle, parentwinObj); err != nil {
+		return raise(fnMPIX_Memhandle_release, parentwinObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Pbuf_prepare
@@ -2050,25 +2090,121 @@ func mpixgo_MPIX_Put_notify(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_
 //export mpixgo_MPIX_Rraccumulate
 func mpixgo_MPIX_Rraccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Rraccumulate, &rc)
-	return raise(fnMPIX_Rraccumulate, nil, errNotImplemented(fnMPIX_Rraccumulate))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Rraccumulate, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rraccumulate, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rraccumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPIX_Rraccumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Rraccumulate, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPIX_Rraccumulate, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPIX_Rraccumulate(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPIX_Rraccumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Rrget
 func mpixgo_MPIX_Rrget(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Rrget, &rc)
-	return raise(fnMPIX_Rrget, nil, errNotImplemented(fnMPIX_Rrget))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Rrget, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rrget, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rrget, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Rrget, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPIX_Rrget, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPIX_Rrget(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, request); err != nil {
+		return raise(fnMPIX_Rrget, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Rrget_accumulate
 func mpixgo_MPIX_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Rrget_accumulate, &rc)
-	return raise(fnMPIX_Rrget_accumulate, nil, errNotImplemented(fnMPIX_Rrget_accumulate))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Rrget_accumulate, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rrget_accumulate, nil, err)
+	}
+	result_datatypeObj, err := datatype.Lookup(int32(result_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rrget_accumulate, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rrget_accumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPIX_Rrget_accumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Rrget_accumulate, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPIX_Rrget_accumulate, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPIX_Rrget_accumulate(ctx, origin_addr, origin_count, origin_datatypeObj, result_addr, result_count, result_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPIX_Rrget_accumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Rrput
 func mpixgo_MPIX_Rrput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Rrput, &rc)
-	return raise(fnMPIX_Rrput, nil, errNotImplemented(fnMPIX_Rrput))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Rrput, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rrput, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPIX_Rrput, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Rrput, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPIX_Rrput, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPIX_Rrput(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, request); err != nil {
+		return raise(fnMPIX_Rrput, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Threadcomm_finish
@@ -2152,13 +2288,47 @@ func mpixgo_MPIX_Win_create_notify(ctx *C.mpix_ctx, base unsafe.Pointer, size C.
 //export mpixgo_MPIX_Win_dup_with_info
 func mpixgo_MPIX_Win_dup_with_info(ctx *C.mpix_ctx, win C.MPI_Win, info C.MPI_Info, newwin *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_dup_with_info, &rc)
-	return raise(fnMPIX_Win_dup_with_info, nil, errNotImplemented(fnMPIX_Win_dup_with_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_dup_with_info, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Win_dup_with_info, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPIX_Win_dup_with_info, winObj, err)
+	}
+	if newwin == nil {
+		return raise(fnMPIX_Win_dup_with_info, winObj, core.Errorf(core.ErrArg, "newwin must not be NULL"))
+	}
+	if err := impl_MPIX_Win_dup_with_info(ctx, winObj, infoObj, newwin); err != nil {
+		return raise(fnMPIX_Win_dup_with_info, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_from_memhandle
 func mpixgo_MPIX_Win_from_memhandle(ctx *C.mpix_ctx, memhandle unsafe.Pointer, size C.MPI_Aint, disp_unit C.int, info C.MPI_Info, target C.int, parentwin C.MPI_Win, newwin *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_from_memhandle, &rc)
-	return raise(fnMPIX_Win_from_memhandle, nil, errNotImplemented(fnMPIX_Win_from_memhandle))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_from_memhandle, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPIX_Win_from_memhandle, nil, err)
+	}
+	parentwinObj, err := rma.Lookup(int32(parentwin))
+	if err != nil {
+		return raise(fnMPIX_Win_from_memhandle, nil, err)
+	}
+	if newwin == nil {
+		return raise(fnMPIX_Win_from_memhandle, parentwinObj, core.Errorf(core.ErrArg, "newwin must not be NULL"))
+	}
+	if err := impl_MPIX_Win_from_memhandle(ctx, memhandle, size, disp_unit, infoObj, target, parentwinObj, newwin); err != nil {
+		return raise(fnMPIX_Win_from_memhandle, parentwinObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_iwait_notify
@@ -2170,7 +2340,24 @@ func mpixgo_MPIX_Win_iwait_notify(ctx *C.mpix_ctx, win C.MPI_Win, notification_i
 //export mpixgo_MPIX_Win_op_intrinsic
 func mpixgo_MPIX_Win_op_intrinsic(ctx *C.mpix_ctx, ops *C.char, max_count C.MPI_Aint, type_ C.MPI_Datatype, win C.MPI_Win, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_op_intrinsic, &rc)
-	return raise(fnMPIX_Win_op_intrinsic, nil, errNotImplemented(fnMPIX_Win_op_intrinsic))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_op_intrinsic, nil, err)
+	}
+	type_Obj, err := datatype.Lookup(int32(type_))
+	if err != nil {
+		return raise(fnMPIX_Win_op_intrinsic, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Win_op_intrinsic, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPIX_Win_op_intrinsic, winObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPIX_Win_op_intrinsic(ctx, ops, max_count, type_Obj, winObj, flag); err != nil {
+		return raise(fnMPIX_Win_op_intrinsic, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_test_notify
@@ -10296,19 +10483,94 @@ func mpixgo_MPI_Rput_c(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count
 //export mpixgo_MPI_Rraccumulate
 func mpixgo_MPI_Rraccumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rraccumulate, &rc)
-	return raise(fnMPI_Rraccumulate, nil, errNotImplemented(fnMPI_Rraccumulate))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rraccumulate, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rraccumulate, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rraccumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Rraccumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rraccumulate, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rraccumulate, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rraccumulate(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPI_Rraccumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rrget_accumulate
 func mpixgo_MPI_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, result_addr unsafe.Pointer, result_count C.int, result_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, op_ C.MPI_Op, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rrget_accumulate, &rc)
-	return raise(fnMPI_Rrget_accumulate, nil, errNotImplemented(fnMPI_Rrget_accumulate))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rrget_accumulate, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rrget_accumulate, nil, err)
+	}
+	result_datatypeObj, err := datatype.Lookup(int32(result_datatype))
+	if err != nil {
+		return raise(fnMPI_Rrget_accumulate, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rrget_accumulate, nil, err)
+	}
+	op_Obj, err := op.Lookup(int32(op_))
+	if err != nil {
+		return raise(fnMPI_Rrget_accumulate, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rrget_accumulate, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rrget_accumulate, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rrget_accumulate(ctx, origin_addr, origin_count, origin_datatypeObj, result_addr, result_count, result_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, op_Obj, winObj, request); err != nil {
+		return raise(fnMPI_Rrget_accumulate, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rrput
 func mpixgo_MPI_Rrput(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Rrput, &rc)
-	return raise(fnMPI_Rrput, nil, errNotImplemented(fnMPI_Rrput))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Rrput, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPI_Rrput, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPI_Rrput, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Rrput, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Rrput, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Rrput(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, request); err != nil {
+		return raise(fnMPI_Rrput, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Rsend
@@ -14057,7 +14319,24 @@ func mpixgo_MPI_Win_lock_all(ctx *C.mpix_ctx, assert C.int, win C.MPI_Win) (rc C
 //export mpixgo_MPI_Win_op_intrinsic
 func mpixgo_MPI_Win_op_intrinsic(ctx *C.mpix_ctx, ops *C.char, max_count C.MPI_Aint, type_ C.MPI_Datatype, win C.MPI_Win, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Win_op_intrinsic, &rc)
-	return raise(fnMPI_Win_op_intrinsic, nil, errNotImplemented(fnMPI_Win_op_intrinsic))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Win_op_intrinsic, nil, err)
+	}
+	type_Obj, err := datatype.Lookup(int32(type_))
+	if err != nil {
+		return raise(fnMPI_Win_op_intrinsic, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPI_Win_op_intrinsic, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Win_op_intrinsic, winObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Win_op_intrinsic(ctx, ops, max_count, type_Obj, winObj, flag); err != nil {
+		return raise(fnMPI_Win_op_intrinsic, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Win_post

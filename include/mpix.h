@@ -58,10 +58,8 @@ extern "C" {
  * procedure declared under the "feature" marker of a defined macro is not
  * implemented.
  *
- * Not defined yet, because they do not work yet: MPIX_HAVE_WIN_DUP,
- * MPIX_HAVE_RMA_INFO_KEYS, MPIX_HAVE_WIN_OP_INTRINSIC, MPIX_HAVE_MEMHANDLE,
- * MPIX_HAVE_RMA_NOTIFY, MPIX_HAVE_RR_RMA (mpix has no RMA windows yet),
- * MPIX_HAVE_PART_AGGREGATION, MPIX_HAVE_PBUF_PREPARE (no partitioned
+ * Not defined yet, because they do not work yet: MPIX_HAVE_RMA_NOTIFY
+ * (target-side notification is not built), MPIX_HAVE_PART_AGGREGATION, MPIX_HAVE_PBUF_PREPARE (no partitioned
  * communication yet) and MPIX_HAVE_EP_SHARING (no fabric reads the
  * mpix_ep_sharing keys yet).  Their procedures are declared and exported;
  * they fail with MPI_ERR_UNSUPPORTED_OPERATION, and their info keys are
@@ -69,6 +67,11 @@ extern "C" {
 #define MPIX_HAVE_THREADCOMM 1
 #define MPIX_HAVE_ENDPOINTS 1
 #define MPIX_HAVE_VCI_HINTS 1
+#define MPIX_HAVE_RMA_INFO_KEYS 1
+#define MPIX_HAVE_WIN_OP_INTRINSIC 1
+#define MPIX_HAVE_WIN_DUP 1
+#define MPIX_HAVE_MEMHANDLE 1
+#define MPIX_HAVE_RR_RMA 1
 
 /* ===================================================================== */
 /* 1. Thread communicators  [TC] section 2                               */
@@ -322,6 +325,12 @@ int PMPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
 #endif
 #ifndef MPI_MAX_MEMORY_HANDLE_SIZE
 #define MPI_MAX_MEMORY_HANDLE_SIZE MPIX_MAX_MEMHANDLE_SIZE
+#endif
+
+/* MPI_WIN_CREATE_FLAVOR of a window from MPIX_Win_from_memhandle. */
+#define MPIX_WIN_FLAVOR_MEMHANDLE 5
+#ifndef MPI_WIN_FLAVOR_MEMHANDLE
+#define MPI_WIN_FLAVOR_MEMHANDLE MPIX_WIN_FLAVOR_MEMHANDLE
 #endif
 
 /* Storage for one memory handle; send it with MPI_BYTE, using the size

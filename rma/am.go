@@ -61,13 +61,10 @@ const (
 func init() { core.RegisterAM(transport.KindRMA, handle) }
 
 // amOrigin is what a window's origin side waits for: operations whose answers have
-// not all arrived.
+// not all arrived, and the ranks with operations outstanding (pending.go).
 type amOrigin struct {
-	mu     sync.Mutex
-	nextID uint64
-	ops    map[uint64]*amOp
-	dirty  map[int]bool // ranks sent operations since their last flush
-	net    map[int]bool // ranks given one-sided transport operations since (net.go)
+	table opTable
+	pend  pending
 	// failed is the first error class a target answered for an operation that had no
 	// request to carry it (a blocking MPI_Get); the next flush or fence reports it.
 	failed atomic.Int32
@@ -85,37 +82,35 @@ type amOp struct {
 	req     *core.Request
 }
 
-func (a *amOrigin) add(o *amOp) uint64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ops == nil {
-		a.ops = map[uint64]*amOp{}
-	}
-	a.nextID++
-	a.ops[a.nextID] = o
-	return a.nextID
-}
+func (a *amOrigin) add(o *amOp) uint64 { return a.table.add(o) }
 
-func (a *amOrigin) markDirty(rank int) {
-	a.mu.Lock()
-	if a.dirty == nil {
-		a.dirty = map[int]bool{}
-	}
-	a.dirty[rank] = true
-	a.mu.Unlock()
+// path is how one operation goes to its target: the target, the key of its memory
+// for the transport's one-sided access (nil: none), the memory handle the operation
+// reaches through (its id at the target, carried in RecvReq; 0: none) and the thread
+// that issues it.
+type path struct {
+	tg  *target
+	key []byte
+	mh  uint64
+	by  uint64
 }
 
 // send transmits one request message to tg.
-func (w *Win) send(tg *target, tag int32, id uint64, offset int64, flags uint8, payload []byte) error {
+func (w *window) send(tg *target, tag int32, id uint64, offset int64, flags uint8, payload []byte) error {
+	return w.sendMH(tg, tag, id, 0, offset, flags, payload)
+}
+
+// sendMH is send for an operation through memory handle mh.
+func (w *window) sendMH(tg *target, tag int32, id, mh uint64, offset int64, flags uint8, payload []byte) error {
 	h := transport.Header{Kind: transport.KindRMA, Flags: flags, Tag: tag, Context: w.comm.ContextID,
-		SendReq: id, Offset: offset, Size: int64(len(payload))}
+		SendReq: id, RecvReq: mh, Offset: offset, Size: int64(len(payload))}
 	return w.comm.Engine().SendAM(tg.world, &h, payload)
 }
 
 // chunks splits an operation over runs into messages: f gets each chunk's runs, its
 // offset in the operation's data and its length. unit is the size chunks of data are
 // multiples of (accumulate elements); carry says the data rides in the request.
-func (w *Win) chunks(tg *target, runs []run, unit int64, carry bool, f func(rs []run, off, n int64) error) error {
+func (w *window) chunks(tg *target, runs []run, unit int64, carry bool, f func(rs []run, off, n int64) error) error {
 	return splitRuns(runs, int64(w.comm.Engine().MaxPayload(tg.world)), unit, carry, f)
 }
 
@@ -186,30 +181,30 @@ func request(rs []run, opH, typeH int32, data ...[]byte) []byte {
 	return p
 }
 
-func (w *Win) amPut(tg *target, runs []run, data []byte, wantReq bool) (*core.Request, error) {
+func (w *window) amPut(p path, runs []run, data []byte, wantReq bool) (*core.Request, error) {
+	tg := p.tg
 	err := w.chunks(tg, runs, 1, true, func(rs []run, off, n int64) error {
-		return w.send(tg, amPut, 0, off, 0, request(rs, 0, 0, data[off:off+n]))
+		return w.sendMH(tg, amPut, 0, p.mh, off, 0, request(rs, 0, 0, data[off:off+n]))
 	})
-	// Marked after sending: a flush by another thread that clears the mark first has
-	// then certainly not covered these messages, and this thread's flush sends its own.
-	w.am.markDirty(w.rankOf(tg))
+	w.am.pend.mark(p.by, w.rankOf(tg), false)
 	if err != nil {
 		return nil, err
 	}
 	return w.done(wantReq), nil
 }
 
-func (w *Win) amGet(tg *target, runs []run, o Buf, wantReq bool) (*core.Request, error) {
+func (w *window) amGet(p path, runs []run, o Buf, wantReq bool) (*core.Request, error) {
+	tg := p.tg
 	a := &amOp{dst: o, want: totalLen(runs)}
-	return w.startFetch(tg, a, wantReq, func(id uint64) error {
+	return w.startFetch(tg, a, p.by, wantReq, func(id uint64) error {
 		return w.chunks(tg, runs, 1, false, func(rs []run, off, n int64) error {
-			return w.send(tg, amGet, id, off, 0, request(rs, 0, 0))
+			return w.sendMH(tg, amGet, id, p.mh, off, 0, request(rs, 0, 0))
 		})
 	})
 }
 
 // startFetch registers an operation that waits for data and sends it.
-func (w *Win) startFetch(tg *target, a *amOp, wantReq bool, send func(id uint64) error) (*core.Request, error) {
+func (w *window) startFetch(tg *target, a *amOp, by uint64, wantReq bool, send func(id uint64) error) (*core.Request, error) {
 	if wantReq {
 		a.req = core.NewOpRequest(w.comm.Engine())
 	}
@@ -222,14 +217,15 @@ func (w *Win) startFetch(tg *target, a *amOp, wantReq bool, send func(id uint64)
 	}
 	id := w.am.add(a)
 	err := send(id)
-	w.am.markDirty(w.rankOf(tg))
+	w.am.pend.mark(by, w.rankOf(tg), false)
 	if err != nil {
 		return nil, err
 	}
 	return a.req, nil
 }
 
-func (w *Win) amAccumulate(tg *target, runs []run, in []byte, result Buf, opr *op.Op, basic *datatype.Type, wantReq bool) (*core.Request, error) {
+func (w *window) amAccumulate(p path, runs []run, in []byte, result Buf, opr *op.Op, basic *datatype.Type, wantReq bool) (*core.Request, error) {
+	tg, by := p.tg, p.by
 	unit := int64(1)
 	if basic != nil {
 		unit = basic.Size()
@@ -239,13 +235,13 @@ func (w *Win) amAccumulate(tg *target, runs []run, in []byte, result Buf, opr *o
 		typeH = basic.Handle()
 	}
 	if result.Type == nil {
-		defer w.am.markDirty(w.rankOf(tg))
+		defer w.am.pend.mark(by, w.rankOf(tg), false)
 		err := w.chunks(tg, runs, unit, opr.Kind() != op.NoOp, func(rs []run, off, n int64) error {
 			var d []byte
 			if in != nil {
 				d = in[off : off+n]
 			}
-			return w.send(tg, amAcc, 0, off, 0, request(rs, opr.Handle, typeH, d))
+			return w.sendMH(tg, amAcc, 0, p.mh, off, 0, request(rs, opr.Handle, typeH, d))
 		})
 		if err != nil {
 			return nil, err
@@ -253,21 +249,21 @@ func (w *Win) amAccumulate(tg *target, runs []run, in []byte, result Buf, opr *o
 		return w.done(wantReq), nil
 	}
 	a := &amOp{dst: result, want: totalLen(runs)}
-	return w.startFetch(tg, a, wantReq, func(id uint64) error {
+	return w.startFetch(tg, a, by, wantReq, func(id uint64) error {
 		return w.chunks(tg, runs, unit, true, func(rs []run, off, n int64) error {
 			var d []byte
 			if in != nil {
 				d = in[off : off+n]
 			}
-			return w.send(tg, amGetAcc, id, off, 0, request(rs, opr.Handle, typeH, d))
+			return w.sendMH(tg, amGetAcc, id, p.mh, off, 0, request(rs, opr.Handle, typeH, d))
 		})
 	})
 }
 
-func (w *Win) amCAS(tg *target, runs []run, o, c, r []byte) error {
+func (w *window) amCAS(p path, runs []run, o, c, r []byte) error {
 	a := &amOp{raw: r, want: int64(len(r))}
-	if _, err := w.startFetch(tg, a, false, func(id uint64) error {
-		return w.send(tg, amCAS, id, 0, 0, request(runs, 0, 0, o, c))
+	if _, err := w.startFetch(p.tg, a, p.by, false, func(id uint64) error {
+		return w.sendMH(p.tg, amCAS, id, p.mh, 0, 0, request(runs, 0, 0, o, c))
 	}); err != nil {
 		return err
 	}
@@ -275,39 +271,44 @@ func (w *Win) amCAS(tg *target, runs []run, o, c, r []byte) error {
 }
 
 // rankOf is tg's rank in the window.
-func (w *Win) rankOf(tg *target) int {
+func (w *window) rankOf(tg *target) int {
 	return int((uintptr(unsafe.Pointer(tg)) - uintptr(unsafe.Pointer(&w.targets[0]))) / unsafe.Sizeof(target{}))
 }
 
-// flushTarget completes every operation to rank at the target.
-func (w *Win) flushTarget(rank int) error {
+// flushTarget completes the operations to rank that sc covers at the target.
+func (w *window) flushTarget(rank int, sc scope) error {
 	tg := &w.targets[rank]
 	if tg.how != reachAM {
 		return nil
 	}
-	if tg.rkey != nil {
-		if err := w.flushNet(rank); err != nil {
-			w.flushAM(rank)
-			return err
-		}
+	if err := w.flushNet(rank, sc); err != nil { // (memory-handle windows have keys of their own)
+		w.flushAM(rank, sc)
+		return err
 	}
-	return w.flushAM(rank)
+	return w.flushAM(rank, sc)
 }
 
-// flushAM completes the active messages to rank.
-func (w *Win) flushAM(rank int) error {
-	tg := &w.targets[rank]
-	w.am.mu.Lock()
-	dirty := w.am.dirty[rank]
-	delete(w.am.dirty, rank)
-	w.am.mu.Unlock()
-	if !dirty {
+// flushAM completes the active messages to rank that sc covers: the target answers
+// amFlush once it has applied everything that came before it (messages between two
+// processes on one VCI arrive in order).
+func (w *window) flushAM(rank int, sc scope) error {
+	if !w.am.pend.take(sc, rank, false) {
 		return nil
 	}
-	a := &amOp{want: 1}
+	return w.ackAM(rank, nil)
+}
+
+// ackAM sends amFlush to rank and waits for its answer, or, with req, returns at once
+// and lets the answer complete req.
+func (w *window) ackAM(rank int, req *core.Request) error {
+	a := &amOp{want: 1, req: req}
 	id := w.am.add(a)
-	if err := w.send(tg, amFlush, id, 0, 0, nil); err != nil {
+	if err := w.send(&w.targets[rank], amFlush, id, 0, 0, nil); err != nil {
+		w.am.table.remove(id)
 		return err
+	}
+	if req != nil {
+		return nil
 	}
 	w.comm.Engine().WaitOn(a.done.Load)
 	if a.err == 0 {
@@ -319,11 +320,11 @@ func (w *Win) flushAM(rank int) error {
 	return nil
 }
 
-// flushAll completes every operation this process started on the window.
-func (w *Win) flushAll() error {
+// flushAll completes every operation sc covers on the window.
+func (w *window) flushAll(sc scope) error {
 	var first error
 	for r := range w.targets {
-		if err := w.flushTarget(r); err != nil && first == nil {
+		if err := w.flushTarget(r, sc); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -331,7 +332,7 @@ func (w *Win) flushAll() error {
 }
 
 // amLock takes tg's lock through its engine, asking again while it is busy.
-func (w *Win) amLock(tg *target, excl bool) error {
+func (w *window) amLock(tg *target, excl bool) error {
 	flags := uint8(0)
 	if excl {
 		flags = flagExclusive
@@ -350,7 +351,7 @@ func (w *Win) amLock(tg *target, excl bool) error {
 	}
 }
 
-func (w *Win) amUnlock(tg *target, excl bool) error {
+func (w *window) amUnlock(tg *target, excl bool) error {
 	flags := uint8(0)
 	if excl {
 		flags = flagExclusive
@@ -402,7 +403,7 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 	if !ok {
 		return // a window freed, or not this process's: nothing to apply
 	}
-	w := v.(*Win)
+	w := v.(*window)
 	switch h.Tag {
 	case amData, amFlushed, amLocked, amFailed:
 		w.answer(h, payload)
@@ -440,7 +441,7 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 		fail(core.ErrOther)
 		return
 	}
-	if err := w.checkOwn(runs); err != nil {
+	if err := w.checkOwn(runs, h.RecvReq); err != nil {
 		fail(core.AsError(err).Class)
 		return
 	}
@@ -522,7 +523,7 @@ func parseRequest(p []byte) (runs []run, opH, typeH int32, data []byte, ok bool)
 
 // ownWhere is how this process's engine reaches its own window memory for runs: loads
 // and stores, with atomics where the memory is shareable (as its peers decide).
-func (w *Win) ownWhere(runs []run) where {
+func (w *window) ownWhere(runs []run) where {
 	at := where{st: w.own, atomics: w.self.shareable}
 	if w.flavor == FlavorDynamic {
 		var rbuf [16]region
@@ -540,9 +541,13 @@ func (w *Win) ownWhere(runs []run) where {
 	return at
 }
 
-// checkOwn checks runs an origin sent against this process's window: a forged or
-// mistaken address never reaches memory outside it.
-func (w *Win) checkOwn(runs []run) error {
+// checkOwn checks runs an origin sent against this process's window (through memory
+// handle mh, when not 0: against that handle's region only): a forged or mistaken
+// address, or a released handle, never reaches memory outside what is exposed.
+func (w *window) checkOwn(runs []run, mh uint64) error {
+	if mh != 0 {
+		return w.checkHandleRuns(runs, mh)
+	}
 	if w.flavor == FlavorDynamic {
 		var rbuf [16]region
 		rs := w.own.regions(rbuf[:0])
@@ -557,10 +562,8 @@ func (w *Win) checkOwn(runs []run) error {
 }
 
 // answer takes a target's answer to one of this process's operations.
-func (w *Win) answer(h *transport.Header, payload []byte) {
-	w.am.mu.Lock()
-	a := w.am.ops[h.SendReq]
-	w.am.mu.Unlock()
+func (w *window) answer(h *transport.Header, payload []byte) {
+	a := w.am.table.get(h.SendReq)
 	if a == nil {
 		return
 	}
@@ -587,9 +590,7 @@ func (w *Win) answer(h *transport.Header, payload []byte) {
 	if !finished {
 		return
 	}
-	w.am.mu.Lock()
-	delete(w.am.ops, h.SendReq)
-	w.am.mu.Unlock()
+	w.am.table.remove(h.SendReq)
 	if a.req != nil {
 		a.req.Finish(a.err)
 	} else if a.err != 0 && h.Tag != amFlushed {

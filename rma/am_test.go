@@ -320,7 +320,7 @@ func TestAnswer(t *testing.T) {
 		return &transport.Header{Kind: transport.KindRMA, Tag: tag, SendReq: id, Offset: off, Flags: flags}
 	}
 	t.Run("data in chunks", func(t *testing.T) {
-		w := &Win{}
+		w := &Win{window: &window{}}
 		a := &amOp{raw: make([]byte, 8), want: 8}
 		id := w.am.add(a)
 		w.answer(hdr(amData, id, 4, 0), []byte{5, 6, 7, 8})
@@ -334,7 +334,7 @@ func TestAnswer(t *testing.T) {
 		if !bytes.Equal(a.raw, []byte{1, 2, 3, 4, 5, 6, 7, 8}) {
 			t.Errorf("data %v", a.raw)
 		}
-		if _, ok := w.am.ops[id]; ok {
+		if w.am.table.get(id) != nil {
 			t.Error("finished operation still registered")
 		}
 		w.answer(hdr(amData, id, 0, 0), []byte{9}) // late: ignored
@@ -344,7 +344,7 @@ func TestAnswer(t *testing.T) {
 	})
 	t.Run("data out of range", func(t *testing.T) {
 		for _, off := range []int64{-1, 5, math.MaxInt64} {
-			w := &Win{}
+			w := &Win{window: &window{}}
 			a := &amOp{raw: make([]byte, 8), want: 8}
 			id := w.am.add(a)
 			w.answer(hdr(amData, id, off, 0), []byte{1, 2, 3, 4})
@@ -360,7 +360,7 @@ func TestAnswer(t *testing.T) {
 		}
 	})
 	t.Run("failed", func(t *testing.T) {
-		w := &Win{}
+		w := &Win{window: &window{}}
 		a := &amOp{raw: make([]byte, 4), want: 4}
 		id := w.am.add(a)
 		w.answer(hdr(amFailed, id, core.ErrRMARange, 0), nil)
@@ -369,7 +369,7 @@ func TestAnswer(t *testing.T) {
 		}
 	})
 	t.Run("flushed", func(t *testing.T) {
-		w := &Win{}
+		w := &Win{window: &window{}}
 		a := &amOp{want: 1}
 		id := w.am.add(a)
 		w.answer(hdr(amFlushed, id, core.ErrType, 0), nil)
@@ -380,7 +380,7 @@ func TestAnswer(t *testing.T) {
 	})
 	t.Run("locked", func(t *testing.T) {
 		for _, flags := range []uint8{0, flagGranted, flagGranted | flagExclusive} {
-			w := &Win{}
+			w := &Win{window: &window{}}
 			a := &amOp{want: 1}
 			id := w.am.add(a)
 			w.answer(hdr(amLocked, id, 0, flags), nil)
@@ -390,7 +390,7 @@ func TestAnswer(t *testing.T) {
 		}
 	})
 	t.Run("unknown id", func(t *testing.T) {
-		w := &Win{}
+		w := &Win{window: &window{}}
 		w.answer(hdr(amData, 42, 0, 0), []byte{1}) // must not panic
 		if w.am.failed.Load() != 0 {
 			t.Error("an answer to no operation was recorded")
@@ -407,12 +407,6 @@ func TestAmOriginIDs(t *testing.T) {
 			t.Fatalf("id %d reused or zero (0 means no answer)", id)
 		}
 		seen[id] = true
-	}
-	a.markDirty(3)
-	a.markDirty(3)
-	a.markDirty(5)
-	if len(a.dirty) != 2 || !a.dirty[3] || !a.dirty[5] {
-		t.Errorf("dirty %v", a.dirty)
 	}
 }
 
@@ -440,8 +434,8 @@ func TestCheckOwn(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := self
-			w := &Win{flavor: tc.flavor, self: &s, own: own}
-			err := w.checkOwn(tc.runs)
+			w := &Win{window: &window{flavor: tc.flavor, self: &s, own: own}}
+			err := w.checkOwn(tc.runs, 0)
 			if tc.ok != (err == nil) || (err != nil && classOf(err) != core.ErrRMARange) {
 				t.Errorf("checkOwn: %v, want ok %v", err, tc.ok)
 			}

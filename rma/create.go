@@ -38,12 +38,11 @@ func New(flavor Flavor, base unsafe.Pointer, size, dispUnit int64, info *core.In
 	case flavor == FlavorCreate && base == nil && size > 0:
 		return nil, core.Errorf(core.ErrBase, "window of %d bytes at NULL", size)
 	}
-	w := &Win{flavor: flavor, size: size, dispUnit: dispUnit}
+	w := &window{flavor: flavor, size: size, dispUnit: dispUnit, handles: 1}
 	if flavor == FlavorDynamic {
 		w.size = 0
 	}
-	w.errh.Store(core.ErrhFatal)
-	w.info = parseInfo(info, flavor)
+	w.created = parseInfo(info, flavor)
 	var err error
 	if _, err = core.Dup(core.Blocking, c, nil, false, func(nc *core.Comm) error { w.comm = nc; return nil }); err != nil {
 		return nil, err
@@ -52,11 +51,20 @@ func New(flavor Flavor, base unsafe.Pointer, size, dispUnit int64, info *core.In
 		w.release()
 		return nil, err
 	}
-	return w, nil
+	return w.newHandle(w.created, nil, core.ErrhFatal), nil
+}
+
+// newHandle makes a handle on the window (the caller counted it), with error handler e.
+func (w *window) newHandle(info winInfo, mh *mhTarget, e *core.Errhandler) *Win {
+	h := &Win{window: w, info: info, mh: mh}
+	h.errh.Store(e.Ref())
+	h.Handle = wins.Add(h)
+	h.publishView()
+	return h
 }
 
 // setup lays out this process's memory, exchanges cards and maps node peers' segments.
-func (w *Win) setup(userBase unsafe.Pointer) error {
+func (w *window) setup(userBase unsafe.Pointer) error {
 	c := w.comm
 	peers := core.Peers()
 	me := c.Rank
@@ -208,7 +216,6 @@ func (w *Win) setup(userBase unsafe.Pointer) error {
 	}
 	// Register before the last barrier: a peer may send an active message as soon as
 	// it leaves it.
-	w.Handle = wins.Add(w)
 	byContext.Store(ctx, w)
 	// Peers that reach this process through its engine need it polled in every wait.
 	w.served = anyAM(c, peers, myNode, mapPeers)
@@ -244,7 +251,7 @@ func anyAM(c *core.Comm, peers []core.Peer, myNode int, mapPeers bool) bool {
 
 // agreeFail makes a local failure everyone's: every rank learns whether any failed, so
 // that none waits for a peer's segment that will never exist.
-func (w *Win) agreeFail(local error) error {
+func (w *window) agreeFail(local error) error {
 	flag := int64(0)
 	if local != nil {
 		flag = 1
@@ -267,12 +274,12 @@ func (w *Win) agreeFail(local error) error {
 // Shared windows: rank 0 makes one segment for the node, every rank's state page
 // first, then the memory, contiguous across ranks unless alloc_shared_noncontig asks
 // for each rank's part to start on a page of its own.
-func (w *Win) sharedOffsets(sizes []int64) []int64 {
+func (w *window) sharedOffsets(sizes []int64) []int64 {
 	offs := make([]int64, len(sizes)+1)
 	offs[0] = int64(len(sizes)) * stateSize
 	for r, s := range sizes {
 		n := s
-		if w.info.noncontig {
+		if w.created.noncontig {
 			n = roundPage(s)
 		}
 		offs[r+1] = offs[r] + n
@@ -280,7 +287,7 @@ func (w *Win) sharedOffsets(sizes []int64) []int64 {
 	return offs
 }
 
-func (w *Win) setupShared(job string, sizes []int64) error {
+func (w *window) setupShared(job string, sizes []int64) error {
 	c := w.comm
 	offs := w.sharedOffsets(sizes)
 	total := offs[len(sizes)]
@@ -315,9 +322,9 @@ func (w *Win) setupShared(job string, sizes []int64) error {
 	return nil
 }
 
-func (w *Win) sharedState(r int) state { return state{w.shared.at(int64(r) * stateSize)} }
+func (w *window) sharedState(r int) state { return state{w.shared.at(int64(r) * stateSize)} }
 
-func (w *Win) sharedMem(r int, sizes []int64) unsafe.Pointer {
+func (w *window) sharedMem(r int, sizes []int64) unsafe.Pointer {
 	if sizes[r] == 0 {
 		return nil
 	}
@@ -353,14 +360,28 @@ func cmaWorks(pid int, addr uintptr) bool {
 // process's operations, waits until every rank is done with the window, and releases
 // the memory and the communicator.
 func (w *Win) Free() error {
-	w.mu.Lock()
-	if err := w.ep.checkFree(); err != nil {
-		w.mu.Unlock()
-		return err
+	if w.mh != nil {
+		return w.freeMemhandleWin()
 	}
-	w.freed = true
+	w.mu.Lock()
+	if w.handles == 1 {
+		if err := w.ep.checkFree(); err != nil {
+			w.mu.Unlock()
+			return err
+		}
+		if w.views > 0 {
+			w.mu.Unlock()
+			return core.Errorf(core.ErrRMASync, "MPI_Win_free: %d window(s) from MPIX_Win_from_memhandle on this window are still open", w.views)
+		}
+	}
+	w.handles--
+	last := w.handles == 0
 	w.mu.Unlock()
-	err := w.flushAll()
+	w.dropHandle()
+	if !last {
+		return nil // a duplicate, or the original with duplicates left: local
+	}
+	err := w.flushAll(processScope)
 	if e := barrier(w.comm); err == nil {
 		err = e
 	}
@@ -368,17 +389,25 @@ func (w *Win) Free() error {
 	return err
 }
 
+// dropHandle retires the handle (not the window).
+func (w *Win) dropHandle() {
+	w.freed = true
+	w.unpublishView()
+	wins.Remove(w.Handle)
+	w.Handle = 0
+	if e := w.errh.Swap(nil); e != nil {
+		e.Release()
+	}
+}
+
 // release undoes New.
-func (w *Win) release() {
+func (w *window) release() {
 	w.unpublishC()
 	if w.served {
 		w.comm.Engine().Unserve()
 		w.served = false
 	}
-	if w.Handle != 0 {
-		wins.Remove(w.Handle)
-		w.Handle = 0
-	}
+	w.releaseMemhandles()
 	w.deregister()
 	if w.comm != nil {
 		byContext.Delete(w.comm.ContextID)
@@ -398,8 +427,5 @@ func (w *Win) release() {
 	w.seg, w.shared = nil, nil
 	if w.comm != nil {
 		w.comm.Free()
-	}
-	if e := w.errh.Swap(nil); e != nil {
-		e.Release()
 	}
 }

@@ -15,14 +15,13 @@ import (
 )
 
 // The window state C's fast paths read (rma.h): where each rank's memory is in this
-// process, and which epochs are open. Go owns it, writes it under Win.mu, and frees it
-// with the window.
+// process, and which epochs are open (mpix_rma_win, one per window), and each handle's
+// view of it (mpix_rma_view, in the table by handle index). Go owns both, writes them
+// under window.mu, and frees them with the window and the handle.
 
-// publishC makes the window's C state and enters it in the table, when its handle
-// index fits.
-func (w *Win) publishC() {
-	idx := int(w.Handle & 0x03ffffff)
-	if idx >= C.MPIX_RMA_MAX_WINS || !core.Settings.FastPath {
+// publishC makes the window's C state.
+func (w *window) publishC() {
+	if !core.Settings.FastPath {
 		return // MPIX_FASTPATH=0: every call takes Go's path
 	}
 	cw := (*C.mpix_rma_win)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpix_rma_win{}))))
@@ -62,22 +61,76 @@ func (w *Win) publishC() {
 		cw.direct = 1 // (a window that serves active messages flushes in Go, which progresses)
 	}
 	w.cw = cw
-	atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpix_rma_wins[idx])), unsafe.Pointer(cw))
 }
 
-// unpublishC takes the window out of C's table and frees its C state.
-func (w *Win) unpublishC() {
+// unpublishC frees the window's C state, once no handle's view is in the table.
+func (w *window) unpublishC() {
 	if w.cw == nil {
 		return
 	}
-	atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpix_rma_wins[int(w.Handle&0x03ffffff)])), nil)
 	C.free(unsafe.Pointer(w.cw.peers))
 	C.free(unsafe.Pointer(w.cw))
 	w.cw = nil
 }
 
+// publishView makes or updates the handle's C view and enters it in the table, when
+// the window has C state and the handle's index fits.
+func (w *Win) publishView() {
+	idx := int(w.Handle & 0x03ffffff)
+	if w.cw == nil || w.Handle == 0 || idx >= C.MPIX_RMA_MAX_WINS {
+		return
+	}
+	v := w.cv
+	if v == nil {
+		v = (*C.mpix_rma_view)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mpix_rma_view{}))))
+		v.w = w.cw
+		v.mh_rank = -1
+		w.cv = v
+	}
+	flags := uint32(0)
+	if w.info.ordered {
+		flags |= C.MPIX_RMA_ORDERED
+	}
+	if w.info.intrinsic {
+		flags |= C.MPIX_RMA_INTRINSIC
+	}
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&v.flags)), flags)
+	if m := w.mh; m != nil && v.mh_rank < 0 {
+		if m.local != nil && m.gen != nil {
+			v.mh_mem = (*C.char)(m.local)
+			v.mh_size = C.int64_t(m.size)
+			v.mh_disp_unit = C.int64_t(m.dispUnit)
+			if m.atomics {
+				v.mh_atomics = 1
+			}
+			v.mh_gen = (*C.uint64_t)(unsafe.Pointer(m.gen))
+			v.mh_seen = C.uint64_t(m.seen.Load())
+		}
+		v.mh_rank = C.int32_t(m.rank)
+	}
+	atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpix_rma_views[idx])), unsafe.Pointer(v))
+}
+
+// sawGen tells C the generation of the target's regions at which Go last found the
+// memory handle live.
+func (w *Win) sawGen(g uint64) {
+	if w.cv != nil {
+		atomic.StoreUint64((*uint64)(unsafe.Pointer(&w.cv.mh_seen)), g)
+	}
+}
+
+// unpublishView takes the handle out of C's table and frees its view.
+func (w *Win) unpublishView() {
+	if w.cv == nil {
+		return
+	}
+	atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&C.mpix_rma_views[int(w.Handle&0x03ffffff)])), nil)
+	C.free(unsafe.Pointer(w.cv))
+	w.cv = nil
+}
+
 // publishEpochs tells C which epochs are open (under w.mu, after every change).
-func (w *Win) publishEpochs() {
+func (w *window) publishEpochs() {
 	cw := w.cw
 	if cw == nil {
 		return
@@ -108,7 +161,7 @@ func (w *Win) publishEpochs() {
 
 // publishBlock tells C where a peer's MPI_Alloc_mem block (of a dynamic window) is
 // mapped here, while there is room; C looks it up by serial.
-func (w *Win) publishBlock(rank int, serial uint64, local unsafe.Pointer) {
+func (w *window) publishBlock(rank int, serial uint64, local unsafe.Pointer) {
 	if w.cw == nil {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 
 // Attach is MPI_Win_attach: size bytes at base become reachable through the dynamic
 // window. The region table in the state page is what origins check addresses against.
-func (w *Win) Attach(base unsafe.Pointer, size int64) error {
+func (w *window) Attach(base unsafe.Pointer, size int64) error {
 	if w.flavor != FlavorDynamic {
 		return core.Errorf(core.ErrRMAFlavor, "MPI_Win_attach needs a window from MPI_Win_create_dynamic")
 	}
@@ -21,25 +21,31 @@ func (w *Win) Attach(base unsafe.Pointer, size int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.regions) >= maxRegions {
-		return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: a dynamic window takes at most %d regions", maxRegions)
+		return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: a dynamic window takes at most %d regions and memory handles", maxRegions)
 	}
 	b := uint64(uintptr(base))
 	for _, r := range w.regions {
-		if b < r.base+r.size && r.base < b+uint64(size) {
+		if r.id == 0 && b < r.base+r.size && r.base < b+uint64(size) { // (memory handles may overlap)
 			return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: [%#x, +%d) overlaps a region already attached", b, size)
 		}
 	}
-	r := region{base: b, size: uint64(size)}
-	if blk, ok := blockOf(uintptr(base), size); ok {
-		r.memfd, r.serial, r.blockBase, r.blockSize = int64(blk.fd)+1, blk.serial, uint64(blk.base), uint64(blk.size)
-	}
-	w.regions = append(w.regions, r)
+	w.regions = append(w.regions, regionAt(base, size, 0))
 	w.own.setRegions(w.regions)
 	return nil
 }
 
+// regionAt describes size bytes at base, in an MPI_Alloc_mem block or not, as region
+// id (0: attached).
+func regionAt(base unsafe.Pointer, size int64, id uint64) region {
+	r := region{base: uint64(uintptr(base)), size: uint64(size), id: id}
+	if blk, ok := blockOf(uintptr(base), size); ok {
+		r.memfd, r.serial, r.blockBase, r.blockSize = int64(blk.fd)+1, blk.serial, uint64(blk.base), uint64(blk.size)
+	}
+	return r
+}
+
 // Detach is MPI_Win_detach: base must be the start of an attached region.
-func (w *Win) Detach(base unsafe.Pointer) error {
+func (w *window) Detach(base unsafe.Pointer) error {
 	if w.flavor != FlavorDynamic {
 		return core.Errorf(core.ErrRMAFlavor, "MPI_Win_detach needs a window from MPI_Win_create_dynamic")
 	}
@@ -47,7 +53,7 @@ func (w *Win) Detach(base unsafe.Pointer) error {
 	defer w.mu.Unlock()
 	b := uint64(uintptr(base))
 	for i, r := range w.regions {
-		if r.base == b {
+		if r.base == b && r.id == 0 {
 			w.regions = append(w.regions[:i], w.regions[i+1:]...)
 			w.own.setRegions(w.regions)
 			return nil

@@ -6,14 +6,23 @@
 #include <string.h>
 #include "rma.h"
 
-mpix_rma_win *mpix_rma_wins[MPIX_RMA_MAX_WINS];
+mpix_rma_view *mpix_rma_views[MPIX_RMA_MAX_WINS];
 
-static inline mpix_rma_win *win_of(MPI_Win win)
+static inline mpix_rma_view *win_of(MPI_Win win)
 {
     uint32_t u = (uint32_t)win;
     if ((u & 0xfc000000u) != 0xa0000000u || (u & 0x03ffffffu) >= MPIX_RMA_MAX_WINS)
         return NULL;
-    return __atomic_load_n(&mpix_rma_wins[u & 0x03ffffffu], __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&mpix_rma_views[u & 0x03ffffffu], __ATOMIC_ACQUIRE);
+}
+
+/* ordered keeps an ordered handle's operations in issue order for the target's
+ * observers (a no-op on x86, whose stores are ordered; memcpy fences its own
+ * non-temporal stores). */
+static inline void ordered(const mpix_rma_view *v)
+{
+    if (v->flags & MPIX_RMA_ORDERED)
+        __atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
 /* builtin_size is the size of the predefined contiguous types the fast paths take. */
@@ -73,14 +82,42 @@ static char *dynamic_target(mpix_rma_peer *p, uint64_t addr, int64_t bytes, int 
     }
 }
 
+/* covered reports whether an epoch of the window covers rank. */
+static inline int covered(mpix_rma_win *w, int rank)
+{
+    return __atomic_load_n(&w->all, __ATOMIC_RELAXED) || __atomic_load_n(&w->peers[rank].access, __ATOMIC_RELAXED);
+}
+
+/* memhandle_target is target for a memory-handle window: its one rank, its region. */
+static inline char *memhandle_target(mpix_rma_view *v, int rank, MPI_Aint disp, int64_t bytes, mpix_rma_peer **pp,
+                                     int *atomics)
+{
+    mpix_rma_win *w = v->w;
+    if (rank != v->mh_rank || v->mh_mem == NULL || disp < 0 || !covered(w, rank))
+        return NULL;
+    if (__atomic_load_n(v->mh_gen, __ATOMIC_ACQUIRE) != __atomic_load_n(&v->mh_seen, __ATOMIC_RELAXED))
+        return NULL; /* the target's regions changed: Go checks the handle is still live */
+    if (disp > v->mh_size / v->mh_disp_unit)
+        return NULL;
+    int64_t off = (int64_t)disp * v->mh_disp_unit;
+    if (off > v->mh_size || bytes > v->mh_size - off)
+        return NULL;
+    *pp = &w->peers[rank];
+    *atomics = v->mh_atomics;
+    return v->mh_mem + off;
+}
+
 /* target finds where count elements of dt at disp of rank's window are in this
  * process, checking the epoch and the window's bounds; NULL sends the call to Go. */
-static inline char *target(mpix_rma_win *w, int rank, MPI_Aint disp, int64_t bytes, mpix_rma_peer **pp, int *atomics)
+static inline char *target(mpix_rma_view *v, int rank, MPI_Aint disp, int64_t bytes, mpix_rma_peer **pp, int *atomics)
 {
+    mpix_rma_win *w = v->w;
     if (rank < 0 || rank >= w->nranks)
         return NULL;
+    if (v->mh_rank >= 0)
+        return memhandle_target(v, rank, disp, bytes, pp, atomics);
     mpix_rma_peer *p = &w->peers[rank];
-    if (!__atomic_load_n(&w->all, __ATOMIC_RELAXED) && !__atomic_load_n(&p->access, __ATOMIC_RELAXED))
+    if (!covered(w, rank))
         return NULL; /* no epoch: Go reports MPI_ERR_RMA_SYNC */
     if (w->dynamic) {
         *pp = p;
@@ -127,32 +164,34 @@ static int plain(MPI_Datatype a, int acount, MPI_Datatype b, int bcount, int64_t
 int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
                       MPI_Datatype ttype, MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
+    mpix_rma_view *v = win_of(win);
     int64_t n;
     mpix_rma_peer *p;
-    if (w == NULL || !plain(otype, ocount, ttype, tcount, &n))
+    if (v == NULL || !plain(otype, ocount, ttype, tcount, &n))
         return MPIX_FAST_MISS;
     int atomics;
-    char *t = target(w, rank, disp, n, &p, &atomics);
+    char *t = target(v, rank, disp, n, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     memcpy(t, origin, (size_t)n);
+    ordered(v);
     return MPI_SUCCESS;
 }
 
 int mpix_rma_fast_get(void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
                       MPI_Datatype ttype, MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
+    mpix_rma_view *v = win_of(win);
     int64_t n;
     mpix_rma_peer *p;
-    if (w == NULL || !plain(otype, ocount, ttype, tcount, &n))
+    if (v == NULL || !plain(otype, ocount, ttype, tcount, &n))
         return MPIX_FAST_MISS;
     int atomics;
-    char *t = target(w, rank, disp, n, &p, &atomics);
+    char *t = target(v, rank, disp, n, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     memcpy(origin, t, (size_t)n);
+    ordered(v);
     return MPI_SUCCESS;
 }
 
@@ -266,14 +305,14 @@ static int apply_atomic(MPI_Op op, MPI_Datatype dt, const void *in, char *t, cha
 }
 
 static int accumulate(const void *origin, void *result, MPI_Datatype dt, int rank, MPI_Aint disp, MPI_Op op,
-                      mpix_rma_win *w)
+                      mpix_rma_view *v)
 {
     int s = builtin_size(dt);
     mpix_rma_peer *p;
     if (s == 0 || dt == MPI_CHAR || dt == MPI_BYTE || dt == MPI_SHORT)
         return MPIX_FAST_MISS;
     int atomics;
-    char *t = target(w, rank, disp, s, &p, &atomics);
+    char *t = target(v, rank, disp, s, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     char in[8], old[8];
@@ -286,6 +325,8 @@ static int accumulate(const void *origin, void *result, MPI_Datatype dt, int ran
             memcpy(result, old, (size_t)s);
         return MPI_SUCCESS;
     }
+    if (v->flags & MPIX_RMA_INTRINSIC)
+        return MPIX_FAST_MISS; /* asserted intrinsic, but it is not: Go reports the error */
     acc_lock(p);
     memcpy(old, t, (size_t)s);
     int ok = apply(op, dt, in, t);
@@ -300,32 +341,32 @@ static int accumulate(const void *origin, void *result, MPI_Datatype dt, int ran
 int mpix_rma_fast_accumulate(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
                              int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
-    if (w == NULL || ocount != 1 || tcount != 1 || otype != ttype || op == MPI_NO_OP)
+    mpix_rma_view *v = win_of(win);
+    if (v == NULL || ocount != 1 || tcount != 1 || otype != ttype || op == MPI_NO_OP)
         return MPIX_FAST_MISS;
-    return accumulate(origin, NULL, ttype, rank, disp, op, w);
+    return accumulate(origin, NULL, ttype, rank, disp, op, v);
 }
 
 int mpix_rma_fast_fetch_and_op(const void *origin, void *result, MPI_Datatype dt, int rank, MPI_Aint disp,
                                MPI_Op op, MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
-    if (w == NULL || result == NULL || (origin == NULL && op != MPI_NO_OP))
+    mpix_rma_view *v = win_of(win);
+    if (v == NULL || result == NULL || (origin == NULL && op != MPI_NO_OP))
         return MPIX_FAST_MISS;
-    return accumulate(origin, result, dt, rank, disp, op, w);
+    return accumulate(origin, result, dt, rank, disp, op, v);
 }
 
 int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void *result, MPI_Datatype dt,
                                    int rank, MPI_Aint disp, MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
+    mpix_rma_view *v = win_of(win);
     int s = builtin_size(dt);
     mpix_rma_peer *p;
-    if (w == NULL || s == 0 || dt == MPI_FLOAT || dt == MPI_DOUBLE || origin == NULL || compare == NULL ||
+    if (v == NULL || s == 0 || dt == MPI_FLOAT || dt == MPI_DOUBLE || origin == NULL || compare == NULL ||
         result == NULL)
         return MPIX_FAST_MISS;
     int atomics;
-    char *t = target(w, rank, disp, s, &p, &atomics);
+    char *t = target(v, rank, disp, s, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
     char old[8];
@@ -346,7 +387,7 @@ int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void
         memcpy(result, old, (size_t)s);
         return MPI_SUCCESS;
     }
-    if (atomics)
+    if (atomics || (v->flags & MPIX_RMA_INTRINSIC))
         return MPIX_FAST_MISS; /* a 1- or 2-byte element: Go takes the lock, as its peers do */
     acc_lock(p);
     memcpy(old, t, (size_t)s);
@@ -362,8 +403,11 @@ int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void
  * follows. */
 int mpix_rma_fast_flush(int rank, MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
-    if (w == NULL || rank < 0 || rank >= w->nranks || !w->peers[rank].sync || !w->direct)
+    mpix_rma_view *v = win_of(win);
+    if (v == NULL || (v->mh_rank >= 0 && rank != v->mh_rank))
+        return MPIX_FAST_MISS;
+    mpix_rma_win *w = v->w;
+    if (rank < 0 || rank >= w->nranks || !w->peers[rank].sync || !w->direct)
         return MPIX_FAST_MISS; /* !direct: some flush must reach Go, whose progress serves peers */
     if (!__atomic_load_n(&w->passive, __ATOMIC_RELAXED) &&
         !(__atomic_load_n(&w->peers[rank].access, __ATOMIC_RELAXED) & MPIX_RMA_LOCKED))
@@ -374,8 +418,11 @@ int mpix_rma_fast_flush(int rank, MPI_Win win)
 
 int mpix_rma_fast_flush_all(MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
-    if (w == NULL || !w->direct || !__atomic_load_n(&w->passive, __ATOMIC_RELAXED))
+    mpix_rma_view *v = win_of(win);
+    if (v == NULL)
+        return MPIX_FAST_MISS;
+    mpix_rma_win *w = v->w;
+    if (!w->direct || !__atomic_load_n(&w->passive, __ATOMIC_RELAXED))
         return MPIX_FAST_MISS;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return MPI_SUCCESS;
@@ -385,9 +432,9 @@ int mpix_rma_fast_get_accumulate(const void *origin, int ocount, MPI_Datatype ot
                                  MPI_Datatype rtype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
                                  MPI_Op op, MPI_Win win)
 {
-    mpix_rma_win *w = win_of(win);
-    if (w == NULL || rcount != 1 || tcount != 1 || rtype != ttype || result == NULL ||
+    mpix_rma_view *v = win_of(win);
+    if (v == NULL || rcount != 1 || tcount != 1 || rtype != ttype || result == NULL ||
         (op != MPI_NO_OP && (ocount != 1 || otype != ttype || origin == NULL)))
         return MPIX_FAST_MISS;
-    return accumulate(origin, result, ttype, rank, disp, op, w);
+    return accumulate(origin, result, ttype, rank, disp, op, v);
 }

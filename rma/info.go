@@ -17,6 +17,11 @@ type winInfo struct {
 	sameDisp    bool   // same_disp_unit
 	noncontig   bool   // alloc_shared_noncontig
 	granularity int64  // mpi_accumulate_granularity (bytes; 0: the implementation's)
+
+	// The RMA paper's keys, per handle (a duplicate may differ from its parent).
+	threadScope bool // mpi_win_scope=thread: flushes complete the calling thread's operations
+	ordered     bool // mpi_win_order=true: operations to a target complete there in issue order
+	intrinsic   bool // mpi_assert_accumulate_intrinsic (or acc_single_intrinsic)=true
 }
 
 const defaultOrdering = "rar,raw,war,waw"
@@ -47,7 +52,9 @@ func getBool(in *core.Info, key string) (bool, bool) {
 }
 
 // apply takes the keys of in; at creation every key may be set, afterwards only those
-// that can change while the window lives (MPI_Win_set_info).
+// that can change while the window lives (MPI_Win_set_info, MPIX_Win_dup_with_info):
+// the accumulate keys and the RMA paper's, which only change how this process issues
+// and completes its own operations.
 func (wi *winInfo) apply(in *core.Info, creation bool) {
 	if in == nil {
 		return
@@ -66,6 +73,22 @@ func (wi *winInfo) apply(in *core.Info, creation bool) {
 		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
 			wi.granularity = n
 		}
+	}
+	if v, ok, _ := in.Get("mpi_win_scope"); ok {
+		switch strings.TrimSpace(v) {
+		case "thread":
+			wi.threadScope = true
+		case "process":
+			wi.threadScope = false
+		}
+	}
+	if b, ok := getBool(in, "mpi_win_order"); ok {
+		wi.ordered = b
+	}
+	if b, ok := getBool(in, "mpi_assert_accumulate_intrinsic"); ok {
+		wi.intrinsic = b
+	} else if b, ok := getBool(in, "acc_single_intrinsic"); ok {
+		wi.intrinsic = b
 	}
 	if !creation {
 		return
@@ -118,6 +141,13 @@ func (w *Win) Info() *core.Info {
 	in.Set("same_disp_unit", boolString(wi.sameDisp))
 	in.Set("alloc_shared_noncontig", boolString(wi.noncontig))
 	in.Set("mpi_accumulate_granularity", strconv.FormatInt(wi.granularity, 10))
+	sc := "process"
+	if wi.threadScope {
+		sc = "thread"
+	}
+	in.Set("mpi_win_scope", sc)
+	in.Set("mpi_win_order", boolString(wi.ordered))
+	in.Set("mpi_assert_accumulate_intrinsic", boolString(wi.intrinsic))
 	return in
 }
 
@@ -126,4 +156,5 @@ func (w *Win) SetInfo(in *core.Info) {
 	w.mu.Lock()
 	w.info.apply(in, false)
 	w.mu.Unlock()
+	w.publishView()
 }

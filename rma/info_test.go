@@ -113,6 +113,17 @@ func TestApplyAfterCreation(t *testing.T) {
 	if diff := cmp.Diff(want, wi, infoCmp); diff != "" {
 		t.Errorf("after apply (-want +got):\n%s", diff)
 	}
+	// The RMA paper's keys change after creation (MPI_Win_set_info, dup_with_info).
+	wi.apply(newInfo(t, "mpi_win_scope", "thread", "mpi_win_order", "true", "mpi_assert_accumulate_intrinsic", "true"), false)
+	want.threadScope, want.ordered, want.intrinsic = true, true, true
+	if diff := cmp.Diff(want, wi, infoCmp); diff != "" {
+		t.Errorf("after the paper's keys (-want +got):\n%s", diff)
+	}
+	wi.apply(newInfo(t, "mpi_win_scope", "process", "mpi_win_order", "maybe", "acc_single_intrinsic", "false"), false)
+	want.threadScope, want.intrinsic = false, false
+	if diff := cmp.Diff(want, wi, infoCmp); diff != "" {
+		t.Errorf("after scope process, a bad order value and acc_single_intrinsic (-want +got):\n%s", diff)
+	}
 	// nil changes nothing; bad values change nothing.
 	before := wi
 	wi.apply(nil, false)
@@ -140,19 +151,22 @@ func infoMap(t *testing.T, in *core.Info) map[string]string {
 }
 
 func TestWinInfoRoundTrip(t *testing.T) {
-	w := &Win{flavor: FlavorShared}
+	w := &Win{window: &window{flavor: FlavorShared}}
 	w.info = parseInfo(newInfo(t, "no_locks", "true", "alloc_shared_noncontig", "true",
 		"accumulate_ordering", "rar, waw", "mpi_accumulate_granularity", "16"), w.flavor)
 	got := w.Info()
 	t.Cleanup(func() { _ = got.Free() })
 	want := map[string]string{
-		"no_locks":                   "true",
-		"accumulate_ordering":        "rar,waw",
-		"accumulate_ops":             "same_op_no_op",
-		"same_size":                  "false",
-		"same_disp_unit":             "false",
-		"alloc_shared_noncontig":     "true",
-		"mpi_accumulate_granularity": "16",
+		"no_locks":                        "true",
+		"accumulate_ordering":             "rar,waw",
+		"accumulate_ops":                  "same_op_no_op",
+		"same_size":                       "false",
+		"same_disp_unit":                  "false",
+		"alloc_shared_noncontig":          "true",
+		"mpi_accumulate_granularity":      "16",
+		"mpi_win_scope":                   "process",
+		"mpi_win_order":                   "false",
+		"mpi_assert_accumulate_intrinsic": "false",
 	}
 	if diff := cmp.Diff(want, infoMap(t, got)); diff != "" {
 		t.Errorf("Info (-want +got):\n%s", diff)

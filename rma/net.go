@@ -35,7 +35,7 @@ const (
 
 // register registers this process's window memory for one-sided access and returns
 // the key to publish, or nil.
-func (w *Win) register() []byte {
+func (w *window) register() []byte {
 	if w.flavor == FlavorDynamic || w.size == 0 || w.base == nil {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (w *Win) register() []byte {
 }
 
 // deregister undoes register.
-func (w *Win) deregister() {
+func (w *window) deregister() {
 	if w.reg != nil {
 		w.comm.Engine().DeregisterRemote(w.reg)
 		w.reg = nil
@@ -97,33 +97,23 @@ func exchangeKeys(c *core.Comm, cards []int64, mine []byte) ([][]byte, error) {
 // Not under MPI_THREAD_MULTIPLE: concurrent flushes of the transport's completions
 // from several threads still lose completions (rma_threads with MPIX_SHM=0 fails about
 // one run in three), so threaded programs keep to active messages for now.
-func (w *Win) viaNet(tg *target, runs []run) bool {
-	if tg.rkey == nil || core.ThreadLevel() == core.ThreadMultiple {
+func (w *window) viaNet(p path, runs []run) bool {
+	if p.key == nil || core.ThreadLevel() == core.ThreadMultiple {
 		return false
 	}
 	return len(runs) <= netRuns || totalLen(runs) >= netMinRun*int64(len(runs))
 }
 
-func (w *Win) markNet(rank int) {
-	w.am.mu.Lock()
-	if w.am.net == nil {
-		w.am.net = map[int]bool{}
-	}
-	w.am.net[rank] = true
-	w.am.mu.Unlock()
-}
-
 // start posts one transport operation per run, over consecutive pieces of data.
-func (w *Win) start(tg *target, write bool, runs []run, data []byte) error {
+func (w *window) start(p path, write bool, runs []run, data []byte) error {
+	tg := p.tg
 	rank := w.rankOf(tg)
-	// Marked after posting, as active messages are (am.go): a flush by another thread
-	// that clears the mark first has not covered these operations.
-	defer w.markNet(rank)
+	defer w.am.pend.mark(p.by, rank, true) // after posting, as pending.go says
 	e := w.comm.Engine()
 	off := int64(0)
 	for _, x := range runs {
 		if x.n > 0 {
-			if err := e.StartRemote(write, tg.world, tg.rkey, x.addr, data[off:off+x.n]); err != nil {
+			if err := e.StartRemote(write, tg.world, p.key, x.addr, data[off:off+x.n]); err != nil {
 				return core.Errorf(core.ErrOther, "one-sided operation to rank %d: %v", rank, err)
 			}
 		}
@@ -132,25 +122,25 @@ func (w *Win) start(tg *target, write bool, runs []run, data []byte) error {
 	return nil
 }
 
-func (w *Win) netPut(tg *target, runs []run, data []byte, wantReq bool) (*core.Request, error) {
-	if err := w.start(tg, true, runs, data); err != nil {
+func (w *window) netPut(p path, runs []run, data []byte, wantReq bool) (*core.Request, error) {
+	if err := w.start(p, true, runs, data); err != nil {
 		return nil, err
 	}
 	if wantReq {
-		if err := w.flushNet(w.rankOf(tg)); err != nil {
+		if err := w.flushNet(w.rankOf(p.tg), scope{thread: p.by}); err != nil {
 			return nil, err
 		}
 	}
 	return w.done(wantReq), nil
 }
 
-func (w *Win) netGet(tg *target, runs []run, o Buf, wantReq bool) (*core.Request, error) {
+func (w *window) netGet(p path, runs []run, o Buf, wantReq bool) (*core.Request, error) {
 	dst, finish := o.into()
-	if err := w.start(tg, false, runs, dst); err != nil {
+	if err := w.start(p, false, runs, dst); err != nil {
 		return nil, err
 	}
 	if wantReq || !o.Type.Contiguous() {
-		if err := w.flushNet(w.rankOf(tg)); err != nil {
+		if err := w.flushNet(w.rankOf(p.tg), scope{thread: p.by}); err != nil {
 			return nil, err
 		}
 		finish()
@@ -158,13 +148,11 @@ func (w *Win) netGet(tg *target, runs []run, o Buf, wantReq bool) (*core.Request
 	return w.done(wantReq), nil
 }
 
-// flushNet completes the transport operations to rank.
-func (w *Win) flushNet(rank int) error {
-	w.am.mu.Lock()
-	dirty := w.am.net[rank]
-	delete(w.am.net, rank)
-	w.am.mu.Unlock()
-	if !dirty {
+// flushNet completes the transport operations to rank that sc covers. The transport
+// completes by peer, not by thread, so this waits for other threads' operations to
+// rank too (the path is single-threaded for now: viaNet).
+func (w *window) flushNet(rank int, sc scope) error {
+	if !w.am.pend.take(sc, rank, true) {
 		return nil
 	}
 	if err := w.comm.Engine().FlushRemote(w.targets[rank].world); err != nil {

@@ -48,13 +48,24 @@ func (b Buf) into() ([]byte, func()) {
 }
 
 // Target names the memory an operation reaches: count elements of a datatype at a
-// displacement in a rank's window.
+// displacement in a rank's window. By is the thread that issues the operation (capi's
+// thread serial), whose flushes complete it under mpi_win_scope=thread.
 type Target struct {
 	Rank  int
 	Disp  int64
 	Count int64
 	Type  *datatype.Type
+	By    uint64
 }
+
+// Req is the request an operation returns.
+type Req uint8
+
+const (
+	NoReq     Req = iota // MPI_Put, MPI_Get, MPI_Accumulate...
+	LocalReq             // MPI_Rput...: complete when the origin may reuse its buffer
+	RemoteReq            // MPIX_Rrput...: complete when the operation is complete at the target
+)
 
 // begin checks what every operation needs: the rank, an access epoch that covers it,
 // matching type signatures. It returns nil for MPI_PROC_NULL (nothing to do).
@@ -64,6 +75,9 @@ func (w *Win) begin(t Target, originBytes int64, what string) (*target, error) {
 	}
 	if t.Rank < 0 || t.Rank >= len(w.targets) {
 		return nil, core.Errorf(core.ErrRank, "%s: rank %d is not in the window's group of %d", what, t.Rank, len(w.targets))
+	}
+	if w.mh != nil && t.Rank != w.mh.rank {
+		return nil, core.Errorf(core.ErrRank, "%s: a window from a memory handle reaches rank %d only, not %d", what, w.mh.rank, t.Rank)
 	}
 	if err := w.canAccess(t.Rank); err != nil {
 		return nil, err
@@ -76,15 +90,15 @@ func (w *Win) begin(t Target, originBytes int64, what string) (*target, error) {
 
 // checkRequestEpoch refuses the request-based operations outside a passive-target
 // epoch (MPI-4.1 §12.3.5: MPI_Rput and friends only within lock or lock_all).
-func (w *Win) checkRequestEpoch(rank int, wantReq bool, what string) error {
-	if !wantReq || rank == core.ProcNull {
+func (w *Win) checkRequestEpoch(rank int, rq Req, what string) error {
+	if rq == NoReq || rank == core.ProcNull {
 		return nil
 	}
 	return w.passive(rank, what)
 }
 
 // done returns the request of a request-based operation that is already complete.
-func (w *Win) done(wantReq bool) *core.Request {
+func (w *window) done(wantReq bool) *core.Request {
 	if !wantReq {
 		return nil
 	}
@@ -93,62 +107,113 @@ func (w *Win) done(wantReq bool) *core.Request {
 	return r
 }
 
+// runs is targetRuns for the handle: a memory-handle window's region (memhandle.go),
+// else the rank's window.
+func (w *Win) runs(tg *target, t Target, buf []run) ([]run, where, error) {
+	if w.mh != nil {
+		return w.mhRuns(tg, t.Disp, t.Count, t.Type, buf)
+	}
+	return w.targetRuns(tg, t.Disp, t.Count, t.Type, buf)
+}
+
+// pathTo is how the handle's operations by thread by reach tg.
+func (w *Win) pathTo(tg *target, by uint64) path {
+	if w.mh != nil {
+		return path{tg: tg, key: w.mh.rkey, mh: uint64(w.mh.id), by: by}
+	}
+	return path{tg: tg, key: tg.rkey, by: by}
+}
+
 // prepare is what Put and Get (and their request forms, named by reqWhat) check
-// first: the epoch, the rank, the signatures and the target runs. tg is nil for
+// first: the epoch, the rank, the signatures and the target runs. p.tg is nil for
 // MPI_PROC_NULL, which has nothing to do.
-func (w *Win) prepare(o Buf, t Target, wantReq bool, what, reqWhat string, buf []run) (*target, []run, where, error) {
-	if err := w.checkRequestEpoch(t.Rank, wantReq, reqWhat); err != nil {
-		return nil, nil, where{}, err
+func (w *Win) prepare(o Buf, t Target, rq Req, what, reqWhat string, buf []run) (path, []run, where, error) {
+	if err := w.checkRequestEpoch(t.Rank, rq, reqWhat); err != nil {
+		return path{}, nil, where{}, err
 	}
 	tg, err := w.begin(t, o.bytes(), what)
 	if tg == nil || err != nil {
-		return nil, nil, where{}, err
+		return path{}, nil, where{}, err
 	}
-	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, buf)
+	runs, at, err := w.runs(tg, t, buf)
 	if err != nil {
-		return nil, nil, where{}, err
+		return path{}, nil, where{}, err
 	}
-	return tg, runs, at, nil
+	return w.pathTo(tg, t.By), runs, at, nil
 }
 
-// Put is MPI_Put (and MPI_Rput when wantReq).
-func (w *Win) Put(o Buf, t Target, wantReq bool) (*core.Request, error) {
-	var rb [8]run
-	tg, runs, at, err := w.prepare(o, t, wantReq, "MPI_Put", "MPI_Rput", rb[:])
-	if tg == nil || err != nil {
-		return w.done(wantReq && err == nil), err
+// viaAM reports whether an operation on p goes as active messages, not through the
+// transport's one-sided access: an ordered handle keeps every operation to an engine's
+// target on the one ordered channel (mpi_win_order, order.go).
+func (w *Win) viaAM(p path, runs []run) bool {
+	return w.info.ordered || !w.viaNet(p, runs)
+}
+
+// remote returns the request of an operation sent as active messages: for RemoteReq,
+// one that the target's answer to a flush completes, which comes once the target has
+// applied everything before it.
+func (w *Win) remote(p path, rq Req, req *core.Request, err error) (*core.Request, error) {
+	if rq != RemoteReq || err != nil {
+		return req, err
 	}
-	if tg.how == reachAM {
-		if w.viaNet(tg, runs) {
-			return w.netPut(tg, runs, o.packed(), wantReq)
+	r := core.NewOpRequest(w.comm.Engine())
+	if err := w.ackAM(w.rankOf(p.tg), r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Put is MPI_Put (MPI_Rput with LocalReq, MPIX_Rrput with RemoteReq).
+func (w *Win) Put(o Buf, t Target, rq Req) (*core.Request, error) {
+	var rb [8]run
+	p, runs, at, err := w.prepare(o, t, rq, "MPI_Put", "MPI_Rput", rb[:])
+	if p.tg == nil || err != nil {
+		return w.done(rq != NoReq && err == nil), err
+	}
+	if p.tg.how == reachAM {
+		if !w.viaAM(p, runs) {
+			return w.netPut(p, runs, o.packed(), rq != NoReq) // (a request waits: complete at the target)
 		}
-		return w.amPut(tg, runs, o.packed(), wantReq)
+		if err := w.orderAM(p); err != nil {
+			return nil, err
+		}
+		req, err := w.amPut(p, runs, o.packed(), rq == LocalReq)
+		return w.remote(p, rq, req, err)
+	}
+	if err := w.orderDirect(p); err != nil {
+		return nil, err
 	}
 	if err := at.scatter(runs, o.packed()); err != nil {
 		return nil, err
 	}
-	return w.done(wantReq), nil
+	return w.done(rq != NoReq), nil
 }
 
-// Get is MPI_Get (and MPI_Rget).
-func (w *Win) Get(o Buf, t Target, wantReq bool) (*core.Request, error) {
+// Get is MPI_Get (and MPI_Rget): its data has come from the target when it completes.
+func (w *Win) Get(o Buf, t Target, rq Req) (*core.Request, error) {
 	var rb [8]run
-	tg, runs, at, err := w.prepare(o, t, wantReq, "MPI_Get", "MPI_Rget", rb[:])
-	if tg == nil || err != nil {
-		return w.done(wantReq && err == nil), err
+	p, runs, at, err := w.prepare(o, t, rq, "MPI_Get", "MPI_Rget", rb[:])
+	if p.tg == nil || err != nil {
+		return w.done(rq != NoReq && err == nil), err
 	}
-	if tg.how == reachAM {
-		if w.viaNet(tg, runs) {
-			return w.netGet(tg, runs, o, wantReq)
+	if p.tg.how == reachAM {
+		if !w.viaAM(p, runs) {
+			return w.netGet(p, runs, o, rq != NoReq)
 		}
-		return w.amGet(tg, runs, o, wantReq)
+		if err := w.orderAM(p); err != nil {
+			return nil, err
+		}
+		return w.amGet(p, runs, o, rq != NoReq)
+	}
+	if err := w.orderDirect(p); err != nil {
+		return nil, err
 	}
 	dst, finish := o.into()
 	if err := at.gather(runs, dst); err != nil {
 		return nil, err
 	}
 	finish()
-	return w.done(wantReq), nil
+	return w.done(rq != NoReq), nil
 }
 
 // checkAccOp checks an accumulate's op and types: a predefined op (or MPI_REPLACE,
@@ -200,20 +265,22 @@ func combine(o *op.Op, in, tgt []byte, n int64, basic *datatype.Type) error {
 	return nil
 }
 
-// Accumulate is MPI_Accumulate (and MPI_Raccumulate).
-func (w *Win) Accumulate(o Buf, t Target, opr *op.Op, wantReq bool) (*core.Request, error) {
-	return w.accumulate(o, Buf{}, t, opr, wantReq, "MPI_Accumulate")
+// Accumulate is MPI_Accumulate (and MPI_Raccumulate, MPIX_Rraccumulate).
+func (w *Win) Accumulate(o Buf, t Target, opr *op.Op, rq Req) (*core.Request, error) {
+	return w.accumulate(o, Buf{}, t, opr, rq, "MPI_Accumulate")
 }
 
-// GetAccumulate is MPI_Get_accumulate (and MPI_Rget_accumulate, MPI_Fetch_and_op):
-// result receives the target's data from before the operation.
-func (w *Win) GetAccumulate(o, result Buf, t Target, opr *op.Op, wantReq bool) (*core.Request, error) {
-	return w.accumulate(o, result, t, opr, wantReq, "MPI_Get_accumulate")
+// GetAccumulate is MPI_Get_accumulate (and MPI_Rget_accumulate, MPIX_Rrget_accumulate,
+// MPI_Fetch_and_op): result receives the target's data from before the operation,
+// which the target sends once it applied it, so it completes at the target too.
+func (w *Win) GetAccumulate(o, result Buf, t Target, opr *op.Op, rq Req) (*core.Request, error) {
+	return w.accumulate(o, result, t, opr, rq, "MPI_Get_accumulate")
 }
 
-func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what string) (*core.Request, error) {
+func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, rq Req, what string) (*core.Request, error) {
 	fetch := result.Type != nil
-	if err := w.checkRequestEpoch(t.Rank, wantReq, what); err != nil {
+	wantReq := rq != NoReq
+	if err := w.checkRequestEpoch(t.Rank, rq, what); err != nil {
 		return nil, err
 	}
 	if !fetch && opr.Kind() == op.NoOp {
@@ -242,16 +309,30 @@ func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, wantReq bool, what
 		return w.done(wantReq && err == nil), err
 	}
 	var rb [8]run
-	runs, at, err := w.targetRuns(tg, t.Disp, t.Count, t.Type, rb[:])
+	runs, at, err := w.runs(tg, t, rb[:])
 	if err != nil {
+		return nil, err
+	}
+	if err := w.checkIntrinsic(tg, at, opr, basic, what); err != nil {
 		return nil, err
 	}
 	var in []byte
 	if opr.Kind() != op.NoOp {
 		in = o.packed()
 	}
+	p := w.pathTo(tg, t.By)
 	if tg.how == reachAM || at.viaAM { // (process_vm runs are the target's addresses)
-		return w.amAccumulate(tg, runs, in, result, opr, basic, wantReq)
+		if err := w.orderAM(p); err != nil {
+			return nil, err
+		}
+		req, err := w.amAccumulate(p, runs, in, result, opr, basic, wantReq && (fetch || rq == LocalReq))
+		if fetch {
+			return req, err
+		}
+		return w.remote(p, rq, req, err)
+	}
+	if err := w.orderDirect(p); err != nil {
+		return nil, err
 	}
 	var out []byte
 	var finish func()
@@ -306,27 +387,37 @@ func (at where) apply(runs []run, in, old []byte, opr *op.Op, basic *datatype.Ty
 	return at.scatter(runs, next)
 }
 
-// CompareAndSwap is MPI_Compare_and_swap: one element of a predefined type.
-func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype.Type, rank int, disp int64) error {
+// CompareAndSwap is MPI_Compare_and_swap, by thread by: one element of a predefined type.
+func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype.Type, rank int, disp int64, by uint64) error {
 	if !t.IsPredefined() || atomicKindOf(t) == atomicF32 || atomicKindOf(t) == atomicF64 || t.Extent() != t.Size() || t.Size() > 8 {
 		return core.Errorf(core.ErrType, "MPI_Compare_and_swap takes an integer, logical or byte datatype, not %s", t.Name())
 	}
-	tgt := Target{Rank: rank, Disp: disp, Count: 1, Type: t}
+	tgt := Target{Rank: rank, Disp: disp, Count: 1, Type: t, By: by}
 	tg, err := w.begin(tgt, t.Size(), "MPI_Compare_and_swap")
 	if tg == nil || err != nil {
 		return err
 	}
 	var rb [1]run
-	runs, at, err := w.targetRuns(tg, disp, 1, t, rb[:])
+	runs, at, err := w.runs(tg, tgt, rb[:])
 	if err != nil {
 		return err
+	}
+	if w.info.intrinsic && !(reachesAtomically(tg, at) && len(runs) == 1 && (t.Size() == 4 || t.Size() == 8)) {
+		return core.Errorf(core.ErrOp, "MPI_Compare_and_swap on %s is not intrinsic on this window, which asserts mpi_assert_accumulate_intrinsic (see MPIX_Win_op_intrinsic)", t.Name())
 	}
 	n := t.Size()
 	o := unsafe.Slice((*byte)(origin), n)
 	c := unsafe.Slice((*byte)(compare), n)
 	r := unsafe.Slice((*byte)(result), n)
+	p := w.pathTo(tg, by)
 	if tg.how == reachAM || at.viaAM {
-		return w.amCAS(tg, runs, o, c, r)
+		if err := w.orderAM(p); err != nil {
+			return err
+		}
+		return w.amCAS(p, runs, o, c, r)
+	}
+	if err := w.orderDirect(p); err != nil {
+		return err
 	}
 	return at.cas(runs, o, c, r)
 }

@@ -301,7 +301,7 @@ func testWin(t *testing.T, size, dispUnit int64) (*Win, *target) {
 	t.Helper()
 	peer := mappedTarget(t, size)
 	peer.dispUnit = dispUnit
-	w := &Win{flavor: FlavorAllocate, targets: []target{{how: reachSelf}, *peer}}
+	w := &Win{window: &window{flavor: FlavorAllocate, targets: []target{{how: reachSelf}, *peer}}}
 	w.self = &w.targets[0]
 	return w, &w.targets[1]
 }
@@ -317,7 +317,7 @@ func TestOperationsMapped(t *testing.T) {
 	// Without an epoch nothing reaches the target.
 	o := i32s(1, 2, 3)
 	ob := Buf{Ptr: unsafe.Pointer(&o[0]), Count: 3, Type: intT}
-	if _, err := w.Put(ob, Target{Rank: 1, Disp: 0, Count: 3, Type: intT}, false); classOf(err) != core.ErrRMASync {
+	if _, err := w.Put(ob, Target{Rank: 1, Disp: 0, Count: 3, Type: intT}, NoReq); classOf(err) != core.ErrRMASync {
 		t.Fatalf("put without an epoch: %v", err)
 	}
 	w.ep.fence = true
@@ -335,7 +335,7 @@ func TestOperationsMapped(t *testing.T) {
 		{"proc null", Target{Rank: core.ProcNull, Count: 3, Type: intT}, 0},
 	}
 	for _, tc := range errTests {
-		if _, err := w.Put(ob, tc.tgt, false); classOf(err) != tc.want {
+		if _, err := w.Put(ob, tc.tgt, NoReq); classOf(err) != tc.want {
 			t.Errorf("put, %s: %v, want class %d", tc.name, err, tc.want)
 		}
 	}
@@ -344,7 +344,7 @@ func TestOperationsMapped(t *testing.T) {
 	}
 
 	// Put contiguous into a strided target at displacement 2 (unit 4).
-	if _, err := w.Put(ob, Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, false); err != nil {
+	if _, err := w.Put(ob, Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, NoReq); err != nil {
 		t.Fatal(err)
 	}
 	want := make([]byte, 64)
@@ -357,7 +357,7 @@ func TestOperationsMapped(t *testing.T) {
 
 	// Put from a strided origin: ints 7, 8, 9 at 0, 8, 16 of src.
 	src := i32s(7, -1, 8, -1, 9)
-	if _, err := w.Put(Buf{Ptr: unsafe.Pointer(&src[0]), Count: 1, Type: vec}, Target{Rank: 1, Disp: 12, Count: 3, Type: intT}, false); err != nil {
+	if _, err := w.Put(Buf{Ptr: unsafe.Pointer(&src[0]), Count: 1, Type: vec}, Target{Rank: 1, Disp: 12, Count: 3, Type: intT}, NoReq); err != nil {
 		t.Fatal(err)
 	}
 	if got := mem[48:60]; !bytes.Equal(got, i32s(7, 8, 9)) {
@@ -366,7 +366,7 @@ func TestOperationsMapped(t *testing.T) {
 
 	// Get the strided target into a strided origin.
 	res := make([]byte, 20)
-	if _, err := w.Get(Buf{Ptr: unsafe.Pointer(&res[0]), Count: 1, Type: vec}, Target{Rank: 1, Disp: 2, Count: 3, Type: intT}, false); err != nil {
+	if _, err := w.Get(Buf{Ptr: unsafe.Pointer(&res[0]), Count: 1, Type: vec}, Target{Rank: 1, Disp: 2, Count: 3, Type: intT}, NoReq); err != nil {
 		t.Fatal(err)
 	}
 	// The target's ints at displacement 2 are 1, 0, 2; they land at 0, 8, 16.
@@ -376,36 +376,36 @@ func TestOperationsMapped(t *testing.T) {
 
 	// Accumulate sum, then fetch with get-accumulate (no-op), then compare-and-swap.
 	add := i32s(10, 10, 10)
-	if _, err := w.Accumulate(Buf{Ptr: unsafe.Pointer(&add[0]), Count: 3, Type: intT}, Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, lookupOp(t, hSum), false); err != nil {
+	if _, err := w.Accumulate(Buf{Ptr: unsafe.Pointer(&add[0]), Count: 3, Type: intT}, Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, lookupOp(t, hSum), NoReq); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]byte, 12)
 	if _, err := w.GetAccumulate(Buf{}, Buf{Ptr: unsafe.Pointer(&got[0]), Count: 3, Type: intT},
-		Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, lookupOp(t, hNoOp), false); err != nil {
+		Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, lookupOp(t, hNoOp), NoReq); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, i32s(11, 12, 13)) {
 		t.Errorf("after accumulate: %v", got)
 	}
-	if _, err := w.Accumulate(Buf{Ptr: unsafe.Pointer(&add[0]), Count: 3, Type: intT}, Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, lookupOp(t, hMaxLoc), false); classOf(err) != core.ErrOp {
+	if _, err := w.Accumulate(Buf{Ptr: unsafe.Pointer(&add[0]), Count: 3, Type: intT}, Target{Rank: 1, Disp: 2, Count: 1, Type: vec}, lookupOp(t, hMaxLoc), NoReq); classOf(err) != core.ErrOp {
 		t.Errorf("maxloc on int: %v", err)
 	}
 	dbl := f64s(1, 2, 3)
-	if _, err := w.Accumulate(Buf{Ptr: unsafe.Pointer(&dbl[0]), Count: 3, Type: predef(t, hDouble)}, Target{Rank: 1, Count: 6, Type: intT}, lookupOp(t, hSum), false); classOf(err) != core.ErrType {
+	if _, err := w.Accumulate(Buf{Ptr: unsafe.Pointer(&dbl[0]), Count: 3, Type: predef(t, hDouble)}, Target{Rank: 1, Count: 6, Type: intT}, lookupOp(t, hSum), NoReq); classOf(err) != core.ErrType {
 		t.Errorf("double onto int: %v", err)
 	}
 
 	newV, cmpV, oldV := int32(99), int32(11), int32(0)
-	if err := w.CompareAndSwap(unsafe.Pointer(&newV), unsafe.Pointer(&cmpV), unsafe.Pointer(&oldV), intT, 1, 2); err != nil {
+	if err := w.CompareAndSwap(unsafe.Pointer(&newV), unsafe.Pointer(&cmpV), unsafe.Pointer(&oldV), intT, 1, 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	if oldV != 11 || binary.LittleEndian.Uint32(mem[8:]) != 99 {
 		t.Errorf("compare-and-swap: old %d, window %d", oldV, binary.LittleEndian.Uint32(mem[8:]))
 	}
-	if err := w.CompareAndSwap(unsafe.Pointer(&newV), unsafe.Pointer(&cmpV), unsafe.Pointer(&oldV), vec, 1, 2); classOf(err) != core.ErrType {
+	if err := w.CompareAndSwap(unsafe.Pointer(&newV), unsafe.Pointer(&cmpV), unsafe.Pointer(&oldV), vec, 1, 2, 0); classOf(err) != core.ErrType {
 		t.Errorf("compare-and-swap on a derived type: %v", err)
 	}
-	if err := w.CompareAndSwap(unsafe.Pointer(&newV), unsafe.Pointer(&cmpV), unsafe.Pointer(&oldV), intT, 1, 16); classOf(err) != core.ErrRMARange {
+	if err := w.CompareAndSwap(unsafe.Pointer(&newV), unsafe.Pointer(&cmpV), unsafe.Pointer(&oldV), intT, 1, 16, 0); classOf(err) != core.ErrRMARange {
 		t.Errorf("compare-and-swap past the window: %v", err)
 	}
 }

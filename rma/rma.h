@@ -46,6 +46,28 @@ typedef struct mpix_rma_win {
     mpix_rma_peer *peers;
 } mpix_rma_win;
 
+/* One handle of a window (rma/cstate.go): a window's handles (its duplicates, its
+ * memory-handle windows) share its mpix_rma_win and differ in their flags. A
+ * memory-handle window reaches one region of one rank: mh_rank (-1 on other handles),
+ * mapped here at mh_mem when this process maps it (else NULL: Go), as long as the
+ * rank's region table has not changed since Go checked the handle against it (the
+ * generation word at mh_gen still reads mh_seen). */
+typedef struct mpix_rma_view {
+    mpix_rma_win *w;
+    uint32_t flags;   /* MPIX_RMA_ORDERED | MPIX_RMA_INTRINSIC */
+    int32_t mh_rank;
+    char *mh_mem;
+    int64_t mh_size;  /* bytes the window reaches, from mh_mem */
+    int64_t mh_disp_unit;
+    int32_t mh_atomics;
+    int32_t pad;
+    const uint64_t *mh_gen;
+    uint64_t mh_seen; /* atomic: Go rewrites it when it checks the handle again */
+} mpix_rma_view;
+
+#define MPIX_RMA_ORDERED 1u   /* mpi_win_order=true */
+#define MPIX_RMA_INTRINSIC 2u /* mpi_assert_accumulate_intrinsic=true: no locked accumulates */
+
 #ifndef MPIX_FAST_MISS
 #define MPIX_FAST_MISS (-1)
 #endif
@@ -55,14 +77,14 @@ typedef struct mpix_rma_win {
 #define MPIX_RMA_REGION_GEN 128
 #define MPIX_RMA_REGION_N 136
 #define MPIX_RMA_REGIONS 256
-#define MPIX_RMA_REGION_LEN 48
+#define MPIX_RMA_REGION_LEN 64
 #define MPIX_RMA_REGIONS_END 8192
 #define MPIX_RMA_LOCKED 1u  /* MPI_Win_lock holds the rank */
 #define MPIX_RMA_STARTED 2u /* the rank is in MPI_Win_start's group */
 #define MPIX_RMA_MAX_WINS 4096
 
-/* The windows by handle index (handle & 0x03ffffff), NULL where C does not serve it. */
-extern mpix_rma_win *mpix_rma_wins[MPIX_RMA_MAX_WINS];
+/* The window handles by index (handle & 0x03ffffff), NULL where C does not serve it. */
+extern mpix_rma_view *mpix_rma_views[MPIX_RMA_MAX_WINS];
 
 int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
                       MPI_Datatype ttype, MPI_Win win);

@@ -14,9 +14,10 @@ import (
 //	      combines and writes this process's window memory
 //	128   region table generation (uint64, a sequence lock: odd while changing)
 //	136   attached regions (uint64)
-//	256   regions: maxRegions x 48 bytes, a dynamic window's attached memory: base,
-//	      size, and the MPI_Alloc_mem block holding it (memfd plus one, serial,
-//	      block base, block size; 0 for other memory), which node peers may map
+//	256   regions: maxRegions x 64 bytes, a dynamic window's attached memory and
+//	      memory handles: base, size, the MPI_Alloc_mem block holding it (memfd plus
+//	      one, serial, block base, block size; 0 for other memory), which node peers
+//	      may map, and the memory handle's id (0 for MPI_Win_attach's regions)
 //	8192  posts: uint32 per window rank (the first pscwRanks), counting the
 //	      MPI_Win_post calls of that rank naming this process as an origin
 //	12288 completes: uint32 per window rank, counting that rank's MPI_Win_complete
@@ -32,7 +33,7 @@ const (
 	offRegionGen  = 128
 	offRegionN    = 136
 	offRegions    = 256
-	regionLen     = 48
+	regionLen     = 64
 	maxRegions    = (regionsEnd - offRegions) / regionLen
 	lockExclusive = uint64(1) << 62
 )
@@ -101,18 +102,25 @@ type region struct {
 	serial     uint64
 	blockBase  uint64
 	blockSize  uint64
+	id         uint64 // the memory handle's id (memhandle.go); 0: attached
 }
 
-func (s state) regionAt(i int) *[6]atomic.Uint64 {
-	return (*[6]atomic.Uint64)(unsafe.Add(s.p, offRegions+regionLen*i))
+func (s state) regionAt(i int) *[8]atomic.Uint64 {
+	return (*[8]atomic.Uint64)(unsafe.Add(s.p, offRegions+regionLen*i))
 }
 
-func (r region) words() [6]uint64 {
-	return [6]uint64{r.base, r.size, uint64(r.memfd), r.serial, r.blockBase, r.blockSize}
+func (r region) words() [8]uint64 {
+	return [8]uint64{r.base, r.size, uint64(r.memfd), r.serial, r.blockBase, r.blockSize, r.id, 0}
 }
 
-// regions reads the attached regions consistently (the owner may be changing them).
+// regions reads the regions consistently (the owner may be changing them).
 func (s state) regions(into []region) []region {
+	rs, _ := s.regionsGen(into)
+	return rs
+}
+
+// regionsGen is regions, with the generation it read them at.
+func (s state) regionsGen(into []region) ([]region, uint64) {
 	gen, n := s.word(offRegionGen), s.word(offRegionN)
 	for {
 		g := gen.Load()
@@ -124,10 +132,10 @@ func (s state) regions(into []region) []region {
 		k := min(int(n.Load()), maxRegions)
 		for i := 0; i < k; i++ {
 			r := s.regionAt(i)
-			into = append(into, region{r[0].Load(), r[1].Load(), int64(r[2].Load()), r[3].Load(), r[4].Load(), r[5].Load()})
+			into = append(into, region{r[0].Load(), r[1].Load(), int64(r[2].Load()), r[3].Load(), r[4].Load(), r[5].Load(), r[6].Load()})
 		}
 		if gen.Load() == g {
-			return into
+			return into, g
 		}
 	}
 }

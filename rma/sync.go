@@ -50,8 +50,17 @@ func checkAssert(assert int, allowed int, what string) error {
 	return nil
 }
 
+// synchronizes refuses the synchronization calls on a memory-handle window, whose
+// epochs are its parent's ([RMA] sec. 4.2).
+func (w *Win) synchronizes(what string) error {
+	if w.mh != nil {
+		return core.Errorf(core.ErrRMASync, "%s on a window from MPIX_Win_from_memhandle: lock and unlock its parent window instead", what)
+	}
+	return nil
+}
+
 // canAccess reports whether an access epoch covers rank.
-func (w *Win) canAccess(rank int) error {
+func (w *window) canAccess(rank int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e := &w.ep
@@ -76,6 +85,9 @@ func (e *epochs) checkFree() error {
 // until every process has done the same, and opens the next epoch unless
 // MPI_MODE_NOSUCCEED says none follows.
 func (w *Win) Fence(assert int) error {
+	if err := w.synchronizes("MPI_Win_fence"); err != nil {
+		return err
+	}
 	if err := checkAssert(assert, allModes&^ModeNoCheck, "MPI_Win_fence"); err != nil {
 		return err
 	}
@@ -85,7 +97,7 @@ func (w *Win) Fence(assert int) error {
 		return core.Errorf(core.ErrRMASync, "MPI_Win_fence inside a PSCW or passive-target epoch")
 	}
 	w.mu.Unlock()
-	err := w.flushAll()
+	err := w.flushAll(processScope)
 	if e := barrier(w.comm); err == nil {
 		err = e
 	}
@@ -107,13 +119,13 @@ var byteType = datatype.Predefined(0x4c00010d)
 func memoryBarrier() { fenceWord.Add(1) }
 
 // Sync is MPI_Win_sync.
-func (w *Win) Sync() error {
+func (w *window) Sync() error {
 	memoryBarrier()
 	return nil
 }
 
 // ranksOf translates a group's members into window ranks.
-func (w *Win) ranksOf(g *core.Group, what string) ([]int, error) {
+func (w *window) ranksOf(g *core.Group, what string) ([]int, error) {
 	wg := w.comm.Group()
 	out := make([]int, g.Size())
 	for i := range out {
@@ -128,6 +140,9 @@ func (w *Win) ranksOf(g *core.Group, what string) ([]int, error) {
 
 // Post is MPI_Win_post: an exposure epoch for the origins in g, each told so.
 func (w *Win) Post(g *core.Group, assert int) error {
+	if err := w.synchronizes("MPI_Win_post"); err != nil {
+		return err
+	}
 	if err := checkAssert(assert, ModeNoCheck|ModeNoStore|ModeNoPut, "MPI_Win_post"); err != nil {
 		return err
 	}
@@ -161,7 +176,7 @@ func (w *Win) Post(g *core.Group, assert int) error {
 // two sides need not agree on which one is used.
 
 // notify tells rank r of this process's post (offPosts) or complete (offCompletes).
-func (w *Win) notify(r int, off uintptr, tag int) error {
+func (w *window) notify(r int, off uintptr, tag int) error {
 	tg, me := &w.targets[r], w.comm.Rank
 	if tg.st.p != nil && tg.how != reachAM && me < pscwRanks {
 		tg.st.pscwCounter(off, me).Add(1)
@@ -174,7 +189,7 @@ func (w *Win) notify(r int, off uintptr, tag int) error {
 // peer's notice is a counter step; a message is looked for only when probe says so
 // (every time for other ranks, now and then for node peers, in case one of them could
 // not map this process's page and sent one instead).
-func (w *Win) arrived(r int, off uintptr, tag int, probe bool) (bool, error) {
+func (w *window) arrived(r int, off uintptr, tag int, probe bool) (bool, error) {
 	seen := w.pscwSeen(off)
 	if r < pscwRanks {
 		if c := w.own.pscwCounter(off, r); c.Load() != seen[r] {
@@ -194,7 +209,7 @@ func (w *Win) arrived(r int, off uintptr, tag int, probe bool) (bool, error) {
 }
 
 // await waits for rank r's next notice.
-func (w *Win) await(r int, off uintptr, tag int) error {
+func (w *window) await(r int, off uintptr, tag int) error {
 	var err error
 	tries := 0
 	w.comm.Engine().WaitOn(func() bool {
@@ -207,7 +222,7 @@ func (w *Win) await(r int, off uintptr, tag int) error {
 }
 
 // pscwSeen is how many notices of each kind this process consumed, per rank.
-func (w *Win) pscwSeen(off uintptr) []uint32 {
+func (w *window) pscwSeen(off uintptr) []uint32 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.seen[0] == nil {
@@ -223,6 +238,9 @@ func (w *Win) pscwSeen(off uintptr) []uint32 {
 // Start is MPI_Win_start: an access epoch to the targets in g, once each has posted
 // (not waited for under MPI_MODE_NOCHECK, where the user promises they have).
 func (w *Win) Start(g *core.Group, assert int) error {
+	if err := w.synchronizes("MPI_Win_start"); err != nil {
+		return err
+	}
 	if err := checkAssert(assert, ModeNoCheck, "MPI_Win_start"); err != nil {
 		return err
 	}
@@ -258,6 +276,9 @@ func (w *Win) Start(g *core.Group, assert int) error {
 // Complete is MPI_Win_complete: the operations to each target are done there, and
 // each is told so.
 func (w *Win) Complete() error {
+	if err := w.synchronizes("MPI_Win_complete"); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	started := w.ep.started
 	w.mu.Unlock()
@@ -266,7 +287,7 @@ func (w *Win) Complete() error {
 	}
 	var first error
 	for r := range started {
-		if err := w.flushTarget(r); err != nil && first == nil {
+		if err := w.flushTarget(r, processScope); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -293,6 +314,9 @@ func (w *Win) Wait() error {
 func (w *Win) Test() (bool, error) { return w.endExposure(false) }
 
 func (w *Win) endExposure(block bool) (bool, error) {
+	if err := w.synchronizes("MPI_Win_wait or MPI_Win_test"); err != nil {
+		return false, err
+	}
 	w.mu.Lock()
 	if !w.ep.exposing {
 		w.mu.Unlock()
@@ -331,6 +355,9 @@ func (w *Win) endExposure(block bool) (bool, error) {
 
 // Lock is MPI_Win_lock.
 func (w *Win) Lock(lockType, rank, assert int) error {
+	if err := w.synchronizes("MPI_Win_lock"); err != nil {
+		return err
+	}
 	if lockType != LockExclusive && lockType != LockShared {
 		return core.Errorf(core.ErrLocktype, "lock type %d is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED", lockType)
 	}
@@ -381,6 +408,9 @@ func (w *Win) Lock(lockType, rank, assert int) error {
 // Unlock is MPI_Win_unlock: the operations to rank are complete there, then the lock
 // is released.
 func (w *Win) Unlock(rank int) error {
+	if err := w.synchronizes("MPI_Win_unlock"); err != nil {
+		return err
+	}
 	if rank == core.ProcNull {
 		return nil
 	}
@@ -390,7 +420,7 @@ func (w *Win) Unlock(rank int) error {
 	if !ok {
 		return core.Errorf(core.ErrRMASync, "MPI_Win_unlock: rank %d is not locked by this process", rank)
 	}
-	err := w.flushTarget(rank)
+	err := w.flushTarget(rank, processScope)
 	memoryBarrier()
 	if h.taken {
 		if e := w.releaseLock(rank, h.exclusive); err == nil {
@@ -406,6 +436,9 @@ func (w *Win) Unlock(rank int) error {
 
 // LockAll is MPI_Win_lock_all: a shared lock on every rank.
 func (w *Win) LockAll(assert int) error {
+	if err := w.synchronizes("MPI_Win_lock_all"); err != nil {
+		return err
+	}
 	if err := checkAssert(assert, ModeNoCheck, "MPI_Win_lock_all"); err != nil {
 		return err
 	}
@@ -446,6 +479,9 @@ func (w *Win) LockAll(assert int) error {
 
 // UnlockAll is MPI_Win_unlock_all.
 func (w *Win) UnlockAll() error {
+	if err := w.synchronizes("MPI_Win_unlock_all"); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	if !w.ep.lockAll {
 		w.mu.Unlock()
@@ -453,7 +489,7 @@ func (w *Win) UnlockAll() error {
 	}
 	check := w.ep.allCheck
 	w.mu.Unlock()
-	err := w.flushAll()
+	err := w.flushAll(processScope)
 	memoryBarrier()
 	if check {
 		for r := range w.targets {
@@ -471,7 +507,7 @@ func (w *Win) UnlockAll() error {
 
 // passive reports whether a passive-target epoch covers rank (-1: any rank), as the
 // flushes require.
-func (w *Win) passive(rank int, what string) error {
+func (w *window) passive(rank int, what string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ep.lockAll {
@@ -486,19 +522,31 @@ func (w *Win) passive(rank int, what string) error {
 	return core.Errorf(core.ErrRMASync, "%s outside a passive-target epoch", what)
 }
 
-// Flush is MPI_Win_flush and MPI_Win_flush_local: operations to rank are complete at
-// the target (which also completes them locally).
-func (w *Win) Flush(rank int, what string) error {
+// scope is whose operations the handle's flushes complete, for a call by thread by.
+func (w *Win) scope(by uint64) scope {
+	if w.info.threadScope {
+		return scope{thread: by}
+	}
+	return processScope
+}
+
+// Flush is MPI_Win_flush and MPI_Win_flush_local, called by thread by: operations to
+// rank are complete at the target (which also completes them locally); with thread
+// scope, those by that thread.
+func (w *Win) Flush(rank int, by uint64, what string) error {
 	if rank == core.ProcNull {
 		return nil
 	}
 	if rank < 0 || rank >= len(w.targets) {
 		return core.Errorf(core.ErrRank, "%s: rank %d is not in the window's group of %d", what, rank, len(w.targets))
 	}
+	if w.mh != nil && rank != w.mh.rank {
+		return core.Errorf(core.ErrRank, "%s: a memory-handle window has one target, rank %d, not %d", what, w.mh.rank, rank)
+	}
 	if err := w.passive(rank, what); err != nil {
 		return err
 	}
-	err := w.flushTarget(rank)
+	err := w.flushTarget(rank, w.scope(by))
 	w.serve()
 	memoryBarrier()
 	return err
@@ -507,18 +555,23 @@ func (w *Win) Flush(rank int, what string) error {
 // serve makes one round of progress on a window whose peers reach this process through
 // its engine: a process that spins on its own memory (a lock built on
 // MPI_Compare_and_swap to itself, with flushes) must still answer them.
-func (w *Win) serve() {
+func (w *window) serve() {
 	if w.served {
 		w.comm.Engine().Progress()
 	}
 }
 
 // FlushAll is MPI_Win_flush_all and MPI_Win_flush_local_all.
-func (w *Win) FlushAll(what string) error {
+func (w *Win) FlushAll(by uint64, what string) error {
 	if err := w.passive(-1, what); err != nil {
 		return err
 	}
-	err := w.flushAll()
+	var err error
+	if w.mh != nil {
+		err = w.flushTarget(w.mh.rank, w.scope(by))
+	} else {
+		err = w.flushAll(w.scope(by))
+	}
 	w.serve()
 	memoryBarrier()
 	return err
@@ -526,7 +579,7 @@ func (w *Win) FlushAll(what string) error {
 
 // acquire takes rank's lock: on its state page when this process maps it, else
 // through the target's engine.
-func (w *Win) acquire(rank int, excl bool) error {
+func (w *window) acquire(rank int, excl bool) error {
 	tg := &w.targets[rank]
 	if tg.st.p == nil {
 		return w.amLock(tg, excl)
@@ -536,7 +589,7 @@ func (w *Win) acquire(rank int, excl bool) error {
 	return nil
 }
 
-func (w *Win) releaseLock(rank int, excl bool) error {
+func (w *window) releaseLock(rank int, excl bool) error {
 	tg := &w.targets[rank]
 	if tg.st.p == nil {
 		return w.amUnlock(tg, excl)

@@ -37,7 +37,7 @@ type where struct {
 // process reaches itself, the runs come back translated to where it reaches them; for
 // active-message targets they stay the target's addresses (and a dynamic window's are
 // checked by the target, am.go).
-func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, buf []run) ([]run, where, error) {
+func (w *window) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, buf []run) ([]run, where, error) {
 	if disp < 0 && w.flavor != FlavorDynamic {
 		return nil, where{}, core.Errorf(core.ErrDisp, "target displacement %d is negative", disp)
 	}
@@ -114,7 +114,7 @@ func (w *Win) targetRuns(tg *target, disp int64, count int64, t *datatype.Type, 
 // translateBlocks rewrites runs of a dynamic window to addresses in this process when
 // every one lies in an MPI_Alloc_mem block of the target that this process maps (or
 // can map now); otherwise it leaves them and reports false.
-func (w *Win) translateBlocks(tg *target, runs []run, rs []region) bool {
+func (w *window) translateBlocks(tg *target, runs []run, rs []region) bool {
 	var base [8]unsafe.Pointer
 	local := base[:0]
 	for _, x := range runs {
@@ -136,7 +136,7 @@ func (w *Win) translateBlocks(tg *target, runs []run, rs []region) bool {
 
 // block maps the target's MPI_Alloc_mem block of region r, once (nil if it cannot),
 // and tells C's fast paths where it is.
-func (w *Win) block(tg *target, r region) *segment {
+func (w *window) block(tg *target, r region) *segment {
 	c := tg.blocks
 	if c == nil {
 		return nil

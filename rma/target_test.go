@@ -119,7 +119,7 @@ func TestTargetRuns(t *testing.T) {
 		{"base+disp overflows", target{base: base, size: 256, dispUnit: 1}, math.MaxInt64 - 4, 1, intT, nil, core.ErrRMARange},
 		{"largest displacement", target{base: base, size: 256, dispUnit: 1}, math.MaxInt64, 1, byteT, nil, core.ErrRMARange},
 	}
-	w := &Win{flavor: FlavorCreate}
+	w := &Win{window: &window{flavor: FlavorCreate}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := tc.tg
@@ -138,7 +138,7 @@ func TestTargetRuns(t *testing.T) {
 	}
 	// Allocated and shared windows check the same way.
 	for _, f := range []Flavor{FlavorAllocate, FlavorShared} {
-		w := &Win{flavor: f}
+		w := &Win{window: &window{flavor: f}}
 		tg := tg
 		if _, _, err := w.targetRuns(&tg, 64, 1, intT, nil); classOf(err) != core.ErrRMARange {
 			t.Errorf("flavor %d: past the end gave %v", f, err)
@@ -156,7 +156,7 @@ func TestTargetRunsDynamic(t *testing.T) {
 	vec := must(t)(datatype.Vector(2, 1, 2, intT, false)) // ints at 0 and 8
 	st := newState(t)
 	st.setRegions([]region{{base: 0x20000, size: 64}, {base: 0x30000, size: 16}})
-	w := &Win{flavor: FlavorDynamic}
+	w := &Win{window: &window{flavor: FlavorDynamic}}
 	tests := []struct {
 		name     string
 		st       state

@@ -21,6 +21,8 @@ const (
 	FlavorAllocate Flavor = 2
 	FlavorDynamic  Flavor = 3
 	FlavorShared   Flavor = 4
+	// FlavorMemhandle is MPIX_WIN_FLAVOR_MEMHANDLE: a window from a memory handle.
+	FlavorMemhandle Flavor = 5
 )
 
 // ModelUnified is MPI_WIN_UNIFIED (MPICH's value): public and private copies are one.
@@ -72,11 +74,27 @@ type blockCache struct {
 	segs map[uint64]*segment
 }
 
-// Win is a window. Its communicator is a private duplicate of the user's: collectives
-// and active messages of the window never meet the user's traffic, and the window gets
-// a VCI of its own the way a communicator does.
+// Win is a window handle. Most handles are the one a collective call made; a
+// duplicate (MPIX_Win_dup_with_info) and a memory-handle window (memhandle.go) are
+// more handles on the same window: they share its memory, epochs, locks and network
+// resources, and carry their own info, error handler, name and attributes.
 type Win struct {
-	Handle   int32
+	*window
+	Handle int32
+	info   winInfo
+	errh   atomic.Pointer[core.Errhandler]
+	name   string
+	Attrs  attr.Store
+	freed  bool
+	// mh, on a memory-handle window, is the one region it reaches (memhandle.go).
+	mh *mhTarget
+	cv *C.mpix_rma_view // the handle's C view of the window (cstate.go), nil if none
+}
+
+// window is what the handles of one window share. Its communicator is a private
+// duplicate of the user's: collectives and active messages of the window never meet
+// the user's traffic, and the window gets a VCI of its own the way a communicator does.
+type window struct {
 	comm     *core.Comm
 	flavor   Flavor
 	base     unsafe.Pointer // this process's window memory (nil for dynamic)
@@ -90,26 +108,25 @@ type Win struct {
 	sharedOK bool     // every rank's memory is mapped here (MPI_Win_shared_query)
 	served   bool     // the engine is polled in every wait (core.Engine.Serve)
 	reg      any      // this process's window memory, registered for one-sided access (net.go)
+	created  winInfo  // the info the window was made with (the keys that cannot change)
 
-	mu      sync.Mutex // epochs, locks held, regions
+	mu      sync.Mutex // epochs, locks held, regions, handles
 	ep      epochs
-	regions []region    // dynamic: attached regions, as published in the state page
+	regions []region    // dynamic: attached regions and memory handles, as published in the state page
 	seen    [2][]uint32 // PSCW notices consumed, posts and completes, per rank (sync.go)
+	// handles counts the collective handle and its duplicates still open; views the
+	// memory-handle windows made from it. The window goes when the last handle does.
+	handles, views int
+	mhs            map[uint64]*memhandle // dynamic: this process's memory handles, by id
 
 	am amOrigin        // operations waiting for a target's answer (am.go)
 	cw *C.mpix_rma_win // the state C's fast paths read (cstate.go), nil if none
-
-	info  winInfo
-	errh  atomic.Pointer[core.Errhandler]
-	name  string
-	Attrs attr.Store
-	freed bool
 }
 
 var wins = core.NewTable[Win](core.KindWin)
 
 // byContext finds a window from the context id its active messages carry.
-var byContext sync.Map // uint32 -> *Win
+var byContext sync.Map // uint32 -> *window
 
 // Null is MPI_WIN_NULL.
 var Null = core.NullHandle(core.KindWin)
@@ -143,13 +160,36 @@ func (w *Win) SetErrhandler(e *core.Errhandler) error {
 func (w *Win) Comm() *core.Comm { return w.comm }
 
 // Flavor is MPI_WIN_CREATE_FLAVOR.
-func (w *Win) Flavor() Flavor { return w.flavor }
+func (w *Win) Flavor() Flavor {
+	if w.mh != nil {
+		return FlavorMemhandle
+	}
+	return w.flavor
+}
 
 // Base, Size and DispUnit are this process's MPI_WIN_BASE, MPI_WIN_SIZE and
-// MPI_WIN_DISP_UNIT.
-func (w *Win) Base() unsafe.Pointer { return w.base }
-func (w *Win) Size() int64          { return w.size }
-func (w *Win) DispUnit() int64      { return w.dispUnit }
+// MPI_WIN_DISP_UNIT; a memory-handle window's are its target's region as this origin
+// sees it (no base: the memory is not this process's).
+func (w *Win) Base() unsafe.Pointer {
+	if w.mh != nil {
+		return nil
+	}
+	return w.base
+}
+
+func (w *Win) Size() int64 {
+	if w.mh != nil {
+		return w.mh.size
+	}
+	return w.size
+}
+
+func (w *Win) DispUnit() int64 {
+	if w.mh != nil {
+		return w.mh.dispUnit
+	}
+	return w.dispUnit
+}
 
 // Name and SetName are MPI_Win_get_name and MPI_Win_set_name.
 func (w *Win) Name() string {
