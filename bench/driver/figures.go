@@ -110,6 +110,8 @@ type Figure struct {
 	// ceiling), when one applies.
 	Limit func(l Limits, row string) (float64, bool)
 	Note  string
+	// ThreadsArg: the program takes -threads LIST, which BENCH_THREADS sets.
+	ThreadsArg bool
 }
 
 // figures are the benchmarks make bench runs, in the order of the summary.
@@ -163,6 +165,9 @@ var figures = []Figure{
 			"pscw: MPI_Win_start, MPI_Put, MPI_Win_complete at the origin against MPI_Win_post, MPI_Win_wait at the target. " +
 			"2 processes on one node (this machine has 2 cores)." + rmaCounts + rmaOFI,
 	},
+	rmaextScope,
+	rmaextOrder,
+	rmaextWindows,
 	collectives(2),
 	collectives(4),
 	mtMsgrate("mt_msgrate_self", "Multithreaded message rate, 8-byte Isend/Irecv, one process (self-loops, ICS'20 Fig. 10/12 shape)", nil, 1,
@@ -233,6 +238,78 @@ func rmaFigure(mode, flavour string) Figure {
 		panic("rma: unknown mode " + mode)
 	}
 	return f
+}
+
+// rmaextWhere says what the bench/rmaext.c figures measure on a machine like this one.
+const rmaextWhere = " 2 processes on one node: rank 0 the origin, rank 1 the target, which waits in MPI_Barrier. " +
+	"On this machine's 2 cores the target holds one core while the origin's threads share the other (or both, " +
+	"when the target's wait sleeps): from 2 threads on they oversubscribe the cores, so the threaded rows " +
+	"measure software contention and time sharing, not a network's parallel endpoints."
+
+// rmaextThreaded says how the threaded rows of bench/rmaext.c are timed.
+const rmaextThreaded = " Threads: 1, 2, 4, ... up to the CPUs (BENCH_THREADS=1,2 sets the list), all running at once, " +
+	"each putting 8 bytes to its own 64-byte slot of one MPI_Win_allocate window of the target inside one " +
+	"MPI_Win_lock_all epoch, MPI_THREAD_MULTIPLE. A row is the time per put that one thread sees: per thread " +
+	"the median over 4 chunks of about 12 ms (units for 50 ms in all, so that contention and time sharing are in them) of the mean, " +
+	"averaged over the threads."
+
+// rmaextScope is the EuroMPI'21 paper's Figures 8-9: put + flush by threads, with
+// process- and thread-scope flushes.
+var rmaextScope = Figure{
+	Name: "rmaext_scope", Title: "RMA put + MPI_Win_flush per thread, process vs thread scope (mpi_win_scope), 8 B, 2 processes",
+	Program: "rmaext", Args: []string{"scope"}, NP: 2, Impls: p2pImpls, ThreadsArg: true,
+	Parse: Parse{Key: "rmascope"},
+	Unit:  "µs", Better: Lower, Rows: Names, RowHead: "scope threads",
+	Plot: Dots, XLabel: "scope, threads",
+	Note: "[RMA] sec. 2.1, Figures 8-9. Each thread: MPI_Put of 8 bytes then MPI_Win_flush of the target. " +
+		"process: the window, created with mpi_win_scope=process (the default); thread: a handle from " +
+		"MPIX_Win_dup_with_info(win, mpi_win_scope=thread), mpix only, where a flush completes only the " +
+		"calling thread's puts (MPICH and Open MPI have no such call and ignore the key: process rows only). " +
+		"mpix-ofi: MPIX_SHM=0, the puts as active messages over libfabric (tcp;ofi_rxm), where a flush waits " +
+		"for the target's acknowledgements, so that is where a process-scope flush waits for the other threads' puts." +
+		rmaextThreaded + rmaextWhere,
+}
+
+// rmaextOrder is the paper's Figures 10-11: puts with a flush after each against
+// ordered puts (mpi_win_order) with one flush per batch.
+var rmaextOrder = Figure{
+	Name: "rmaext_order", Title: "RMA put, a flush after each vs ordered puts (mpi_win_order), 8 B, per put, 2 processes",
+	Program: "rmaext", Args: []string{"order"}, NP: 2, Impls: p2pImpls, ThreadsArg: true,
+	Parse: Parse{Key: "rmaorder"},
+	Unit:  "µs", Better: Lower, Rows: Names, RowHead: "mode threads",
+	Plot: Dots, XLabel: "mode, threads",
+	Note: "[RMA] sec. 2.2, Figures 10-11: time per 8-byte MPI_Put. put+flush: MPI_Win_flush after each put " +
+		"(what ordering costs without the key); ordered: batches of 64 puts then one MPI_Win_flush on a window " +
+		"created with mpi_win_order=true (the puts complete at the target in issue order, so no flush is needed " +
+		"between them), mpix only (skipped unless MPI_Win_get_info reports the key back); ordered+thread: the same " +
+		"with mpi_win_scope=thread (order per thread); unordered: batches of 64 puts then one flush on a plain " +
+		"window, which orders nothing: the floor for ordered. Target: ordered at least 2x faster per put than " +
+		"put+flush on the network path (mpix-ofi: MPIX_SHM=0, libfabric tcp;ofi_rxm, a flush is a round trip)." +
+		rmaextThreaded + rmaextWhere,
+}
+
+// rmaextWindows is the paper's Figure 12: put latency on allocated, dynamic and
+// memory-handle windows, and what a memory-handle window costs to make.
+var rmaextWindows = Figure{
+	Name: "rmaext_windows", Title: "RMA put + MPI_Win_flush: allocated, dynamic and memory-handle windows, 2 processes",
+	Program: "rmaext", Args: []string{"windows"}, NP: 2, Impls: p2pImpls,
+	Parse: Parse{Key: "rmawin"},
+	Unit:  "µs", Better: Lower, Rows: Names, RowHead: "window, size",
+	Note: "[RMA] sec. 4, Figure 12. MPI_Put of SIZE bytes then MPI_Win_flush, inside one MPI_Win_lock(MPI_LOCK_SHARED) " +
+		"epoch. allocate: MPI_Win_allocate; dynamic: MPI_Win_create_dynamic + MPI_Win_attach of MPI_Alloc_mem memory, " +
+		"the address sent with MPI_Send; dynamic-malloc: the same over malloc'd memory; memhandle (mpix only): the " +
+		"target's MPIX_Memhandle_create of MPI_Alloc_mem memory on a dynamic window, the handle sent with MPI_Send, " +
+		"the origin's MPIX_Win_from_memhandle, the lock on the parent dynamic window and put and flush on the " +
+		"memory-handle window; memhandle-malloc: the same over malloc'd memory. Costs: memhandle create+free " +
+		"(origin: MPIX_Win_from_memhandle + MPI_Win_free), memhandle create+put+flush+free 8 B (the paper's " +
+		"latency with window creation and destruction), memhandle register+release 64 KiB (target: " +
+		"MPIX_Memhandle_create + MPIX_Memhandle_release), dynamic attach+detach 64 KiB (target: MPI_Win_attach + " +
+		"MPI_Win_detach, every library). mpix-ofi (MPIX_SHM=0): every put an active message over libfabric " +
+		"(tcp;ofi_rxm) that the target's engine applies, whatever the window, so there the windows differ only in " +
+		"the origin's lookup. Up to 10000 units a row (fewer above 4 KiB and for rows slower than " +
+		"20 ms of them), after a tenth as many warm-up ones, timed in 32 chunks: a row is the median over its chunks " +
+		"of the mean time in the chunk, as in the rma_latency figures." +
+		" 2 processes on one node (this machine has 2 cores): rank 0 the origin, rank 1 the target, waiting in MPI_Barrier.",
 }
 
 // mtWindows is how many windows of 64 messages each stream of mtmsgrate sends.

@@ -98,3 +98,46 @@ func TestRMAParse(t *testing.T) {
 		}
 	}
 }
+
+// The rmaext figures name bench/rmaext.c's modes and keys, and the threaded ones take
+// BENCH_THREADS.
+func TestRMAExtFiguresMatchProgram(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "rmaext.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"scope": true, "order": true, "windows": false}
+	seen := map[string]bool{}
+	for _, f := range figures {
+		if f.Program != "rmaext" {
+			continue
+		}
+		mode := f.Args[0]
+		threaded, ok := want[mode]
+		if !ok || len(f.Args) != 1 {
+			t.Errorf("%s: unknown arguments %v", f.Name, f.Args)
+			continue
+		}
+		seen[mode] = true
+		if f.ThreadsArg != threaded {
+			t.Errorf("%s: ThreadsArg %v", f.Name, f.ThreadsArg)
+		}
+		if !strings.Contains(string(src), `"`+f.Parse.Key+" ") {
+			t.Errorf("%s: bench/rmaext.c prints no %q line", f.Name, f.Parse.Key)
+		}
+		if !strings.Contains(string(src), `strcmp(what, "`+mode+`")`) {
+			t.Errorf("%s: bench/rmaext.c has no mode %s", f.Name, mode)
+		}
+		if f.NP != 2 || !strings.Contains(f.Note, "2 cores") || !strings.Contains(f.Note, "[RMA]") {
+			t.Errorf("%s: NP %d, note %q", f.Name, f.NP, f.Note)
+		}
+	}
+	for mode := range want {
+		if !seen[mode] {
+			t.Errorf("no figure runs rmaext %s", mode)
+		}
+	}
+	if !strings.Contains(string(src), "-threads") {
+		t.Error("bench/rmaext.c takes no -threads")
+	}
+}

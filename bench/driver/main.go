@@ -15,6 +15,11 @@
 //	BENCH_TIMEOUT  seconds one launch may take before it is killed (default 60)
 //	BENCH_ONLY     comma-separated figure names to run (default all)
 //	BENCH_OUT      output directory (default bench/results)
+//	BENCH_THREADS  comma-separated thread counts for the threaded RMA figures
+//	               (rmaext_scope, rmaext_order; default 1, 2, 4, ... up to the CPUs)
+//
+// A program may print lines "note TEXT" on its standard output: they go under the
+// figure's table, prefixed with the implementation (a row it skipped, and why).
 //
 // A launch that fails or times out makes that implementation "n/a" for the figure,
 // with the reason in the table's notes, and is not run again; the other
@@ -35,6 +40,7 @@ type config struct {
 	timeout time.Duration
 	only    map[string]bool
 	out     string
+	threads string // BENCH_THREADS: passed as -threads to figures with ThreadsArg
 }
 
 func main() {
@@ -69,6 +75,14 @@ func loadConfig() (config, error) {
 	if v := os.Getenv("BENCH_OUT"); v != "" {
 		c.out = v
 	}
+	if v := os.Getenv("BENCH_THREADS"); v != "" {
+		for _, n := range strings.Split(v, ",") {
+			if k, err := strconv.Atoi(strings.TrimSpace(n)); err != nil || k < 1 {
+				return c, fmt.Errorf("BENCH_THREADS=%q: want thread counts like 1,2,4", v)
+			}
+		}
+		c.threads = strings.ReplaceAll(v, " ", "")
+	}
 	return c, nil
 }
 
@@ -85,6 +99,9 @@ func run() error {
 	var figs []Figure
 	for _, f := range figures {
 		if cfg.only == nil || cfg.only[f.Name] {
+			if f.ThreadsArg && cfg.threads != "" {
+				f.Args = append(append([]string{}, f.Args...), "-threads", cfg.threads)
+			}
 			figs = append(figs, f)
 		}
 	}
@@ -159,13 +176,14 @@ func run() error {
 					line += fmt.Sprintf("  %s n/a", im.Name)
 					continue
 				}
-				samples, wall, reason := runFigure(f, im, cfg.timeout)
+				samples, notes, wall, reason := runFigure(f, im, cfg.timeout)
 				if reason != "" {
 					s.Fail(reason)
 					line += fmt.Sprintf("  %s n/a", im.Name)
 					continue
 				}
 				s.Add(samples)
+				s.AddNotes(notes)
 				recordRaw(raw, f.Name, im.Name, r, samples)
 				line += fmt.Sprintf("  %s %.1fs", im.Name, wall.Seconds())
 			}
@@ -209,18 +227,20 @@ func run() error {
 }
 
 // runFigure launches one figure once with one implementation (once per point for a
-// sweep). It returns the samples, the launches' wall-clock time, or why it failed.
-func runFigure(f Figure, im Impl, timeout time.Duration) ([]Sample, time.Duration, string) {
+// sweep). It returns the samples, the programs' notes, the launches' wall-clock time,
+// or why it failed.
+func runFigure(f Figure, im Impl, timeout time.Duration) ([]Sample, []string, time.Duration, string) {
 	return runFigureWith(f, im, timeout, binary)
 }
 
 // runFigureWith is runFigure with the program's path given by bin(program, build).
-func runFigureWith(f Figure, im Impl, timeout time.Duration, bin func(string, string) string) ([]Sample, time.Duration, string) {
+func runFigureWith(f Figure, im Impl, timeout time.Duration, bin func(string, string) string) ([]Sample, []string, time.Duration, string) {
 	points := f.Points
 	if len(points) == 0 {
 		points = []Point{{}}
 	}
 	var all []Sample
+	var notes []string
 	var wall time.Duration
 	for _, pt := range points {
 		np, args := f.NP, f.Args
@@ -235,12 +255,13 @@ func runFigureWith(f Figure, im Impl, timeout time.Duration, bin func(string, st
 		o := launch(argv, launcherEnv[im.Build], timeout)
 		wall += o.Wall
 		if o.Err != "" {
-			return nil, wall, o.Err
+			return nil, nil, wall, o.Err
 		}
 		samples, err := parseOutput(f.Parse, o.Stdout)
 		if err != nil {
-			return nil, wall, err.Error()
+			return nil, nil, wall, err.Error()
 		}
+		notes = append(notes, parseNotes(o.Stdout)...)
 		if pt.Row != "" {
 			samples = relabel(samples, pt.Row)
 		}
@@ -249,7 +270,7 @@ func runFigureWith(f Figure, im Impl, timeout time.Duration, bin func(string, st
 		}
 		all = append(all, samples...)
 	}
-	return all, wall, ""
+	return all, notes, wall, ""
 }
 
 // relabel puts all samples into one row, keeping the largest value.

@@ -91,6 +91,11 @@ func buildTable(f Figure, res map[string]*Series, lim *Limits) Table {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d of %d runs failed (%s); medians of the other %d.",
 				im.Label, len(s.Failures), s.OK+len(s.Failures), s.Failures[0], s.OK))
 		}
+		if s != nil {
+			for _, n := range s.Notes {
+				t.Notes = append(t.Notes, im.Label+": "+n)
+			}
+		}
 	}
 	if f.Note != "" {
 		t.Notes = append(t.Notes, f.Note)

@@ -124,3 +124,30 @@ func TestHumanSize(t *testing.T) {
 		t.Errorf("rowLabel of a name: %q", got)
 	}
 }
+
+// A program's "note" lines reach the table once each, after the implementation's label.
+func TestBuildTableNotes(t *testing.T) {
+	out := "rmascope process 1 0.03\nnote thread rows skipped: no dup\nnote  \nrmascope process 2 0.05\n"
+	notes := parseNotes(out)
+	if len(notes) != 1 || notes[0] != "thread rows skipped: no dup" {
+		t.Fatalf("notes %q", notes)
+	}
+	samples, err := parseOutput(Parse{Key: "rmascope"}, out)
+	if err != nil || len(samples) != 2 {
+		t.Fatalf("samples %v, %v", samples, err)
+	}
+	s := series(samples, samples)
+	s.AddNotes(notes)
+	s.AddNotes(notes)
+	f := Figure{Title: "Scope", Unit: "µs", Rows: Names, Impls: []string{"mpix"}}
+	tab := buildTable(f, map[string]*Series{"mpix": s}, nil)
+	n := 0
+	for _, x := range tab.Notes {
+		if x == "mpix: thread rows skipped: no dup" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("notes %q", tab.Notes)
+	}
+}

@@ -88,7 +88,7 @@ func TestRunFigureSweepAndWallRow(t *testing.T) {
 	if strings.Join(argv, " ") != script+" a 5" {
 		t.Fatalf("argv %v", argv)
 	}
-	samples, _, reason := runFigureWith(f, im, time.Second, func(string, string) string { return script })
+	samples, _, _, reason := runFigureWith(f, im, time.Second, func(string, string) string { return script })
 	if reason != "" {
 		t.Fatal(reason)
 	}

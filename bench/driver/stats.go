@@ -58,6 +58,18 @@ func parseOutput(p Parse, out string) ([]Sample, error) {
 	return out2, nil
 }
 
+// parseNotes returns the text of a launch's "note TEXT" lines: what a program says
+// about rows it skipped.
+func parseNotes(out string) []string {
+	var notes []string
+	for _, line := range strings.Split(out, "\n") {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(line), "note "); ok && strings.TrimSpace(t) != "" {
+			notes = append(notes, strings.TrimSpace(t))
+		}
+	}
+	return notes
+}
+
 // median of the values (the mean of the two middle ones for an even count); NaN-free
 // input assumed. ok is false for no values.
 func median(v []float64) (m float64, ok bool) {
@@ -80,6 +92,7 @@ type Series struct {
 	OK       int                  // successful runs
 	Failures []string             // why runs failed, in order
 	Dead     bool                 // failed: not run again
+	Notes    []string             // the programs' notes, each once, in order
 }
 
 func newSeries() *Series { return &Series{Values: map[string][]float64{}} }
@@ -93,6 +106,19 @@ func (s *Series) Add(samples []Sample) {
 		s.Values[x.Row] = append(s.Values[x.Row], x.Value)
 	}
 	s.OK++
+}
+
+// AddNotes records a run's notes, each text once.
+func (s *Series) AddNotes(notes []string) {
+	for _, n := range notes {
+		seen := false
+		for _, old := range s.Notes {
+			seen = seen || old == n
+		}
+		if !seen {
+			s.Notes = append(s.Notes, n)
+		}
+	}
 }
 
 // Fail records a failed run; the series is not run again.
