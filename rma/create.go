@@ -208,6 +208,9 @@ func (w *window) setup(userBase unsafe.Pointer) error {
 		}
 	}
 	w.self = &w.targets[me]
+	w.mu.Lock()
+	w.publishEpochs() // none open yet; sizes what operations read
+	w.mu.Unlock()
 	w.sharedOK = true
 	for r := range w.targets {
 		if w.targets[r].mem == nil && w.targets[r].size > 0 {

@@ -129,33 +129,49 @@ func (w *Win) unpublishView() {
 	w.cv = nil
 }
 
-// publishEpochs tells C which epochs are open (under w.mu, after every change).
+// Bits of window.epochAll and window.epochRank (rma.h's MPIX_RMA_LOCKED and
+// MPIX_RMA_STARTED for the ranks).
+const (
+	epochAny     = 1 // fence or lock_all
+	epochPassive = 2 // lock_all
+	epochLocked  = C.MPIX_RMA_LOCKED
+	epochStarted = C.MPIX_RMA_STARTED
+)
+
+// publishEpochs tells the operations which epochs are open (under w.mu, after every
+// change): Go's checks and C's read them without a lock.
 func (w *window) publishEpochs() {
+	e := &w.ep
+	all := uint32(0)
+	if e.fence || e.lockAll {
+		all |= epochAny
+	}
+	if e.lockAll {
+		all |= epochPassive
+	}
+	if len(w.epochRank) != len(w.targets) {
+		w.epochRank = make([]atomic.Uint32, len(w.targets)) // (before any operation: setup)
+	}
+	w.epochAll.Store(all)
+	for r := range w.epochRank {
+		a := uint32(0)
+		if _, ok := e.locks[r]; ok {
+			a |= epochLocked
+		}
+		if e.started[r] {
+			a |= epochStarted
+		}
+		w.epochRank[r].Store(a)
+	}
 	cw := w.cw
 	if cw == nil {
 		return
 	}
-	e := &w.ep
-	all := uint32(0)
-	if e.fence || e.lockAll {
-		all = 1
-	}
-	passive := uint32(0)
-	if e.lockAll {
-		passive = 1
-	}
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&cw.all)), all)
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&cw.passive)), passive)
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&cw.all)), all&epochAny)
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&cw.passive)), (all&epochPassive)>>1)
 	ps := unsafe.Slice(cw.peers, len(w.targets))
 	for r := range ps {
-		a := uint32(0)
-		if _, ok := e.locks[r]; ok {
-			a |= C.MPIX_RMA_LOCKED
-		}
-		if e.started[r] {
-			a |= C.MPIX_RMA_STARTED
-		}
-		atomic.StoreUint32((*uint32)(unsafe.Pointer(&ps[r].access)), a)
+		atomic.StoreUint32((*uint32)(unsafe.Pointer(&ps[r].access)), w.epochRank[r].Load())
 	}
 }
 

@@ -303,6 +303,7 @@ func testWin(t *testing.T, size, dispUnit int64) (*Win, *target) {
 	peer.dispUnit = dispUnit
 	w := &Win{window: &window{flavor: FlavorAllocate, targets: []target{{how: reachSelf}, *peer}}}
 	w.self = &w.targets[0]
+	w.publishEpochs()
 	return w, &w.targets[1]
 }
 
@@ -321,6 +322,7 @@ func TestOperationsMapped(t *testing.T) {
 		t.Fatalf("put without an epoch: %v", err)
 	}
 	w.ep.fence = true
+	w.publishEpochs()
 
 	errTests := []struct {
 		name string

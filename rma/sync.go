@@ -59,15 +59,10 @@ func (w *Win) synchronizes(what string) error {
 	return nil
 }
 
-// canAccess reports whether an access epoch covers rank.
+// canAccess reports whether an access epoch covers rank. Operations of every thread
+// ask, so it reads the published epochs, without the window's lock.
 func (w *window) canAccess(rank int) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	e := &w.ep
-	if e.fence || e.lockAll || e.started[rank] {
-		return nil
-	}
-	if _, ok := e.locks[rank]; ok {
+	if w.epochAll.Load()&epochAny != 0 || w.epochRank[rank].Load() != 0 {
 		return nil
 	}
 	return core.Errorf(core.ErrRMASync, "no access epoch to rank %d is open on this window (fence, MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all)", rank)
@@ -506,18 +501,20 @@ func (w *Win) UnlockAll() error {
 }
 
 // passive reports whether a passive-target epoch covers rank (-1: any rank), as the
-// flushes require.
+// flushes require; like canAccess, without the window's lock.
 func (w *window) passive(rank int, what string) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ep.lockAll {
+	if w.epochAll.Load()&epochPassive != 0 {
 		return nil
 	}
-	if rank < 0 && len(w.ep.locks) > 0 {
+	if rank >= 0 && w.epochRank[rank].Load()&epochLocked != 0 {
 		return nil
 	}
-	if _, ok := w.ep.locks[rank]; ok && rank >= 0 {
-		return nil
+	if rank < 0 {
+		for r := range w.epochRank {
+			if w.epochRank[r].Load()&epochLocked != 0 {
+				return nil
+			}
+		}
 	}
 	return core.Errorf(core.ErrRMASync, "%s outside a passive-target epoch", what)
 }

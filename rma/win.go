@@ -112,6 +112,11 @@ type window struct {
 
 	mu      sync.Mutex // epochs, locks held, regions, handles
 	ep      epochs
+	// The epochs as operations check them without the lock (publishEpochs): bit 0 of
+	// epochAll says a fence or lock_all covers every rank, bit 1 that lock_all is
+	// open; epochRank has each rank's epochLocked and epochStarted.
+	epochAll  atomic.Uint32
+	epochRank []atomic.Uint32
 	regions []region    // dynamic: attached regions and memory handles, as published in the state page
 	seen    [2][]uint32 // PSCW notices consumed, posts and completes, per rank (sync.go)
 	// handles counts the collective handle and its duplicates still open; views the
