@@ -124,3 +124,48 @@ func impl_MPIX_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, ori
 func impl_MPI_Rrget_accumulate(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, result_addr unsafe.Pointer, result_count C.int, result_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, op_ *op.Op, win *rma.Win, request *C.MPI_Request) error {
 	return rrgetacc(ctx, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op_, win, request)
 }
+
+// ---- completion notification at the target ([RMA] sec. 5.1) ----
+
+func impl_MPIX_Win_create_notify(ctx *C.mpix_ctx, base unsafe.Pointer, size C.MPI_Aint, disp_unit C.int, info *core.Info, comm *core.Comm, win *C.MPI_Win) error {
+	return winMake(rma.NewNotify, rma.FlavorCreate, base, size, int64(disp_unit), info, comm, nil, win)
+}
+
+func impl_MPIX_Win_allocate_notify(ctx *C.mpix_ctx, size C.MPI_Aint, disp_unit C.int, info *core.Info, comm *core.Comm, baseptr unsafe.Pointer, win *C.MPI_Win) error {
+	return winMake(rma.NewNotify, rma.FlavorAllocate, nil, size, int64(disp_unit), info, comm, baseptr, win)
+}
+
+func impl_MPIX_Put_notify(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, win *rma.Win, notification_id C.int) error {
+	return win.PutNotify(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), int(notification_id))
+}
+
+func impl_MPIX_Get_notify(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype *datatype.Type, win *rma.Win, notification_id C.int) error {
+	return win.GetNotify(buf(origin_addr, int64(origin_count), origin_datatype), tgt(ctx, target_rank, target_disp, int64(target_count), target_datatype), int(notification_id))
+}
+
+func impl_MPIX_Win_test_notify(ctx *C.mpix_ctx, win *rma.Win, notification_id C.int, flag *C.int) error {
+	if flag == nil {
+		return core.Errorf(core.ErrArg, "flag must not be NULL")
+	}
+	ok, err := win.TestNotify(int(notification_id))
+	if err == nil {
+		setFlag(flag, ok)
+	}
+	return err
+}
+
+func impl_MPIX_Win_wait_notify(ctx *C.mpix_ctx, win *rma.Win, notification_id C.int) error {
+	return win.WaitNotify(int(notification_id))
+}
+
+func impl_MPIX_Win_iwait_notify(ctx *C.mpix_ctx, win *rma.Win, notification_id C.int, request *C.MPI_Request) error {
+	if request == nil {
+		return core.Errorf(core.ErrArg, "request must not be NULL")
+	}
+	r, err := win.IwaitNotify(int(notification_id))
+	if err != nil {
+		return err
+	}
+	putRequest(r, request)
+	return nil
+}

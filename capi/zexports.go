@@ -1443,8 +1443,10 @@ var funcNames = [numFuncs]string{
 var funcImplemented = [numFuncs]bool{
 	fnMPIX_Comm_create_endpoints:       true,
 	fnMPIX_Comm_test_threadcomm:        true,
+	fnMPIX_Get_notify:                  true,
 	fnMPIX_Memhandle_create:            true,
 	fnMPIX_Memhandle_release:           true,
+	fnMPIX_Put_notify:                  true,
 	fnMPIX_Rraccumulate:                true,
 	fnMPIX_Rrget:                       true,
 	fnMPIX_Rrget_accumulate:            true,
@@ -1453,9 +1455,14 @@ var funcImplemented = [numFuncs]bool{
 	fnMPIX_Threadcomm_free:             true,
 	fnMPIX_Threadcomm_init:             true,
 	fnMPIX_Threadcomm_start:            true,
+	fnMPIX_Win_allocate_notify:         true,
+	fnMPIX_Win_create_notify:           true,
 	fnMPIX_Win_dup_with_info:           true,
 	fnMPIX_Win_from_memhandle:          true,
+	fnMPIX_Win_iwait_notify:            true,
 	fnMPIX_Win_op_intrinsic:            true,
+	fnMPIX_Win_test_notify:             true,
+	fnMPIX_Win_wait_notify:             true,
 	fnMPI_Abort:                        true,
 	fnMPI_Accumulate:                   true,
 	fnMPI_Accumulate_c:                 true,
@@ -2027,7 +2034,25 @@ func mpixgo_MPIX_Comm_test_threadcomm(ctx *C.mpix_ctx, comm C.MPI_Comm, flag *C.
 //export mpixgo_MPIX_Get_notify
 func mpixgo_MPIX_Get_notify(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win, notification_id C.int) (rc C.int) {
 	defer recoverCall(fnMPIX_Get_notify, &rc)
-	return raise(fnMPIX_Get_notify, nil, errNotImplemented(fnMPIX_Get_notify))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Get_notify, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPIX_Get_notify, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPIX_Get_notify, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Get_notify, nil, err)
+	}
+	if err := impl_MPIX_Get_notify(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, notification_id); err != nil {
+		return raise(fnMPIX_Get_notify, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Memhandle_create
@@ -2084,7 +2109,25 @@ func mpixgo_MPIX_Pbuf_prepareall(ctx *C.mpix_ctx, count C.int, array_of_requests
 //export mpixgo_MPIX_Put_notify
 func mpixgo_MPIX_Put_notify(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.MPI_Datatype, target_rank C.int, target_disp C.MPI_Aint, target_count C.int, target_datatype C.MPI_Datatype, win C.MPI_Win, notification_id C.int) (rc C.int) {
 	defer recoverCall(fnMPIX_Put_notify, &rc)
-	return raise(fnMPIX_Put_notify, nil, errNotImplemented(fnMPIX_Put_notify))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Put_notify, nil, err)
+	}
+	origin_datatypeObj, err := datatype.Lookup(int32(origin_datatype))
+	if err != nil {
+		return raise(fnMPIX_Put_notify, nil, err)
+	}
+	target_datatypeObj, err := datatype.Lookup(int32(target_datatype))
+	if err != nil {
+		return raise(fnMPIX_Put_notify, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Put_notify, nil, err)
+	}
+	if err := impl_MPIX_Put_notify(ctx, origin_addr, origin_count, origin_datatypeObj, target_rank, target_disp, target_count, target_datatypeObj, winObj, notification_id); err != nil {
+		return raise(fnMPIX_Put_notify, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Rraccumulate
@@ -2276,13 +2319,47 @@ func mpixgo_MPIX_Threadcomm_start(ctx *C.mpix_ctx, threadcomm C.MPI_Comm) (rc C.
 //export mpixgo_MPIX_Win_allocate_notify
 func mpixgo_MPIX_Win_allocate_notify(ctx *C.mpix_ctx, size C.MPI_Aint, disp_unit C.int, info C.MPI_Info, comm C.MPI_Comm, baseptr unsafe.Pointer, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_allocate_notify, &rc)
-	return raise(fnMPIX_Win_allocate_notify, nil, errNotImplemented(fnMPIX_Win_allocate_notify))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_allocate_notify, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPIX_Win_allocate_notify, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPIX_Win_allocate_notify, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPIX_Win_allocate_notify, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPIX_Win_allocate_notify(ctx, size, disp_unit, infoObj, commObj, baseptr, win); err != nil {
+		return raise(fnMPIX_Win_allocate_notify, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_create_notify
 func mpixgo_MPIX_Win_create_notify(ctx *C.mpix_ctx, base unsafe.Pointer, size C.MPI_Aint, disp_unit C.int, info C.MPI_Info, comm C.MPI_Comm, win *C.MPI_Win) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_create_notify, &rc)
-	return raise(fnMPIX_Win_create_notify, nil, errNotImplemented(fnMPIX_Win_create_notify))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_create_notify, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPIX_Win_create_notify, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPIX_Win_create_notify, nil, err)
+	}
+	if win == nil {
+		return raise(fnMPIX_Win_create_notify, commObj, core.Errorf(core.ErrArg, "win must not be NULL"))
+	}
+	if err := impl_MPIX_Win_create_notify(ctx, base, size, disp_unit, infoObj, commObj, win); err != nil {
+		return raise(fnMPIX_Win_create_notify, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_dup_with_info
@@ -2334,7 +2411,20 @@ func mpixgo_MPIX_Win_from_memhandle(ctx *C.mpix_ctx, memhandle unsafe.Pointer, s
 //export mpixgo_MPIX_Win_iwait_notify
 func mpixgo_MPIX_Win_iwait_notify(ctx *C.mpix_ctx, win C.MPI_Win, notification_id C.int, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_iwait_notify, &rc)
-	return raise(fnMPIX_Win_iwait_notify, nil, errNotImplemented(fnMPIX_Win_iwait_notify))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_iwait_notify, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Win_iwait_notify, nil, err)
+	}
+	if request == nil {
+		return raise(fnMPIX_Win_iwait_notify, winObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPIX_Win_iwait_notify(ctx, winObj, notification_id, request); err != nil {
+		return raise(fnMPIX_Win_iwait_notify, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_op_intrinsic
@@ -2363,13 +2453,36 @@ func mpixgo_MPIX_Win_op_intrinsic(ctx *C.mpix_ctx, ops *C.char, max_count C.MPI_
 //export mpixgo_MPIX_Win_test_notify
 func mpixgo_MPIX_Win_test_notify(ctx *C.mpix_ctx, win C.MPI_Win, notification_id C.int, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_test_notify, &rc)
-	return raise(fnMPIX_Win_test_notify, nil, errNotImplemented(fnMPIX_Win_test_notify))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_test_notify, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Win_test_notify, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPIX_Win_test_notify, winObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPIX_Win_test_notify(ctx, winObj, notification_id, flag); err != nil {
+		return raise(fnMPIX_Win_test_notify, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Win_wait_notify
 func mpixgo_MPIX_Win_wait_notify(ctx *C.mpix_ctx, win C.MPI_Win, notification_id C.int) (rc C.int) {
 	defer recoverCall(fnMPIX_Win_wait_notify, &rc)
-	return raise(fnMPIX_Win_wait_notify, nil, errNotImplemented(fnMPIX_Win_wait_notify))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Win_wait_notify, nil, err)
+	}
+	winObj, err := rma.Lookup(int32(win))
+	if err != nil {
+		return raise(fnMPIX_Win_wait_notify, nil, err)
+	}
+	if err := impl_MPIX_Win_wait_notify(ctx, winObj, notification_id); err != nil {
+		return raise(fnMPIX_Win_wait_notify, winObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Abort

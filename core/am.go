@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"mpix/transport"
@@ -147,4 +148,66 @@ func (e *Engine) progressServed() int {
 		}
 	}
 	return n
+}
+
+// Watches are conditions that complete requests without a message: a node peer that
+// writes into this process's shared memory (an MPIX_Win_iwait_notify arrival) sends
+// nothing to poll. Every engine's progress runs them; a watch that reports true is
+// done and goes.
+var watches struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]*watch]
+}
+
+type watch struct {
+	f    func() bool
+	done atomic.Bool
+}
+
+// Watch runs f in every round of progress, from any thread (one at a time per watch),
+// until it reports true.
+func Watch(f func() bool) {
+	watches.mu.Lock()
+	defer watches.mu.Unlock()
+	var next []*watch
+	if old := watches.list.Load(); old != nil {
+		next = append(next, *old...)
+	}
+	next = append(next, &watch{f: f})
+	watches.list.Store(&next)
+}
+
+// runWatches runs the watches once and drops those that are done.
+func runWatches() {
+	l := watches.list.Load()
+	if l == nil || len(*l) == 0 {
+		return
+	}
+	finished := false
+	for _, w := range *l {
+		if w.done.Load() {
+			continue
+		}
+		if !w.done.CompareAndSwap(false, true) { // taken by another thread this round
+			continue
+		}
+		if w.f() {
+			finished = true
+		} else {
+			w.done.Store(false)
+		}
+	}
+	if !finished {
+		return
+	}
+	watches.mu.Lock()
+	defer watches.mu.Unlock()
+	cur := watches.list.Load()
+	next := make([]*watch, 0, len(*cur))
+	for _, w := range *cur {
+		if !w.done.Load() {
+			next = append(next, w)
+		}
+	}
+	watches.list.Store(&next)
 }

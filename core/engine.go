@@ -606,6 +606,7 @@ func (e *Engine) progress() int {
 		e.advanceScheds()
 	}
 	e.drainOutbox()
+	runWatches()
 	return n
 }
 

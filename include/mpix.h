@@ -58,8 +58,7 @@ extern "C" {
  * procedure declared under the "feature" marker of a defined macro is not
  * implemented.
  *
- * Not defined yet, because they do not work yet: MPIX_HAVE_RMA_NOTIFY
- * (target-side notification is not built), MPIX_HAVE_PART_AGGREGATION, MPIX_HAVE_PBUF_PREPARE (no partitioned
+ * Not defined yet, because they do not work yet: MPIX_HAVE_PART_AGGREGATION, MPIX_HAVE_PBUF_PREPARE (no partitioned
  * communication yet) and MPIX_HAVE_EP_SHARING (no fabric reads the
  * mpix_ep_sharing keys yet).  Their procedures are declared and exported;
  * they fail with MPI_ERR_UNSUPPORTED_OPERATION, and their info keys are
@@ -72,6 +71,7 @@ extern "C" {
 #define MPIX_HAVE_WIN_DUP 1
 #define MPIX_HAVE_MEMHANDLE 1
 #define MPIX_HAVE_RR_RMA 1
+#define MPIX_HAVE_RMA_NOTIFY 1
 
 /* ===================================================================== */
 /* 1. Thread communicators  [TC] section 2                               */
@@ -381,7 +381,7 @@ int PMPIX_Memhandle_release(void *memhandle, MPI_Win parentwin);
  */
 
 /* Integer: number of notification ids a notify window supports (set at
- * creation; the default is reported by MPI_Win_get_info). */
+ * creation: 1 to 1024, default 64; MPI_Win_get_info reports it). */
 #define MPIX_INFO_WIN_NOTIFY_IDS "mpix_win_notify_ids"
 
 /* feature MPIX_HAVE_RMA_NOTIFY */

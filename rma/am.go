@@ -45,6 +45,8 @@ const (
 	amFlushed
 	amLocked
 	amFailed // an operation failed at the target: Offset is the error class
+	// requests, unanswered
+	amNotify // an arrival for notification id Offset (notify.go)
 )
 
 const (
@@ -434,6 +436,13 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 		return
 	case amUnlock:
 		w.own.unlock(h.Flags&flagExclusive != 0)
+		return
+	case amNotify:
+		if h.Offset < 0 || h.Offset >= int64(w.notifyIDs) {
+			fail(core.ErrArg)
+			return
+		}
+		w.own.notifyCounter(int(h.Offset)).Add(1)
 		return
 	}
 	runs, opH, typeH, data, ok := parseRequest(payload)

@@ -2,6 +2,7 @@ package rma
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -28,6 +29,16 @@ const (
 // MPI_Win_create_dynamic; collective). base is the user's memory for FlavorCreate and
 // ignored otherwise; the memory of the allocating flavours is w.Base().
 func New(flavor Flavor, base unsafe.Pointer, size, dispUnit int64, info *core.Info, c *core.Comm) (*Win, error) {
+	return newWindow(flavor, base, size, dispUnit, info, c, false)
+}
+
+// NewNotify is New for MPIX_Win_create_notify and MPIX_Win_allocate_notify: a window
+// with notification ids (notify.go).
+func NewNotify(flavor Flavor, base unsafe.Pointer, size, dispUnit int64, info *core.Info, c *core.Comm) (*Win, error) {
+	return newWindow(flavor, base, size, dispUnit, info, c, true)
+}
+
+func newWindow(flavor Flavor, base unsafe.Pointer, size, dispUnit int64, info *core.Info, c *core.Comm, notify bool) (*Win, error) {
 	switch {
 	case c.IsInter():
 		return nil, core.Errorf(core.ErrComm, "windows need an intracommunicator")
@@ -43,6 +54,10 @@ func New(flavor Flavor, base unsafe.Pointer, size, dispUnit int64, info *core.In
 		w.size = 0
 	}
 	w.created = parseInfo(info, flavor)
+	if notify {
+		w.notifyIDs = notifyIDs(info)
+		w.consumed = make([]atomic.Uint32, w.notifyIDs)
+	}
 	var err error
 	if _, err = core.Dup(core.Blocking, c, nil, false, func(nc *core.Comm) error { w.comm = nc; return nil }); err != nil {
 		return nil, err

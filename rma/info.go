@@ -148,6 +148,9 @@ func (w *Win) Info() *core.Info {
 	in.Set("mpi_win_scope", sc)
 	in.Set("mpi_win_order", boolString(wi.ordered))
 	in.Set("mpi_assert_accumulate_intrinsic", boolString(wi.intrinsic))
+	if w.notifyIDs > 0 {
+		in.Set("mpix_win_notify_ids", strconv.Itoa(w.notifyIDs))
+	}
 	return in
 }
 

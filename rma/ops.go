@@ -164,20 +164,27 @@ func (w *Win) remote(p path, rq Req, req *core.Request, err error) (*core.Reques
 }
 
 // Put is MPI_Put (MPI_Rput with LocalReq, MPIX_Rrput with RemoteReq).
-func (w *Win) Put(o Buf, t Target, rq Req) (*core.Request, error) {
+func (w *Win) Put(o Buf, t Target, rq Req) (*core.Request, error) { return w.put(o, t, rq, -1) }
+
+// put is Put, adding an arrival for notification id at the target (notify.go) when id
+// is not negative.
+func (w *Win) put(o Buf, t Target, rq Req, id int) (*core.Request, error) {
 	var rb [8]run
 	p, runs, at, err := w.prepare(o, t, rq, "MPI_Put", "MPI_Rput", rb[:])
 	if p.tg == nil || err != nil {
 		return w.done(rq != NoReq && err == nil), err
 	}
 	if p.tg.how == reachAM {
-		if !w.viaAM(p, runs) {
+		if id < 0 && !w.viaAM(p, runs) {
 			return w.netPut(p, runs, o.packed(), rq != NoReq) // (a request waits: complete at the target)
 		}
 		if err := w.orderAM(p); err != nil {
 			return nil, err
 		}
 		req, err := w.amPut(p, runs, o.packed(), rq == LocalReq)
+		if err == nil && id >= 0 {
+			err = w.arrive(p, id, false)
+		}
 		return w.remote(p, rq, req, err)
 	}
 	if err := w.orderDirect(p); err != nil {
@@ -186,24 +193,36 @@ func (w *Win) Put(o Buf, t Target, rq Req) (*core.Request, error) {
 	if err := at.scatter(runs, o.packed()); err != nil {
 		return nil, err
 	}
+	if id >= 0 {
+		if err := w.arrive(p, id, true); err != nil {
+			return nil, err
+		}
+	}
 	return w.done(rq != NoReq), nil
 }
 
 // Get is MPI_Get (and MPI_Rget): its data has come from the target when it completes.
-func (w *Win) Get(o Buf, t Target, rq Req) (*core.Request, error) {
+func (w *Win) Get(o Buf, t Target, rq Req) (*core.Request, error) { return w.get(o, t, rq, -1) }
+
+// get is Get, with an arrival for notification id once the data has been read.
+func (w *Win) get(o Buf, t Target, rq Req, id int) (*core.Request, error) {
 	var rb [8]run
 	p, runs, at, err := w.prepare(o, t, rq, "MPI_Get", "MPI_Rget", rb[:])
 	if p.tg == nil || err != nil {
 		return w.done(rq != NoReq && err == nil), err
 	}
 	if p.tg.how == reachAM {
-		if !w.viaAM(p, runs) {
+		if id < 0 && !w.viaAM(p, runs) {
 			return w.netGet(p, runs, o, rq != NoReq)
 		}
 		if err := w.orderAM(p); err != nil {
 			return nil, err
 		}
-		return w.amGet(p, runs, o, rq != NoReq)
+		req, err := w.amGet(p, runs, o, rq != NoReq)
+		if err == nil && id >= 0 {
+			err = w.arrive(p, id, false)
+		}
+		return req, err
 	}
 	if err := w.orderDirect(p); err != nil {
 		return nil, err
@@ -213,6 +232,11 @@ func (w *Win) Get(o Buf, t Target, rq Req) (*core.Request, error) {
 		return nil, err
 	}
 	finish()
+	if id >= 0 {
+		if err := w.arrive(p, id, true); err != nil {
+			return nil, err
+		}
+	}
 	return w.done(rq != NoReq), nil
 }
 

@@ -22,8 +22,12 @@ import (
 //	      MPI_Win_post calls of that rank naming this process as an origin
 //	12288 completes: uint32 per window rank, counting that rank's MPI_Win_complete
 //	      calls naming this process as a target
+//	16384 notifications: uint32 per notification id (maxNotifyIDs), counting the
+//	      arrivals of notifying operations on this process's memory (notify.go)
 const (
-	stateSize     = 16384
+	stateSize     = 20480
+	offNotify     = 16384
+	maxNotifyIDs  = 1024
 	regionsEnd    = 8192
 	offPosts      = 8192
 	offCompletes  = 12288
@@ -171,4 +175,9 @@ func regionOf(rs []region, addr, n uint64) int {
 // rank r in this state page.
 func (s state) pscwCounter(off uintptr, r int) *atomic.Uint32 {
 	return (*atomic.Uint32)(unsafe.Add(s.p, off+4*uintptr(r)))
+}
+
+// notifyCounter is the arrivals counter of notification id.
+func (s state) notifyCounter(id int) *atomic.Uint32 {
+	return (*atomic.Uint32)(unsafe.Add(s.p, offNotify+4*uintptr(id)))
 }

@@ -124,6 +124,12 @@ type window struct {
 	handles, views int
 	mhs            map[uint64]*memhandle // dynamic: this process's memory handles, by id
 
+	// notifyIDs is the notification ids of a window from MPIX_Win_create_notify or
+	// MPIX_Win_allocate_notify (0: none); consumed counts the arrivals this process
+	// took of each (notify.go).
+	notifyIDs int
+	consumed  []atomic.Uint32
+
 	am amOrigin        // operations waiting for a target's answer (am.go)
 	cw *C.mpix_rma_win // the state C's fast paths read (cstate.go), nil if none
 }

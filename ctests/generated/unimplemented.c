@@ -36,24 +36,10 @@ int main(int argc, char **argv)
     MPI_Comm_create_errhandler(record, &eh);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
-    { int before = calls; (void)MPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
-    { int before = calls; (void)PMPIX_Get_notify((void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Get_notify", before); n++; }
     { int before = calls; (void)MPIX_Pbuf_prepare((MPI_Request)0); expect("MPIX_Pbuf_prepare", before); n++; }
     { int before = calls; (void)PMPIX_Pbuf_prepare((MPI_Request)0); expect("MPIX_Pbuf_prepare", before); n++; }
     { int before = calls; (void)MPIX_Pbuf_prepareall((int)0, (MPI_Request *)0); expect("MPIX_Pbuf_prepareall", before); n++; }
     { int before = calls; (void)PMPIX_Pbuf_prepareall((int)0, (MPI_Request *)0); expect("MPIX_Pbuf_prepareall", before); n++; }
-    { int before = calls; (void)MPIX_Put_notify((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Put_notify", before); n++; }
-    { int before = calls; (void)PMPIX_Put_notify((const void *)0, (int)0, (MPI_Datatype)0, (int)0, (MPI_Aint)0, (int)0, (MPI_Datatype)0, (MPI_Win)0, (int)0); expect("MPIX_Put_notify", before); n++; }
-    { int before = calls; (void)MPIX_Win_allocate_notify((MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (void *)0, (MPI_Win *)0); expect("MPIX_Win_allocate_notify", before); n++; }
-    { int before = calls; (void)PMPIX_Win_allocate_notify((MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (void *)0, (MPI_Win *)0); expect("MPIX_Win_allocate_notify", before); n++; }
-    { int before = calls; (void)MPIX_Win_create_notify((void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (MPI_Win *)0); expect("MPIX_Win_create_notify", before); n++; }
-    { int before = calls; (void)PMPIX_Win_create_notify((void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (MPI_Comm)0, (MPI_Win *)0); expect("MPIX_Win_create_notify", before); n++; }
-    { int before = calls; (void)MPIX_Win_iwait_notify((MPI_Win)0, (int)0, (MPI_Request *)0); expect("MPIX_Win_iwait_notify", before); n++; }
-    { int before = calls; (void)PMPIX_Win_iwait_notify((MPI_Win)0, (int)0, (MPI_Request *)0); expect("MPIX_Win_iwait_notify", before); n++; }
-    { int before = calls; (void)MPIX_Win_test_notify((MPI_Win)0, (int)0, (int *)0); expect("MPIX_Win_test_notify", before); n++; }
-    { int before = calls; (void)PMPIX_Win_test_notify((MPI_Win)0, (int)0, (int *)0); expect("MPIX_Win_test_notify", before); n++; }
-    { int before = calls; (void)MPIX_Win_wait_notify((MPI_Win)0, (int)0); expect("MPIX_Win_wait_notify", before); n++; }
-    { int before = calls; (void)PMPIX_Win_wait_notify((MPI_Win)0, (int)0); expect("MPIX_Win_wait_notify", before); n++; }
     { int before = calls; (void)MPI_Buffer_flush(); expect("MPI_Buffer_flush", before); n++; }
     { int before = calls; (void)PMPI_Buffer_flush(); expect("MPI_Buffer_flush", before); n++; }
     { int before = calls; (void)MPI_Buffer_iflush((MPI_Request *)0); expect("MPI_Buffer_iflush", before); n++; }
