@@ -110,15 +110,15 @@ type window struct {
 	reg      any      // this process's window memory, registered for one-sided access (net.go)
 	created  winInfo  // the info the window was made with (the keys that cannot change)
 
-	mu      sync.Mutex // epochs, locks held, regions, handles
-	ep      epochs
+	mu sync.Mutex // epochs, locks held, regions, handles
+	ep epochs
 	// The epochs as operations check them without the lock (publishEpochs): bit 0 of
 	// epochAll says a fence or lock_all covers every rank, bit 1 that lock_all is
 	// open; epochRank has each rank's epochLocked and epochStarted.
 	epochAll  atomic.Uint32
 	epochRank []atomic.Uint32
-	regions []region    // dynamic: attached regions and memory handles, as published in the state page
-	seen    [2][]uint32 // PSCW notices consumed, posts and completes, per rank (sync.go)
+	regions   []region    // dynamic: attached regions and memory handles, as published in the state page
+	seen      [2][]uint32 // PSCW notices consumed, posts and completes, per rank (sync.go)
 	// handles counts the collective handle and its duplicates still open; views the
 	// memory-handle windows made from it. The window goes when the last handle does.
 	handles, views int
