@@ -188,7 +188,7 @@ func (w *window) amPut(p path, runs []run, data []byte, wantReq bool) (*core.Req
 	err := w.chunks(tg, runs, 1, true, func(rs []run, off, n int64) error {
 		return w.sendMH(tg, amPut, 0, p.mh, off, 0, request(rs, 0, 0, data[off:off+n]))
 	})
-	w.am.pend.mark(p.by, w.rankOf(tg), false)
+	w.am.pend.mark(p.by, w.rankOf(tg), amKind)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (w *window) startFetch(tg *target, a *amOp, by uint64, wantReq bool, send f
 	}
 	id := w.am.add(a)
 	err := send(id)
-	w.am.pend.mark(by, w.rankOf(tg), false)
+	w.am.pend.mark(by, w.rankOf(tg), amKind)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (w *window) amAccumulate(p path, runs []run, in []byte, result Buf, opr *op
 		typeH = basic.Handle()
 	}
 	if result.Type == nil {
-		defer w.am.pend.mark(by, w.rankOf(tg), false)
+		defer w.am.pend.mark(by, w.rankOf(tg), amKind)
 		err := w.chunks(tg, runs, unit, opr.Kind() != op.NoOp, func(rs []run, off, n int64) error {
 			var d []byte
 			if in != nil {
@@ -294,9 +294,11 @@ func (w *window) flushTarget(rank int, sc scope) error {
 // amFlush once it has applied everything that came before it (messages between two
 // processes on one VCI arrive in order).
 func (w *window) flushAM(rank int, sc scope) error {
-	if !w.am.pend.take(sc, rank, false) {
+	n, all := w.am.pend.due(sc, rank, amKind)
+	if n == 0 {
 		return nil
 	}
+	defer w.am.pend.covered(sc, rank, amKind, n, all) // (failed ones too: reported once)
 	return w.ackAM(rank, nil)
 }
 

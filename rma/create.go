@@ -226,6 +226,7 @@ func (w *window) setup(userBase unsafe.Pointer) error {
 	w.mu.Lock()
 	w.publishEpochs() // none open yet; sizes what operations read
 	w.mu.Unlock()
+	w.am.pend.init(len(w.targets))
 	w.sharedOK = true
 	for r := range w.targets {
 		if w.targets[r].mem == nil && w.targets[r].size > 0 {

@@ -91,14 +91,10 @@ func exchangeKeys(c *core.Comm, cards []int64, mine []byte) ([][]byte, error) {
 	return keys, nil
 }
 
-// viaNet reports whether an operation over runs to tg goes through the transport: tg
-// published a key, and the runs are few or long.
-//
-// Not under MPI_THREAD_MULTIPLE: concurrent flushes of the transport's completions
-// from several threads still lose completions (rma_threads with MPIX_SHM=0 fails about
-// one run in three), so threaded programs keep to active messages for now.
+// viaNet reports whether an operation over runs to p's target goes through the
+// transport: the target published a key, and the runs are few or long.
 func (w *window) viaNet(p path, runs []run) bool {
-	if p.key == nil || core.ThreadLevel() == core.ThreadMultiple {
+	if p.key == nil {
 		return false
 	}
 	return len(runs) <= netRuns || totalLen(runs) >= netMinRun*int64(len(runs))
@@ -108,7 +104,7 @@ func (w *window) viaNet(p path, runs []run) bool {
 func (w *window) start(p path, write bool, runs []run, data []byte) error {
 	tg := p.tg
 	rank := w.rankOf(tg)
-	defer w.am.pend.mark(p.by, rank, true) // after posting, as pending.go says
+	defer w.am.pend.mark(p.by, rank, netKind) // after posting, as pending.go says
 	e := w.comm.Engine()
 	off := int64(0)
 	for _, x := range runs {
@@ -152,9 +148,11 @@ func (w *window) netGet(p path, runs []run, o Buf, wantReq bool) (*core.Request,
 // completes by peer, not by thread, so this waits for other threads' operations to
 // rank too (the path is single-threaded for now: viaNet).
 func (w *window) flushNet(rank int, sc scope) error {
-	if !w.am.pend.take(sc, rank, true) {
+	n, all := w.am.pend.due(sc, rank, netKind)
+	if n == 0 {
 		return nil
 	}
+	defer w.am.pend.covered(sc, rank, netKind, n, all) // (failed ones too: reported once)
 	if err := w.comm.Engine().FlushRemote(w.targets[rank].world); err != nil {
 		return core.Errorf(core.ErrOther, "a one-sided operation to rank %d failed: %v", rank, err)
 	}

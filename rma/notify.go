@@ -56,7 +56,7 @@ func (w *Win) arrive(p path, id int, direct bool) error {
 		return nil
 	}
 	err := w.send(p.tg, amNotify, 0, int64(id), 0, nil)
-	w.am.pend.mark(p.by, w.rankOf(p.tg), false) // a flush reports a bad id
+	w.am.pend.mark(p.by, w.rankOf(p.tg), amKind) // a flush reports a bad id
 	return err
 }
 

@@ -23,7 +23,7 @@ func (w *Win) orderAM(p path) error {
 		return nil
 	}
 	rank, sc := w.rankOf(p.tg), w.scope(p.by)
-	if w.am.pend.has(sc, rank, true) {
+	if w.am.pend.has(sc, rank, netKind) {
 		return w.flushNet(rank, sc)
 	}
 	return nil
@@ -36,7 +36,7 @@ func (w *Win) orderDirect(p path) error {
 		return nil // mapped and self targets never have anything outstanding
 	}
 	rank, sc := w.rankOf(p.tg), w.scope(p.by)
-	if w.am.pend.has(sc, rank, false) || w.am.pend.has(sc, rank, true) {
+	if w.am.pend.has(sc, rank, amKind) || w.am.pend.has(sc, rank, netKind) {
 		return w.flushTarget(rank, sc)
 	}
 	return nil
