@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+#include "bench_util.h" /* iterations, median, human */
 
 #define MAXSIZE (1 << 20)
 #define LAT_BUDGET 0.02 /* seconds of timed operations a latency row (see the header) */
@@ -143,27 +144,6 @@ static void batch(window *w, int op, int n, int bw, long k)
     }
 }
 
-/* iterations is the size's base count cut to what fits the budget at per seconds a
- * unit, and at least least. */
-static long iterations(long size, long base, double per, double budget, long least)
-{
-    long it = size <= 4096 ? base : base * 4096 / size;
-    if (per > 0 && budget / per < it)
-        it = (long)(budget / per);
-    return it < least ? least : it;
-}
-
-/* median sorts the n values of v and returns their median. */
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1], v[j - 1] = x;
-        }
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* chunks times the units of one row in CHUNKS parts; see the header. */
 #define CHUNKS 32
 typedef struct {
@@ -230,18 +210,6 @@ static double measure(window *w, int op, int n, int bw)
 
 /* next_size walks 8 B, 64 B, ... 256 KiB, then 1 MiB. */
 static long next_size(long size) { return size >= MAXSIZE ? MAXSIZE + 1 : size * 8 > MAXSIZE ? MAXSIZE : size * 8; }
-
-/* human writes a size as the summary shows sizes ("8 B", "4 KiB", "1 MiB"). */
-static const char *human(long size, char *out)
-{
-    if (size >= 1 << 20)
-        sprintf(out, "%ld MiB", size >> 20);
-    else if (size >= 1 << 10)
-        sprintf(out, "%ld KiB", size >> 10);
-    else
-        sprintf(out, "%ld B", size);
-    return out;
-}
 
 /* skip says whether this MPI cannot run op on this flavour (see the header). */
 static int skip(const char *flavour, int op)

@@ -67,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <mpi.h>
+#include "bench_util.h" /* iterations, median, human */
 
 #if defined(MPIX_EXTENSIONS_VERSION)
 #define HAVE_EXT 1 /* mpix: the extension procedures are declared (they may fail) */
@@ -86,25 +87,7 @@ static int rank, provided;
 static int nthreads_list[MAXTHREADS], nlist;
 static int batch_n = 64;
 
-/* ---- timing (as bench/rma.c) ---- */
-
-static long iterations(long size, long base, double per, double budget, long least)
-{
-    long it = size <= 4096 ? base : base * 4096 / size;
-    if (per > 0 && budget / per < it)
-        it = (long)(budget / per);
-    return it < least ? least : it;
-}
-
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1], v[j - 1] = x;
-        }
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+/* ---- timing (as bench/rma.c; iterations and median in bench_util.h) ---- */
 
 /* A unit of a row: run k units, return nothing; per-unit divisor given separately. */
 typedef void (*unit_fn)(void *ctx, long k);
@@ -162,15 +145,14 @@ static double row_single(unit_fn fn, void *ctx, long size, long base)
     return timed(fn, ctx, iters, 2 * LAT_BUDGET);
 }
 
-static const char *human(long size, char *out)
+/* row prints a result line and flushes it at once. */
+static void row(const char *fmt, ...)
 {
-    if (size >= 1 << 20)
-        sprintf(out, "%ld MiB", size >> 20);
-    else if (size >= 1 << 10)
-        sprintf(out, "%ld KiB", size >> 10);
-    else
-        sprintf(out, "%ld B", size);
-    return out;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    fflush(stdout);
+    va_end(ap);
 }
 
 /* note prints a "note ..." line (rank 0): bench/driver shows it under the table. */
@@ -377,11 +359,9 @@ static void scope_mode(void)
             int n = nthreads_list[i];
             if (!threads_ok(n))
                 continue;
-            printf("rmascope process %d %.3f\n", n, run_threads(win, U_FLUSH, n) * 1e6);
-            fflush(stdout);
+            row("rmascope process %d %.3f\n", n, run_threads(win, U_FLUSH, n) * 1e6);
             if (dup != MPI_WIN_NULL) {
-                printf("rmascope thread %d %.3f\n", n, run_threads(dup, U_FLUSH, n) * 1e6);
-                fflush(stdout);
+                row("rmascope thread %d %.3f\n", n, run_threads(dup, U_FLUSH, n) * 1e6);
             }
         }
         if (dup != MPI_WIN_NULL)
@@ -480,18 +460,14 @@ static void order_mode(void)
             int n = nthreads_list[i];
             if (!threads_ok(n))
                 continue;
-            printf("rmaorder put+flush %d %.3f\n", n, run_threads(win, U_FLUSH, n) * 1e6);
-            fflush(stdout);
+            row("rmaorder put+flush %d %.3f\n", n, run_threads(win, U_FLUSH, n) * 1e6);
             if (ord.use != MPI_WIN_NULL) {
-                printf("rmaorder ordered %d %.3f\n", n, run_threads(ord.use, U_BATCH, n) * 1e6);
-                fflush(stdout);
+                row("rmaorder ordered %d %.3f\n", n, run_threads(ord.use, U_BATCH, n) * 1e6);
             }
             if (ordt.use != MPI_WIN_NULL) {
-                printf("rmaorder ordered+thread %d %.3f\n", n, run_threads(ordt.use, U_BATCH, n) * 1e6);
-                fflush(stdout);
+                row("rmaorder ordered+thread %d %.3f\n", n, run_threads(ordt.use, U_BATCH, n) * 1e6);
             }
-            printf("rmaorder unordered %d %.3f\n", n, run_threads(win, U_BATCH, n) * 1e6);
-            fflush(stdout);
+            row("rmaorder unordered %d %.3f\n", n, run_threads(win, U_BATCH, n) * 1e6);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -531,8 +507,7 @@ static void sizes_rows(const char *flavour, wctx *c)
             char h[32];
             c->n = (int)size;
             double per = row_single(unit_putflush, c, size, 10000);
-            printf("rmawin %s %s %.3f\n", flavour, human(size, h), per * 1e6);
-            fflush(stdout);
+            row("rmawin %s %s %.3f\n", flavour, human(size, h), per * 1e6);
         }
         MPI_Win_unlock(1, c->lockwin);
     }
@@ -579,15 +554,27 @@ static void dynamic_rows(const char *flavour, int malloced, char *src)
     region_free(mem, malloced);
 }
 
-/* attach_rows: the target's MPI_Win_attach + MPI_Win_detach of 64 KiB (every library). */
+/* target_row: the target (rank 1) times fn on a 64 KiB MPI_Alloc_mem region and a
+ * dynamic window, and prints "rmawin WHAT US"; both ranks call it. */
 typedef struct {
     MPI_Win win;
     char *mem;
-} actx;
+} rctx;
 
+static void target_row(const char *what, unit_fn fn, MPI_Win win)
+{
+    if (rank == 1) {
+        rctx c = {win, region_alloc(0)};
+        row("rmawin %s %.3f\n", what, row_single(fn, &c, 8, 10000) * 1e6);
+        region_free(c.mem, 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* attach_row: the target's MPI_Win_attach + MPI_Win_detach of 64 KiB (every library). */
 static void unit_attach(void *p, long k)
 {
-    actx *c = p;
+    rctx *c = p;
     for (long i = 0; i < k; i++) {
         MPI_Win_attach(c->win, c->mem, MAXSIZE);
         MPI_Win_detach(c->win, c->mem);
@@ -596,17 +583,10 @@ static void unit_attach(void *p, long k)
 
 static void attach_row(void)
 {
-    actx c;
-    c.mem = region_alloc(0);
-    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &c.win);
-    if (rank == 1) {
-        double per = row_single(unit_attach, &c, 8, 10000);
-        printf("rmawin dynamic attach+detach 64 KiB %.3f\n", per * 1e6);
-        fflush(stdout);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_free(&c.win);
-    region_free(c.mem, 0);
+    MPI_Win win;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    target_row("dynamic attach+detach 64 KiB", unit_attach, win);
+    MPI_Win_free(&win);
 }
 
 #if HAVE_EXT
@@ -633,19 +613,15 @@ static void unit_mhwin(void *p, long k)
     }
 }
 
-typedef struct {
-    MPI_Win parent;
-    char *mem;
-} rctx;
-
+/* on c->win, the parent window */
 static void unit_register(void *p, long k)
 {
     rctx *c = p;
     for (long i = 0; i < k; i++) {
         MPIX_Memhandle mh;
         int sz;
-        MPIX_Memhandle_create(c->mem, MAXSIZE, MPI_INFO_NULL, c->parent, &mh, &sz);
-        MPIX_Memhandle_release(&mh, c->parent);
+        MPIX_Memhandle_create(c->mem, MAXSIZE, MPI_INFO_NULL, c->win, &mh, &sz);
+        MPIX_Memhandle_release(&mh, c->win);
     }
 }
 
@@ -707,21 +683,14 @@ static int memhandle_rows(const char *flavour, int malloced, char *src, int cost
         if (costs) {
             if (rank == 0) {
                 mctx m = {&mh, parent, MPI_WIN_NULL, src, 0};
-                printf("rmawin memhandle create+free %.3f\n", row_single(unit_mhwin, &m, 8, 10000) * 1e6);
+                row("rmawin memhandle create+free %.3f\n", row_single(unit_mhwin, &m, 8, 10000) * 1e6);
                 MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, parent);
                 m.put = 1;
-                printf("rmawin memhandle create+put+flush+free 8 B %.3f\n", row_single(unit_mhwin, &m, 8, 10000) * 1e6);
+                row("rmawin memhandle create+put+flush+free 8 B %.3f\n", row_single(unit_mhwin, &m, 8, 10000) * 1e6);
                 MPI_Win_unlock(1, parent);
-                fflush(stdout);
             }
             MPI_Barrier(MPI_COMM_WORLD);
-            if (rank == 1) {
-                rctx r = {parent, region_alloc(0)};
-                printf("rmawin memhandle register+release 64 KiB %.3f\n", row_single(unit_register, &r, 8, 10000) * 1e6);
-                fflush(stdout);
-                region_free(r.mem, 0);
-            }
-            MPI_Barrier(MPI_COMM_WORLD);
+            target_row("memhandle register+release 64 KiB", unit_register, parent);
         }
     }
     if (rank == 1 && mhsize > 0)

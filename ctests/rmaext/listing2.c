@@ -23,9 +23,18 @@
 static int rank, nproc, stress_iters = 100, listing_iters = 10;
 static long nchecks, nbytes;
 
-static int val(int src, int it, int i) { return (src * 1000 + it) * 4096 + i; }
-
-static MPI_Info order_info(void) { return rmaext_info(MPIX_INFO_WIN_ORDER, MPIX_INFO_TRUE, NULL); }
+/* open_ordered opens a zeroed window of kind with mpi_win_order=true, checks that
+ * MPI_Win_get_info reports it, and says whether the window is unified. */
+static int open_ordered(rma_win *w, int kind, MPI_Aint size, int disp_unit, const char *phase)
+{
+    char what[128];
+    MPI_Info info = rmaext_info(MPIX_INFO_WIN_ORDER, MPIX_INFO_TRUE, NULL);
+    rmaext_open_zeroed(w, kind, size, disp_unit, info);
+    CHECK_OK(MPI_Info_free(&info));
+    snprintf(what, sizeof what, "listing2 %s%s window", phase, rma_kind_name[kind]);
+    RMAEXT_CHECK_INFO(w->win, MPIX_INFO_WIN_ORDER, "true", what);
+    return rmaext_unified(w->win);
+}
 
 static void listing(int kind)
 {
@@ -33,46 +42,30 @@ static void listing(int kind)
     int target = (rank + 1) % nproc, source = (rank + nproc - 1) % nproc;
     int *buf = malloc(N * sizeof(int));
     char what[128];
-    MPI_Info info = order_info();
-    rma_open(&w, kind, OFF_DATA + N * sizeof(int), sizeof(int), info, MPI_COMM_WORLD);
-    CHECK_OK(MPI_Info_free(&info));
+    int unified = open_ordered(&w, kind, OFF_DATA + N * sizeof(int), sizeof(int), "");
     MPI_Win win = w.win;
-    snprintf(what, sizeof what, "listing2 %s window", rma_kind_name[kind]);
-    RMAEXT_CHECK_INFO(win, MPIX_INFO_WIN_ORDER, "true", what);
-    int unified = rmaext_unified(win);
-    rma_local_begin(&w);
-    memset(w.base, 0, w.size);
-    rma_local_end(&w);
-    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
 
     CHECK_OK(MPI_Win_lock_all(0, win));
     for (int it = 0; it < listing_iters; it++) {
         snprintf(what, sizeof what, "listing2 %s: rank %d iteration %d", rma_kind_name[kind], rank, it);
         for (int i = 0; i < N; i++)
-            buf[i] = val(rank, it, i);
+            buf[i] = rmaext_val(rank, it, i);
 
         /* ---- [RMA] Listing 2 ---- */
-        int flag, one = 1;
+        /* (its loop "do { do_useful_work(); MPI_Test(...); } while (!flag)" is
+         * rmaext_test_loop) */
+        int one = 1;
         MPI_Request req;
         CHECK_OK(MPI_Put(buf, N, MPI_INT, target, rma_disp(&w, target, OFF_DATA), N, MPI_INT, win));
         /* Signal that the data has been written by
          * incrementing a counter at the target */
         CHECK_OK(MPI_Raccumulate(&one, 1, MPI_INT, target, rma_disp(&w, target, OFF_COUNTER), 1, MPI_INT, MPI_SUM,
                                  win, &req));
-        do {
-            do_useful_work();
-            CHECK_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
-        } while (!flag);
+        rmaext_test_loop(&req);
         /* ---- end of Listing 2 ---- */
 
-        rmaext_wait_counter(&w, OFF_COUNTER, it + 1, unified && (it % 2 == 1), 60, what);
-        CHECK_OK(MPI_Win_sync(win));
-        const int *data = (const int *)(w.base + OFF_DATA);
-        for (int i = 0; i < N; i++)
-            CHECK(data[i] == val(source, it, i),
-                  "%s: with mpi_win_order=true the signal arrived before the data: data[%d] is %d, want %d (from "
-                  "rank %d)",
-                  what, i, data[i], val(source, it, i), source);
+        rmaext_wait_data(&w, OFF_COUNTER, it + 1, unified && (it % 2 == 1), OFF_DATA, N, source, it, what,
+                         "with mpi_win_order=true the signal arrived before the data");
         nchecks++;
         CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     }
@@ -102,17 +95,8 @@ static void stress(int kind)
     unsigned char *buf = malloc(MAXS);
     MPI_Request *reqs = malloc(nproc * sizeof(MPI_Request));
     int one = 1;
-    MPI_Info info = order_info();
-    rma_open(&w, kind, off_slot(nproc), 1, info, MPI_COMM_WORLD);
-    CHECK_OK(MPI_Info_free(&info));
+    int unified = open_ordered(&w, kind, off_slot(nproc), 1, "stress ");
     MPI_Win win = w.win;
-    snprintf(what, sizeof what, "listing2 stress %s window", rma_kind_name[kind]);
-    RMAEXT_CHECK_INFO(win, MPIX_INFO_WIN_ORDER, "true", what);
-    int unified = rmaext_unified(win);
-    rma_local_begin(&w);
-    memset(w.base, 0, w.size);
-    rma_local_end(&w);
-    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
 
     CHECK_OK(MPI_Win_lock_all(0, win));
     for (int it = 0; it < stress_iters; it++) {
@@ -158,21 +142,15 @@ static void stress(int kind)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    CHECK(nproc >= 2, "needs at least 2 processes");
-    if (argc > 1)
-        stress_iters = atoi(argv[1]);
+    rmaext_start(&argc, &argv, &rank, &nproc);
+    stress_iters = rmaext_arg(argc, argv, stress_iters);
     rmaext_init();
     double t0 = MPI_Wtime();
     for (int k = 0; k < RMA_NKINDS; k++)
         listing(k);
     for (int k = 0; k < RMA_NKINDS; k++)
         stress(k);
-    long total, bytes;
-    MPI_Reduce(&nchecks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&nbytes, &bytes, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long total = rmaext_total(nchecks), bytes = rmaext_total(nbytes);
     if (rank == 0)
         printf("listing2: np %d, %d window kinds with mpi_win_order=true: %ld signals checked, %ld bytes, the signal "
                "never arrived before the data (%.2f s): PASS\n",

@@ -32,21 +32,11 @@
 static int rank, nproc, iters = 20;
 static long nchecks;
 
-static int val(int src, int it, int i) { return (src * 1000 + it) * 65536 + i; }
 static MPI_Aint off_slot(int it) { return OFF_DATA + (MPI_Aint)(it % 2) * MAXN * sizeof(int); }
 static int count_of(int it)
 {
     static const int counts[] = {1, 1000, MAXN, 7, 4096, 16383};
     return counts[it % 6];
-}
-
-static void wait_test(MPI_Request *req)
-{
-    int flag;
-    do {
-        do_useful_work();
-        CHECK_OK(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
-    } while (!flag);
 }
 
 static void listing(rma_win *w, int *buf)
@@ -56,7 +46,7 @@ static void listing(rma_win *w, int *buf)
     for (int it = 0; it < iters; it++) {
         int n = count_of(it);
         for (int i = 0; i < n; i++)
-            buf[i] = val(rank, it, i);
+            buf[i] = rmaext_val(rank, it, i);
 
         /* ---- [RMA] Listing 6 ---- */
         int another_variable = it + rank, sum;
@@ -65,7 +55,7 @@ static void listing(rma_win *w, int *buf)
             CHECK_OK(MPIX_Rrput(buf, n, MPI_INT, target, rma_disp(w, target, off_slot(it)), n, MPI_INT, win, &req));
         else
             CHECK_OK(MPI_Rrput(buf, n, MPI_INT, target, rma_disp(w, target, off_slot(it)), n, MPI_INT, win, &req));
-        wait_test(&req);
+        rmaext_test_loop(&req);
         /* A call to MPI_Win_flush would be required if MPI_Rput was used */
         CHECK_OK(MPI_Allreduce(&another_variable, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         /* ---- end of Listing 6 ---- */
@@ -75,21 +65,21 @@ static void listing(rma_win *w, int *buf)
         const int *data = (const int *)(w->base + off_slot(it));
         int nn = count_of(it);
         for (int i = 0; i < nn; i++)
-            CHECK(data[i] == val(source, it, i),
+            CHECK(data[i] == rmaext_val(source, it, i),
                   "listing6 %s: rank %d iteration %d: after %s completed and MPI_Allreduce, data[%d] of %d is %d, "
                   "want %d (no flush: the request's completion is remote completion)",
                   rma_kind_name[w->kind], rank, it, it % 2 == 0 ? "MPIX_Rrput" : "MPI_Rrput", i, nn, data[i],
-                  val(source, it, i));
+                  rmaext_val(source, it, i));
         nchecks++;
     }
     /* MPIX_Rrget reads back what the last MPIX_Rrput wrote */
     int last = iters - 1, n = count_of(last);
     MPI_Request req;
     CHECK_OK(MPIX_Rrget(buf, n, MPI_INT, target, rma_disp(w, target, off_slot(last)), n, MPI_INT, win, &req));
-    wait_test(&req);
+    rmaext_test_loop(&req);
     for (int i = 0; i < n; i++)
-        CHECK(buf[i] == val(rank, last, i), "listing6 %s: MPIX_Rrget read %d at %d, want %d", rma_kind_name[w->kind],
-              buf[i], i, val(rank, last, i));
+        CHECK(buf[i] == rmaext_val(rank, last, i), "listing6 %s: MPIX_Rrget read %d at %d, want %d",
+              rma_kind_name[w->kind], buf[i], i, rmaext_val(rank, last, i));
     nchecks++;
 }
 
@@ -132,10 +122,10 @@ static void rrget_accumulate(rma_win *w)
         mine[2 * i] = mine[2 * i + 1] = -1;
         CHECK_OK(MPIX_Rrget_accumulate(&one, 1, MPI_INT64_T, &mine[2 * i], 1, MPI_INT64_T, 0,
                                        rma_disp(w, 0, OFF_TICKET), 1, MPI_INT64_T, MPI_SUM, win, &req));
-        wait_test(&req);
+        rmaext_test_loop(&req);
         CHECK_OK(MPI_Rrget_accumulate(&one, 1, MPI_INT64_T, &mine[2 * i + 1], 1, MPI_INT64_T, 0,
                                       rma_disp(w, 0, OFF_TICKET), 1, MPI_INT64_T, MPI_SUM, win, &req));
-        wait_test(&req);
+        rmaext_test_loop(&req);
         CHECK(mine[2 * i + 1] > mine[2 * i] && mine[2 * i] >= 0,
               "listing6 %s: rank %d took %lld then %lld from the counter", rma_kind_name[w->kind], rank,
               (long long)mine[2 * i], (long long)mine[2 * i + 1]);
@@ -160,7 +150,7 @@ static void rrget_accumulate(rma_win *w)
     int64_t seen = -1;
     CHECK_OK(MPIX_Rrget_accumulate(&one, 1, MPI_INT64_T, &seen, 1, MPI_INT64_T, 0, rma_disp(w, 0, OFF_TICKET), 1,
                                    MPI_INT64_T, MPI_NO_OP, win, &req));
-    wait_test(&req);
+    rmaext_test_loop(&req);
     CHECK(seen == total, "listing6 %s: MPIX_Rrget_accumulate(MPI_NO_OP) read %lld, want %lld", rma_kind_name[w->kind],
           (long long)seen, (long long)total);
     /* MPI_REPLACE on one's own word at the next rank returns the old value */
@@ -168,11 +158,11 @@ static void rrget_accumulate(rma_win *w)
     int64_t first = 100 + rank, second = 200 + rank, old = -1;
     CHECK_OK(MPI_Rrget_accumulate(&first, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, t, rma_disp(w, t, OFF_REPL), 1,
                                   MPI_INT64_T, MPI_REPLACE, win, &req));
-    wait_test(&req);
+    rmaext_test_loop(&req);
     CHECK(old == 0, "listing6 %s: MPI_REPLACE returned %lld, want 0", rma_kind_name[w->kind], (long long)old);
     CHECK_OK(MPIX_Rrget_accumulate(&second, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, t, rma_disp(w, t, OFF_REPL), 1,
                                    MPI_INT64_T, MPI_REPLACE, win, &req));
-    wait_test(&req);
+    rmaext_test_loop(&req);
     CHECK(old == first, "listing6 %s: MPI_REPLACE returned %lld, want %lld", rma_kind_name[w->kind], (long long)old,
           (long long)first);
     int x = 0, y;
@@ -211,12 +201,8 @@ static void run(int kind)
 {
     rma_win w;
     int *buf = malloc(MAXN * sizeof(int));
-    rma_open(&w, kind, OFF_DATA + 2 * MAXN * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD);
+    rmaext_open_zeroed(&w, kind, OFF_DATA + 2 * MAXN * sizeof(int), sizeof(int), MPI_INFO_NULL);
     CHECK_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
-    rma_local_begin(&w);
-    memset(w.base, 0, w.size);
-    rma_local_end(&w);
-    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     no_epoch(&w);
     CHECK_OK(MPI_Win_lock_all(0, w.win));
     listing(&w, buf);
@@ -229,19 +215,14 @@ static void run(int kind)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    CHECK(nproc >= 2, "needs at least 2 processes");
-    if (argc > 1)
-        iters = atoi(argv[1]);
+    rmaext_start(&argc, &argv, &rank, &nproc);
+    iters = rmaext_arg(argc, argv, iters);
     CHECK(iters >= 1, "needs at least 1 iteration");
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     double t0 = MPI_Wtime();
     for (int k = 0; k < RMA_NKINDS; k++)
         run(k);
-    long total;
-    MPI_Reduce(&nchecks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long total = rmaext_total(nchecks);
     if (rank == 0)
         printf("listing6: np %d, %d window kinds: Rrput + MPI_Allreduce with no flush, Rraccumulate, "
                "Rrget_accumulate, Rrget: %ld checks passed (%.2f s): PASS\n",

@@ -120,19 +120,12 @@ static void range_errors(const void *h, int a, MPI_Win parent, MPI_Aint size, in
 static void process_b(int a, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
 {
     MPIX_Memhandle h, hrel, htrunc, hstale, bad;
-    int hs, hsrel, cls;
-    MPI_Status st;
+    int cls;
     char what[128];
-    memset(&h, 0, sizeof h);
-    memset(&hrel, 0, sizeof hrel);
-    memset(&htrunc, 0, sizeof htrunc);
-    memset(&hstale, 0, sizeof hstale);
-    CHECK_OK(MPI_Recv(h.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, &st));
-    CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &hs));
-    CHECK_OK(MPI_Recv(hrel.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, &st));
-    CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &hsrel));
-    CHECK_OK(MPI_Recv(htrunc.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    CHECK_OK(MPI_Recv(hstale.bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, a, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    int hs = rmaext_recv_handle(&h, a, TAG);
+    rmaext_recv_handle(&hrel, a, TAG);
+    rmaext_recv_handle(&htrunc, a, TAG);
+    rmaext_recv_handle(&hstale, a, TAG);
     CHECK(hs > 8 && hs <= MPIX_MAX_MEMHANDLE_SIZE, "the handle has %d bytes", hs);
 
     /* forged: random bytes, all zero, all 0xff */
@@ -279,10 +272,7 @@ static void process_a(int b, MPI_Win parent, MPI_Win parent2, MPI_Win allocwin)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    CHECK(nproc >= 2, "needs at least 2 processes");
+    rmaext_start(&argc, &argv, &rank, &nproc);
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     MPI_Win parent, parent2, allocwin;
@@ -301,8 +291,7 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Win_free(&allocwin));
     CHECK_OK(MPI_Win_free(&parent2));
     CHECK_OK(MPI_Win_free(&parent));
-    long total;
-    MPI_Reduce(&nchecks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long total = rmaext_total(nchecks);
     if (rank == 0)
         printf("memhandle_errors: np %d, %ld checks passed, the exposed memory untouched: PASS\n", nproc, total);
     CHECK_OK(MPI_Finalize());

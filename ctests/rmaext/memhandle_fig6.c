@@ -115,14 +115,7 @@ static void process_a(MPI_Win parent, int b)
 static void process_b(MPI_Win parent, int a)
 {
     MPIX_Memhandle h1, h2;
-    MPI_Status st;
-    int hs1, hs2;
-    memset(&h1, 0, sizeof h1);
-    memset(&h2, 0, sizeof h2);
-    CHECK_OK(MPI_Recv(h1.bytes, MPI_MAX_MEMORY_HANDLE_SIZE, MPI_BYTE, a, TAG_HANDLE, MPI_COMM_WORLD, &st));
-    CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &hs1));
-    CHECK_OK(MPI_Recv(h2.bytes, MPI_MAX_MEMORY_HANDLE_SIZE, MPI_BYTE, a, TAG_HANDLE, MPI_COMM_WORLD, &st));
-    CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &hs2));
+    int hs1 = rmaext_recv_handle(&h1, a, TAG_HANDLE), hs2 = rmaext_recv_handle(&h2, a, TAG_HANDLE);
     CHECK(hs1 > 0 && hs2 > 0, "received handles of %d and %d bytes", hs1, hs2);
 
     /* creation is local and cheap: make and free windows from one handle */
@@ -191,10 +184,7 @@ static void process_b(MPI_Win parent, int a)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    CHECK(nproc >= 2, "needs at least 2 processes");
+    rmaext_start(&argc, &argv, &rank, &nproc);
     double t0 = MPI_Wtime();
 
     /* ---- Figure 6: the parent window, collective over the group ---- */
@@ -207,8 +197,7 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     CHECK_OK(MPI_Win_free(&parent));
 
-    long total;
-    MPI_Reduce(&nchecks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long total = rmaext_total(nchecks);
     if (rank == 0)
         printf("memhandle_fig6: np %d, %d pairs: handles of MPI_Alloc_mem and malloc'd memory sent with MPI_Send, "
                "windows from them under a shared lock on the parent: %ld checks passed (%.2f s): PASS\n",

@@ -1,7 +1,9 @@
 /* Helpers shared by the tests of the RMA paper's extensions ([RMA] Schuchart et al.,
  * "Quo Vadis MPI RMA?", EuroMPI'21; declared in include/mpix.h section 3): info
- * objects, reading a window's info, polling a signal counter at the target, and
- * deciding whether the ranks reach each other through shared memory.
+ * objects, reading a window's info, polling a signal counter at the target,
+ * deciding whether the ranks reach each other through shared memory, and what the
+ * programs share besides: their start and totals, zeroed windows, the listings' MPI_Test
+ * loop and target-side check, receiving a memory handle.
  *
  * The window kinds of ctests/rma/rma_util.h (every flavour, user memory from malloc
  * and from MPI_Alloc_mem) are reused. */
@@ -155,6 +157,70 @@ static inline int rmaext_shm_on(void)
     return v == NULL || strcmp(v, "0") != 0;
 }
 
+/* rmaext_start: MPI_Init, then this process's rank and the number of processes, which
+ * must be at least 2 (the programs' common start). */
+static inline void rmaext_start(int *argc, char ***argv, int *rank, int *nproc)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nproc);
+    CHECK(*nproc >= 2, "needs at least 2 processes");
+}
+
+/* rmaext_arg: the program's first argument as a number, or def without one. */
+static inline int rmaext_arg(int argc, char **argv, int def) { return argc > 1 ? atoi(argv[1]) : def; }
+
+/* rmaext_total: the sum of n over MPI_COMM_WORLD, at rank 0 (for the PASS line). */
+static inline long rmaext_total(long n)
+{
+    long total = 0;
+    MPI_Reduce(&n, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    return total;
+}
+
+/* rmaext_open_zeroed: rma_open, then this process's part of the window zeroed, and a
+ * barrier so that no process writes to a part not zeroed yet. */
+static inline void rmaext_open_zeroed(rma_win *w, int kind, MPI_Aint size, int disp_unit, MPI_Info info)
+{
+    rma_open(w, kind, size, disp_unit, info, MPI_COMM_WORLD);
+    rma_local_begin(w);
+    memset(w->base, 0, w->size);
+    rma_local_end(w);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* rmaext_val: int i of the data that rank src writes in iteration it (distinct for
+ * i < 65536). */
+static inline int rmaext_val(int src, int it, int i) { return (src * 1000 + it) * 65536 + i; }
+
+/* rmaext_wait_data: the target's side of Listings 1 and 2: waits until the signal
+ * counter at byte off_counter reaches want, then the n ints at byte off_data must be
+ * rmaext_val(source, it, i); why says what a wrong int means. */
+static inline void rmaext_wait_data(const rma_win *w, MPI_Aint off_counter, int want, int use_load, MPI_Aint off_data,
+                                    int n, int source, int it, const char *what, const char *why)
+{
+    rmaext_wait_counter(w, off_counter, want, use_load, 60, what);
+    CHECK_OK(MPI_Win_sync(w->win));
+    const int *data = (const int *)(w->base + off_data);
+    for (int i = 0; i < n; i++)
+        CHECK(data[i] == rmaext_val(source, it, i), "%s: %s: data[%d] is %d, want %d (from rank %d)", what, why, i,
+              data[i], rmaext_val(source, it, i), source);
+}
+
+#ifdef MPIX_MAX_MEMHANDLE_SIZE
+/* rmaext_recv_handle: receives a memory handle's bytes from rank src into h (the rest
+ * zeroed) and returns how many bytes came. */
+static inline int rmaext_recv_handle(MPIX_Memhandle *h, int src, int tag)
+{
+    MPI_Status st;
+    int n;
+    memset(h, 0, sizeof *h);
+    CHECK_OK(MPI_Recv(h->bytes, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, src, tag, MPI_COMM_WORLD, &st));
+    CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &n));
+    return n;
+}
+#endif
+
 /* useful work between tests of a request, as in the paper's listings */
 static volatile double rmaext_sink;
 static inline void do_useful_work(void)
@@ -163,5 +229,19 @@ static inline void do_useful_work(void)
     for (int i = 0; i < 200; i++)
         x = x * 0.999 + i;
     rmaext_sink = x;
+}
+
+/* rmaext_test_loop: the listings' MPI_Test loop: useful work until req completes;
+ * returns the rounds of work done. */
+static inline long rmaext_test_loop(MPI_Request *req)
+{
+    int flag;
+    long rounds = 0;
+    do {
+        do_useful_work();
+        rounds++;
+        CHECK_OK(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
+    } while (!flag);
+    return rounds;
 }
 #endif

@@ -89,8 +89,7 @@ int main(int argc, char **argv)
     CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread provided %d, want MPI_THREAD_MULTIPLE", provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    if (argc > 1)
-        iters = atoi(argv[1]);
+    iters = rmaext_arg(argc, argv, iters);
     double t0 = MPI_Wtime();
 
     MPI_Win parent;
@@ -135,8 +134,7 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Win_free(&dupwin));
     CHECK_OK(MPI_Win_free(&parent));
 
-    long total;
-    MPI_Reduce(&nchecks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long total = rmaext_total(nchecks);
     if (rank == 0)
         printf("thread_scope: np %d x %d threads, %d iterations through a mpi_win_scope=thread duplicate: %ld checks "
                "passed (%.2f s): PASS\n",

@@ -310,10 +310,7 @@ static void test_parent_freed(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    CHECK(nproc >= 2, "needs at least 2 processes");
+    rmaext_start(&argc, &argv, &rank, &nproc);
     CHECK(OFF_EPOCH + 4 * nproc <= OFF_FENCE && OFF_FENCE + 4 * nproc <= OFF_FENCE2 && OFF_AFTER + 4 * nproc <= SIZE, "too many processes");
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CHECK_OK(MPI_Win_allocate(SIZE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &parent));
@@ -331,8 +328,7 @@ int main(int argc, char **argv)
     test_intrinsic();
     test_parent_freed();
 
-    long total;
-    MPI_Reduce(&nchecks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long total = rmaext_total(nchecks);
     if (rank == 0)
         printf("win_dup: np %d, %ld checks passed: PASS\n", nproc, total);
     CHECK_OK(MPI_Finalize());
