@@ -2,6 +2,8 @@ package core
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -28,6 +30,8 @@ type Engine struct {
 	self  int                  // this process's world rank
 	route []transport.Endpoint // endpoint per world rank
 	eps   []transport.Endpoint // distinct endpoints, polled in order
+	// failers are the endpoints that can break for good, checked in every progress.
+	failers []transport.Failer
 
 	posted     []*Request    // receives waiting for a message, in posting order
 	unexpected []*unexpected // messages waiting for a receive, in arrival order
@@ -106,6 +110,9 @@ func newEngine(v *vci.VCI, self int, route []transport.Endpoint, spinLimit int) 
 		if ep != nil && !seen[ep] {
 			seen[ep] = true
 			e.eps = append(e.eps, ep)
+			if f, ok := ep.(transport.Failer); ok {
+				e.failers = append(e.failers, f)
+			}
 		}
 	}
 	e.deliverFn = e.deliver
@@ -607,7 +614,20 @@ func (e *Engine) progress() int {
 	}
 	e.drainOutbox()
 	runWatches()
+	for _, f := range e.failers {
+		if err := f.Err(); err != nil {
+			transportLost(e.self, err)
+		}
+	}
 	return n
+}
+
+// transportLost ends the job when a transport broke: what it was carrying, and every
+// answer a wait expects from the peers it reached, will never arrive.
+func transportLost(self int, err error) {
+	reason := fmt.Sprintf("rank %d lost its connection to other processes (%v)", self, err)
+	fmt.Fprintf(os.Stderr, "mpix: %s: ending the job\n", reason)
+	AbortWith(1, reason)
 }
 
 // Progress makes one round of progress.

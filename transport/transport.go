@@ -133,6 +133,14 @@ type RemoteMemory interface {
 	ReadRemote(peer int, key []byte, addr uint64, dst []byte) error
 }
 
+// Failer is an Endpoint that can break for good (a connection a provider dropped, a
+// completion in error): Err reports it, cheaply, from the engine's progress (under
+// the VCI's lock). The engine then ends the job: a message that will never be
+// delivered would otherwise leave every wait for its answer hanging.
+type Failer interface {
+	Err() error
+}
+
 // Endpoint is one transport context.
 type Endpoint interface {
 	// Send transmits h and payload to the process with world rank dst. It is done with
