@@ -47,6 +47,9 @@ const (
 	amFailed // an operation failed at the target: Offset is the error class
 	// requests, unanswered
 	amNotify // an arrival for notification id Offset (notify.go)
+	// a request and its answer: a dynamic window's registered region (dynnet.go)
+	amKeys
+	amKeysAnswer
 )
 
 const (
@@ -409,7 +412,7 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 	}
 	w := v.(*window)
 	switch h.Tag {
-	case amData, amFlushed, amLocked, amFailed:
+	case amData, amFlushed, amLocked, amFailed, amKeysAnswer:
 		w.answer(h, payload)
 		return
 	}
@@ -438,6 +441,14 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 		return
 	case amUnlock:
 		w.own.unlock(h.Flags&flagExclusive != 0)
+		return
+	case amKeys:
+		runs, _, _, _, ok := parseRequest(payload)
+		if !ok || len(runs) != 1 {
+			reply(amFailed, 0, core.ErrOther, nil)
+			return
+		}
+		reply(amKeysAnswer, 0, 0, w.keyAnswer(runs[0].addr, runs[0].n))
 		return
 	case amNotify:
 		if h.Offset < 0 || h.Offset >= int64(w.notifyIDs) {
@@ -597,6 +608,8 @@ func (w *window) answer(h *transport.Header, payload []byte) {
 		a.granted, finished = h.Flags&flagGranted != 0, true
 	case amFailed:
 		a.err, finished = int(h.Offset), true
+	case amKeysAnswer:
+		a.raw, finished = append([]byte(nil), payload...), true
 	}
 	if !finished {
 		return

@@ -219,7 +219,11 @@ func (w *window) setup(userBase unsafe.Pointer) error {
 			t.how = reachAM
 		}
 		if t.how == reachAM && keys[r] != nil && card[cardVCI] == int64(c.Engine().Index()) && c.Engine().RemoteTo(t.world) {
-			t.rkey = keys[r]
+			if w.flavor == FlavorDynamic {
+				t.stateKey, t.stateAddr, t.dyn = keys[r], uint64(card[cardState]), &keyCache{}
+			} else {
+				t.rkey = keys[r]
+			}
 		}
 	}
 	w.self = &w.targets[me]
@@ -426,6 +430,7 @@ func (w *window) release() {
 		w.comm.Engine().Unserve()
 		w.served = false
 	}
+	w.deregisterRegions()
 	w.deregister()
 	if w.comm != nil {
 		byContext.Delete(w.comm.ContextID)

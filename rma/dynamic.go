@@ -18,8 +18,28 @@ func (w *window) Attach(base unsafe.Pointer, size int64) error {
 	if base == nil && size > 0 {
 		return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: %d bytes at NULL", size)
 	}
+	if err := w.attach(base, size); err != nil {
+		return err
+	}
+	return nil
+}
+
+// attach publishes the region, registered for the transport first (dynnet.go; the
+// engine's progress never takes w.mu, so taking the engine's lock under it is safe).
+func (w *window) attach(base unsafe.Pointer, size int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.checkAttach(base, size); err != nil {
+		return err
+	}
+	w.registerRegion(base, size)
+	w.regions = append(w.regions, regionAt(base, size, 0))
+	w.own.setRegions(w.regions)
+	return nil
+}
+
+// checkAttach checks that the region may be attached (under w.mu).
+func (w *window) checkAttach(base unsafe.Pointer, size int64) error {
 	if len(w.regions) >= maxRegions {
 		return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: a dynamic window takes at most %d regions and memory handles", maxRegions)
 	}
@@ -29,8 +49,6 @@ func (w *window) Attach(base unsafe.Pointer, size int64) error {
 			return core.Errorf(core.ErrRMAAttach, "MPI_Win_attach: [%#x, +%d) overlaps a region already attached", b, size)
 		}
 	}
-	w.regions = append(w.regions, regionAt(base, size, 0))
-	w.own.setRegions(w.regions)
 	return nil
 }
 
@@ -50,14 +68,16 @@ func (w *window) Detach(base unsafe.Pointer) error {
 		return core.Errorf(core.ErrRMAFlavor, "MPI_Win_detach needs a window from MPI_Win_create_dynamic")
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	b := uint64(uintptr(base))
 	for i, r := range w.regions {
 		if r.base == b && r.id == 0 {
 			w.regions = append(w.regions[:i], w.regions[i+1:]...)
 			w.own.setRegions(w.regions)
+			w.mu.Unlock()
+			w.deregisterRegion(b) // once origins see the table change
 			return nil
 		}
 	}
+	w.mu.Unlock()
 	return core.Errorf(core.ErrRMAAttach, "MPI_Win_detach: no region attached at %p", base)
 }

@@ -11,8 +11,9 @@ import (
 // (reachAM): another node, or every peer under MPIX_SHM=0.
 //
 // At creation each process whose memory peers reach through their engines registers
-// its window memory (created, allocated and shared windows; not dynamic ones, which
-// stay on active messages) with its window engine's endpoint, and publishes the key:
+// its window memory (created, allocated and shared windows; a dynamic window's state
+// page, and its regions at attach: dynnet.go) with its window engine's endpoint, and
+// publishes the key:
 // its length rides in the card, the bytes go round in a second allgather. An origin
 // takes a target's key when the target's window runs on the same VCI (the key belongs
 // to that VCI's endpoint) and its engine reaches the target through the endpoint that
@@ -36,14 +37,21 @@ const (
 // register registers this process's window memory for one-sided access and returns
 // the key to publish, or nil.
 func (w *window) register() []byte {
-	if w.flavor == FlavorDynamic || w.size == 0 || w.base == nil {
+	base, size := w.base, w.size
+	if w.flavor == FlavorDynamic {
+		// Its regions are registered as they are attached (dynnet.go); the state page
+		// is registered here, for origins to check their keys against its table.
+		base, size = w.own.p, stateSize
+	}
+	if size == 0 || base == nil {
 		return nil
 	}
-	key, reg, err := w.comm.Engine().RegisterRemote(w.base, w.size)
+	key, reg, err := w.comm.Engine().RegisterRemote(base, size)
 	if err != nil {
 		return nil // the transport has no one-sided access: active messages
 	}
 	w.reg = reg
+	w.attached.on = w.flavor == FlavorDynamic
 	return key
 }
 

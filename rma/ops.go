@@ -175,6 +175,7 @@ func (w *Win) put(o Buf, t Target, rq Req, id int) (*core.Request, error) {
 		return w.done(rq != NoReq && err == nil), err
 	}
 	if p.tg.how == reachAM {
+		w.dynamicPath(&p, runs, id)
 		if id < 0 && !w.viaAM(p, runs) {
 			return w.netPut(p, runs, o.packed(), rq != NoReq) // (a request waits: complete at the target)
 		}
@@ -212,6 +213,7 @@ func (w *Win) get(o Buf, t Target, rq Req, id int) (*core.Request, error) {
 		return w.done(rq != NoReq && err == nil), err
 	}
 	if p.tg.how == reachAM {
+		w.dynamicPath(&p, runs, id)
 		if id < 0 && !w.viaAM(p, runs) {
 			return w.netGet(p, runs, o, rq != NoReq)
 		}

@@ -65,6 +65,12 @@ type target struct {
 	// through a transport's one-sided access (ofi's fi_write and fi_read, net.go):
 	// puts and gets to a reachAM target then go there instead of to its engine.
 	rkey []byte
+	// A dynamic window's target reached that way has its regions registered at attach
+	// instead (dynnet.go): stateKey is the key of its state page at stateAddr, where
+	// the origin reads the region table's generation, and dyn the keys it fetched.
+	stateKey  []byte
+	stateAddr uint64
+	dyn       *keyCache
 }
 
 // blockCache is a target's MPI_Alloc_mem blocks this process mapped, by serial (nil
@@ -123,6 +129,7 @@ type window struct {
 	// memory-handle windows made from it. The window goes when the last handle does.
 	handles, views int
 	mhs            map[uint64]*memhandle // dynamic: this process's memory handles, by id
+	attached       attachedKeys          // dynamic: the attached regions registered for the transport
 
 	// notifyIDs is the notification ids of a window from MPIX_Win_create_notify or
 	// MPIX_Win_allocate_notify (0: none); consumed counts the arrivals this process

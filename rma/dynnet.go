@@ -1,0 +1,201 @@
+package rma
+
+import (
+	"encoding/binary"
+	"sync"
+	"unsafe"
+)
+
+// Dynamic windows through the transport's one-sided access: each attached region is
+// registered at MPI_Win_attach (when some peer reaches this process through its
+// engine) and deregistered at MPI_Win_detach, and the state page is registered at
+// creation. An origin fetches a region's key from the target's engine once (amKeys)
+// and keeps it, but never trusts it blindly: before each operation it reads the
+// target's region table generation with the transport (an fi_read of 8 bytes) and uses
+// its cached keys only if the table has not changed since it fetched them. A key used
+// after its region was detached and registered again would make the provider drop the
+// connection, or write memory the region no longer has. Operations the cache cannot
+// place (the table changing, memory not in one registered region) go as active
+// messages, which the target checks against its table as ever.
+//
+// So an operation costs a read and a write, and the target's CPU does nothing: that is
+// what the paper's Figure 5 asks of dynamic windows (progress while the target is
+// busy), at the price of one more round trip than an allocated window's.
+
+// attachedKeys is a dynamic window's registrations of its attached regions, by base.
+// Its lock is never held while the engine's is taken, so the engine's amKeys handler
+// may take it.
+type attachedKeys struct {
+	on   bool // the state page is registered: register the regions too
+	mu   sync.Mutex
+	regs map[uint64]attachedReg
+}
+
+type attachedReg struct {
+	size uint64
+	key  []byte
+	reg  any
+}
+
+// registerRegion registers an attached region, before it is published.
+func (w *window) registerRegion(base unsafe.Pointer, size int64) {
+	if !w.attached.on || size == 0 {
+		return
+	}
+	key, reg, err := w.comm.Engine().RegisterRemote(base, size)
+	if err != nil {
+		return // origins use active messages for this region
+	}
+	a := &w.attached
+	a.mu.Lock()
+	if a.regs == nil {
+		a.regs = map[uint64]attachedReg{}
+	}
+	a.regs[uint64(uintptr(base))] = attachedReg{uint64(size), key, reg}
+	a.mu.Unlock()
+}
+
+// deregisterRegion undoes registerRegion, once the region is out of the published table.
+func (w *window) deregisterRegion(base uint64) {
+	a := &w.attached
+	a.mu.Lock()
+	r, ok := a.regs[base]
+	delete(a.regs, base)
+	a.mu.Unlock()
+	if ok {
+		w.comm.Engine().DeregisterRemote(r.reg)
+	}
+}
+
+// deregisterRegions undoes every registerRegion, when the window goes.
+func (w *window) deregisterRegions() {
+	a := &w.attached
+	a.mu.Lock()
+	regs := a.regs
+	a.regs = nil
+	a.mu.Unlock()
+	for _, r := range regs {
+		w.comm.Engine().DeregisterRemote(r.reg)
+	}
+}
+
+// keyAnswer is the target's answer to amKeys for [addr, addr+n): the table's
+// generation, then the registered region holding it and its key; nothing but the
+// generation when no registered region holds it.
+func (w *window) keyAnswer(addr uint64, n int64) []byte {
+	out := make([]byte, 8, 24+64)
+	var rbuf [16]region
+	rs, gen := w.own.regionsGen(rbuf[:0])
+	binary.LittleEndian.PutUint64(out, gen)
+	i := regionOf(rs, addr, uint64(n))
+	if i < 0 || rs[i].id != 0 {
+		return out
+	}
+	a := &w.attached
+	a.mu.Lock()
+	r, ok := a.regs[rs[i].base]
+	a.mu.Unlock()
+	if !ok || r.size != rs[i].size {
+		return out
+	}
+	out = binary.LittleEndian.AppendUint64(out, rs[i].base)
+	out = binary.LittleEndian.AppendUint64(out, r.size)
+	return append(out, r.key...)
+}
+
+// keyCache is an origin's keys of one target's regions, good at generation gen.
+type keyCache struct {
+	mu   sync.Mutex
+	gen  uint64
+	keys []keyedRegion
+}
+
+type keyedRegion struct {
+	base, size uint64
+	key        []byte
+}
+
+// find is the key of the cached region holding every run, or nil.
+func (c *keyCache) find(runs []run) []byte {
+	for _, k := range c.keys {
+		rs := []region{{base: k.base, size: k.size}}
+		all := true
+		for _, x := range runs {
+			if !covers(rs, x.addr, uint64(x.n)) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return k.key
+		}
+	}
+	return nil
+}
+
+// regionKey returns the key to reach runs of dynamic target tg with the transport,
+// checked against the target's generation read just now, or nil: active messages.
+func (w *window) regionKey(tg *target, runs []run, by uint64) []byte {
+	if tg.stateKey == nil || len(runs) == 0 {
+		return nil
+	}
+	e := w.comm.Engine()
+	g := make([]byte, 8)
+	if e.StartRemote(false, tg.world, tg.stateKey, tg.stateAddr+offRegionGen, g) != nil || e.FlushRemote(tg.world) != nil {
+		return nil
+	}
+	gen := binary.LittleEndian.Uint64(g)
+	if gen&1 != 0 {
+		return nil // the target is changing its table
+	}
+	c := tg.dyn
+	c.mu.Lock()
+	if c.gen != gen {
+		c.gen, c.keys = gen, nil
+	}
+	key := c.find(runs)
+	c.mu.Unlock()
+	if key != nil {
+		return key
+	}
+	k, kgen, ok := w.fetchKey(tg, runs[0], by)
+	if !ok || kgen != gen {
+		return nil
+	}
+	c.mu.Lock()
+	if c.gen == gen {
+		c.keys = append(c.keys, k)
+	}
+	key = c.find(runs)
+	c.mu.Unlock()
+	return key
+}
+
+// fetchKey asks tg's engine for the registered region holding x.
+func (w *window) fetchKey(tg *target, x run, by uint64) (keyedRegion, uint64, bool) {
+	a := &amOp{want: 1}
+	id := w.am.add(a)
+	if err := w.send(tg, amKeys, id, 0, 0, request([]run{x}, 0, 0)); err != nil {
+		w.am.table.remove(id)
+		return keyedRegion{}, 0, false
+	}
+	w.comm.Engine().WaitOn(a.done.Load)
+	p := a.raw
+	if a.err != 0 || len(p) < 8 {
+		return keyedRegion{}, 0, false
+	}
+	gen := binary.LittleEndian.Uint64(p)
+	if len(p) <= 24 {
+		return keyedRegion{}, gen, false
+	}
+	return keyedRegion{binary.LittleEndian.Uint64(p[8:]), binary.LittleEndian.Uint64(p[16:]), append([]byte(nil), p[24:]...)}, gen, true
+}
+
+// dynamicPath sets p's key for a dynamic window's engine target, when the transport
+// reaches runs there (not for ordered handles or notifying operations, which stay on
+// the ordered channel of active messages).
+func (w *Win) dynamicPath(p *path, runs []run, id int) {
+	if w.flavor == FlavorDynamic && w.mh == nil && p.tg.stateKey != nil && !w.info.ordered && id < 0 {
+		p.key = w.regionKey(p.tg, runs, p.by)
+	}
+}
