@@ -25,7 +25,14 @@
 // active messages (am.go): the target's engine applies the operation, under the same
 // locks, in its progress. Puts and gets to them go instead through the transport's
 // one-sided access where it has one (net.go: libfabric's fi_write and fi_read on the
-// window memory each target registered at creation; not for dynamic windows).
+// window memory each target registered at creation; for dynamic windows, on regions
+// registered at attach, with keys the origin checks against the target's table before
+// each operation: dynnet.go).
+//
+// Handles: a Win is one handle on a window; MPIX_Win_dup_with_info and
+// MPIX_Win_from_memhandle (memhandle.go) make more, with info of their own (the RMA
+// paper's scope, order and intrinsic keys: pending.go, order.go, intrinsic.go), and
+// notify.go has the target-side completion notifications.
 //
 // Accumulates are element-wise atomic among themselves. On shareable memory (allocated,
 // shared, MPI_Alloc_mem) the common integer and floating-point ops are CPU atomics,
