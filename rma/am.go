@@ -448,7 +448,7 @@ func handle(e *core.Engine, h *transport.Header, payload []byte) {
 			reply(amFailed, 0, core.ErrOther, nil)
 			return
 		}
-		reply(amKeysAnswer, 0, 0, w.keyAnswer(runs[0].addr, runs[0].n))
+		reply(amKeysAnswer, 0, 0, w.keyAnswer(runs[0].addr, runs[0].n, h.RecvReq))
 		return
 	case amNotify:
 		if h.Offset < 0 || h.Offset >= int64(w.notifyIDs) {

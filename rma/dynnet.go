@@ -26,9 +26,10 @@ import (
 // Its lock is never held while the engine's is taken, so the engine's amKeys handler
 // may take it.
 type attachedKeys struct {
-	on   bool // the state page is registered: register the regions too
-	mu   sync.Mutex
-	regs map[uint64]attachedReg
+	on      bool // the state page is registered: register the regions too
+	mu      sync.Mutex
+	regs    map[uint64]attachedReg // attached regions, by base
+	handles map[uint64]attachedReg // memory handles' regions, by id (memhandle.go)
 }
 
 type attachedReg struct {
@@ -71,29 +72,44 @@ func (w *window) deregisterRegion(base uint64) {
 func (w *window) deregisterRegions() {
 	a := &w.attached
 	a.mu.Lock()
-	regs := a.regs
-	a.regs = nil
+	regs, handles := a.regs, a.handles
+	a.regs, a.handles = nil, nil
 	a.mu.Unlock()
 	for _, r := range regs {
 		w.comm.Engine().DeregisterRemote(r.reg)
 	}
+	for _, r := range handles {
+		w.comm.Engine().DeregisterRemote(r.reg)
+	}
 }
 
-// keyAnswer is the target's answer to amKeys for [addr, addr+n): the table's
-// generation, then the registered region holding it and its key; nothing but the
-// generation when no registered region holds it.
-func (w *window) keyAnswer(addr uint64, n int64) []byte {
+// keyAnswer is the target's answer to amKeys for [addr, addr+n) (through memory
+// handle mh, when not 0: that handle's region): the table's generation, then the
+// registered region holding it and its key; nothing but the generation when no
+// registered region holds it.
+func (w *window) keyAnswer(addr uint64, n int64, mh uint64) []byte {
 	out := make([]byte, 8, 24+64)
 	var rbuf [16]region
 	rs, gen := w.own.regionsGen(rbuf[:0])
 	binary.LittleEndian.PutUint64(out, gen)
 	i := regionOf(rs, addr, uint64(n))
-	if i < 0 || rs[i].id != 0 {
+	if mh != 0 {
+		i = -1
+		for j := range rs {
+			if rs[j].id == mh && covers(rs[j:j+1], addr, uint64(n)) {
+				i = j
+			}
+		}
+	}
+	if i < 0 || rs[i].id != mh {
 		return out
 	}
 	a := &w.attached
 	a.mu.Lock()
 	r, ok := a.regs[rs[i].base]
+	if mh != 0 {
+		r, ok = a.handles[mh]
+	}
 	a.mu.Unlock()
 	if !ok || r.size != rs[i].size {
 		return out
@@ -139,14 +155,9 @@ func (w *window) regionKey(tg *target, runs []run, by uint64) []byte {
 	if tg.stateKey == nil || len(runs) == 0 {
 		return nil
 	}
-	e := w.comm.Engine()
-	g := make([]byte, 8)
-	if e.StartRemote(false, tg.world, tg.stateKey, tg.stateAddr+offRegionGen, g) != nil || e.FlushRemote(tg.world) != nil {
+	gen, ok := w.readGen(tg)
+	if !ok {
 		return nil
-	}
-	gen := binary.LittleEndian.Uint64(g)
-	if gen&1 != 0 {
-		return nil // the target is changing its table
 	}
 	c := tg.dyn
 	c.mu.Lock()
@@ -158,7 +169,7 @@ func (w *window) regionKey(tg *target, runs []run, by uint64) []byte {
 	if key != nil {
 		return key
 	}
-	k, kgen, ok := w.fetchKey(tg, runs[0], by)
+	k, kgen, ok := w.fetchKey(tg, runs[0], 0)
 	if !ok || kgen != gen {
 		return nil
 	}
@@ -171,11 +182,49 @@ func (w *window) regionKey(tg *target, runs []run, by uint64) []byte {
 	return key
 }
 
-// fetchKey asks tg's engine for the registered region holding x.
-func (w *window) fetchKey(tg *target, x run, by uint64) (keyedRegion, uint64, bool) {
+// readGen reads tg's region table generation with the transport; not ok while the
+// target is changing its table, or when the read fails.
+func (w *window) readGen(tg *target) (uint64, bool) {
+	e := w.comm.Engine()
+	g := make([]byte, 8)
+	if e.StartRemote(false, tg.world, tg.stateKey, tg.stateAddr+offRegionGen, g) != nil || e.FlushRemote(tg.world) != nil {
+		return 0, false
+	}
+	gen := binary.LittleEndian.Uint64(g)
+	return gen, gen&1 == 0
+}
+
+// handleKey is regionKey for a memory-handle window: the key that came in the handle,
+// used while the owner's table stays as it was when the owner confirmed the key.
+func (w *Win) handleKey(p path, runs []run) []byte {
+	m := w.mh
+	gen, ok := w.readGen(p.tg)
+	if !ok {
+		return nil
+	}
+	c := m.cache
+	c.mu.Lock()
+	good := c.gen == gen && c.keys != nil
+	c.mu.Unlock()
+	if good {
+		return m.rkey
+	}
+	k, kgen, ok := w.fetchKey(p.tg, runs[0], uint64(m.id))
+	if !ok || kgen != gen || string(k.key) != string(m.rkey) {
+		return nil // released, forged, or changing: active messages, which the owner checks
+	}
+	c.mu.Lock()
+	c.gen, c.keys = gen, []keyedRegion{k}
+	c.mu.Unlock()
+	return m.rkey
+}
+
+// fetchKey asks tg's engine for the registered region holding x (of memory handle mh,
+// when not 0).
+func (w *window) fetchKey(tg *target, x run, mh uint64) (keyedRegion, uint64, bool) {
 	a := &amOp{want: 1}
 	id := w.am.add(a)
-	if err := w.send(tg, amKeys, id, 0, 0, request([]run{x}, 0, 0)); err != nil {
+	if err := w.sendMH(tg, amKeys, id, mh, 0, 0, request([]run{x}, 0, 0)); err != nil {
 		w.am.table.remove(id)
 		return keyedRegion{}, 0, false
 	}
@@ -191,11 +240,18 @@ func (w *window) fetchKey(tg *target, x run, by uint64) (keyedRegion, uint64, bo
 	return keyedRegion{binary.LittleEndian.Uint64(p[8:]), binary.LittleEndian.Uint64(p[16:]), append([]byte(nil), p[24:]...)}, gen, true
 }
 
-// dynamicPath sets p's key for a dynamic window's engine target, when the transport
-// reaches runs there (not for ordered handles or notifying operations, which stay on
+// dynamicPath sets p's key for a dynamic window's (or memory-handle window's) engine
+// target, when the transport reaches runs there (not for ordered handles or notifying operations, which stay on
 // the ordered channel of active messages).
 func (w *Win) dynamicPath(p *path, runs []run, id int) {
-	if w.flavor == FlavorDynamic && w.mh == nil && p.tg.stateKey != nil && !w.info.ordered && id < 0 {
-		p.key = w.regionKey(p.tg, runs, p.by)
+	if w.flavor != FlavorDynamic || p.tg.stateKey == nil || w.info.ordered || id >= 0 || len(runs) == 0 {
+		return
 	}
+	if w.mh != nil {
+		if w.mh.rkey != nil {
+			p.key = w.handleKey(*p, runs)
+		}
+		return
+	}
+	p.key = w.regionKey(p.tg, runs, p.by)
 }

@@ -14,13 +14,17 @@ import (
 // dynamic window with MPIX_Memhandle_create and ships the handle, plain bytes, to a
 // peer; the peer makes a window that reaches that region only (MPIX_Win_from_memhandle)
 // and needs no lookup per operation: within a node the region is mapped (an
-// MPI_Alloc_mem block) or copied with process_vm_writev; other targets get active
-// messages, which their engines check against the handle's region.
+// MPI_Alloc_mem block) or copied with process_vm_writev; between nodes it is written
+// with the transport's one-sided access, whose key travels in the handle, or, where
+// there is none, reached by active messages, which the owner's engine checks against
+// the handle's region.
 //
-// Not the transport's one-sided access: a write with a key that release revoked
-// makes the provider drop the connection (tcp does, and a verbs QP goes to its error
-// state), so a late or forged handle would take the job down instead of failing the
-// one call; the owner's engine gives the error the caller can handle.
+// A key is never used blindly: a write with a key that release revoked makes the
+// provider drop the connection (tcp does; a verbs QP goes to its error state), which
+// would take the job down instead of failing one call. So, as for dynamic windows
+// (dynnet.go), the origin reads the owner's region table generation with the
+// transport before each operation, and uses the key only while the table has not
+// changed since the owner confirmed that the handle is live and the key its own.
 //
 // The region goes into the window's region table in the state page with the handle's
 // id, as attached memory does. The table is what keeps a handle honest: a handle comes
@@ -41,11 +45,14 @@ import (
 //	24  owner's pid (uint64)
 //	32  base, in the owner's address space (uint64)
 //	40  size in bytes (uint64)
-//	48  FNV-1a 64 of everything before it (uint64)
+//	48  VCI of the owner's window engine (uint32), key length (uint32)
+//	56  the transport's key of the region (may be empty)
+//	... FNV-1a 64 of everything before it (uint64)
 const (
-	mhMagic  = "mpixMH01"
-	mhHeader = 48
-	mhLen    = mhHeader + 8 // (at most MPIX_MAX_MEMHANDLE_SIZE)
+	mhMagic   = "mpixMH02"
+	mhHeader  = 56
+	mhMaxSize = 256 // MPIX_MAX_MEMHANDLE_SIZE
+	mhMaxKey  = mhMaxSize - mhHeader - 8
 )
 
 // mhIDs numbers this process's memory handles.
@@ -56,9 +63,46 @@ type memhandle struct {
 	id uint32
 }
 
+// registerHandle registers a handle's region for the transport, when peers reach this
+// process that way (the state page is registered), and returns its key.
+func (w *window) registerHandle(id uint32, base unsafe.Pointer, size int64) []byte {
+	if !w.attached.on || size == 0 {
+		return nil
+	}
+	key, reg, err := w.comm.Engine().RegisterRemote(base, size)
+	if err != nil {
+		return nil
+	}
+	if len(key) > mhMaxKey {
+		w.comm.Engine().DeregisterRemote(reg)
+		return nil
+	}
+	a := &w.attached
+	a.mu.Lock()
+	if a.handles == nil {
+		a.handles = map[uint64]attachedReg{}
+	}
+	a.handles[uint64(id)] = attachedReg{uint64(size), key, reg}
+	a.mu.Unlock()
+	return key
+}
+
+// deregisterHandle undoes registerHandle, once the region is out of the table.
+func (w *window) deregisterHandle(id uint64) {
+	a := &w.attached
+	a.mu.Lock()
+	r, ok := a.handles[id]
+	delete(a.handles, id)
+	a.mu.Unlock()
+	if ok {
+		w.comm.Engine().DeregisterRemote(r.reg)
+	}
+}
+
 // mhTarget is what a memory-handle window reaches: one region of one rank.
 type mhTarget struct {
 	rank     int    // the owner, in the parent's group
+	rkey     []byte // the owner's key of the region, for the transport (nil: none)
 	id       uint32 // the handle's id at the owner
 	base     uint64 // the region in the owner's address space
 	size     int64  // bytes this window reaches from base (at most the region's)
@@ -66,6 +110,7 @@ type mhTarget struct {
 	atomics  bool           // the region is an MPI_Alloc_mem block: CPU atomics
 	local    unsafe.Pointer // the region in this address space (own, or a mapped block), else nil
 	gen      *uint64        // the owner's region generation word, where its state page is mapped
+	cache    *keyCache      // rkey's confirmation: the owner's table generation it holds at
 	seen     atomic.Uint64  // the generation at which the handle was last found live
 }
 
@@ -87,6 +132,7 @@ func (w *Win) MemhandleCreate(base unsafe.Pointer, size int64) ([]byte, error) {
 		w.mu.Unlock()
 		return nil, core.Errorf(core.ErrRMAAttach, "MPIX_Memhandle_create: a dynamic window takes at most %d regions and memory handles", maxRegions)
 	}
+	key := w.registerHandle(id, base, size) // before it is published (the engine's lock under w.mu: dynamic.go)
 	w.regions = append(w.regions, regionAt(base, size, uint64(id)))
 	w.own.setRegions(w.regions)
 	if w.mhs == nil {
@@ -96,7 +142,7 @@ func (w *Win) MemhandleCreate(base unsafe.Pointer, size int64) ([]byte, error) {
 	w.mu.Unlock()
 
 	me := w.self
-	b := make([]byte, mhLen)
+	b := make([]byte, mhHeader+len(key)+8)
 	copy(b, mhMagic)
 	le := binary.LittleEndian
 	le.PutUint32(b[8:], uint32(len(b)))
@@ -106,7 +152,10 @@ func (w *Win) MemhandleCreate(base unsafe.Pointer, size int64) ([]byte, error) {
 	le.PutUint64(b[24:], uint64(me.pid))
 	le.PutUint64(b[32:], uint64(uintptr(base)))
 	le.PutUint64(b[40:], uint64(size))
-	le.PutUint64(b[mhHeader:], checksum(b[:mhHeader]))
+	le.PutUint32(b[48:], uint32(w.comm.Engine().Index()))
+	le.PutUint32(b[52:], uint32(len(key)))
+	copy(b[mhHeader:], key)
+	le.PutUint64(b[len(b)-8:], checksum(b[:len(b)-8]))
 	return b, nil
 }
 
@@ -134,12 +183,16 @@ func handleBytes(p unsafe.Pointer, what string) ([]byte, error) {
 		return nil, core.Errorf(core.ErrArg, "%s: the memory handle is NULL", what)
 	}
 	head := unsafe.Slice((*byte)(p), 12)
-	if string(head[:8]) != mhMagic || binary.LittleEndian.Uint32(head[8:]) != mhLen {
+	n := int(binary.LittleEndian.Uint32(head[8:]))
+	if string(head[:8]) != mhMagic || n < mhHeader+8 || n > mhMaxSize {
 		return nil, core.Errorf(core.ErrArg, "%s: these bytes are not a memory handle (MPIX_Memhandle_create makes them)", what)
 	}
-	b := append([]byte(nil), unsafe.Slice((*byte)(p), mhLen)...)
-	if checksum(b[:mhHeader]) != binary.LittleEndian.Uint64(b[mhHeader:]) {
+	b := append([]byte(nil), unsafe.Slice((*byte)(p), n)...)
+	if checksum(b[:n-8]) != binary.LittleEndian.Uint64(b[n-8:]) {
 		return nil, core.Errorf(core.ErrArg, "%s: the memory handle is corrupted or truncated (its checksum does not match)", what)
+	}
+	if k := int(binary.LittleEndian.Uint32(b[52:])); mhHeader+k+8 != n {
+		return nil, core.Errorf(core.ErrArg, "%s: the memory handle's key does not match its length", what)
 	}
 	return b, nil
 }
@@ -199,6 +252,11 @@ func (w *Win) FromMemhandle(p unsafe.Pointer, size, dispUnit int64, in *core.Inf
 				m.local = seg.at(int64(m.base - r.blockBase))
 			}
 		}
+	}
+	if k := int(le.Uint32(b[52:])); k > 0 && tg.how == reachAM && tg.stateKey != nil &&
+		int(le.Uint32(b[48:])) == w.comm.Engine().Index() && w.comm.Engine().RemoteTo(tg.world) {
+		m.rkey = append([]byte(nil), b[mhHeader:mhHeader+k]...) // checked with its owner before use
+		m.cache = &keyCache{}
 	}
 	info := w.info
 	info.apply(in, false)
@@ -316,6 +374,7 @@ func (w *Win) MemhandleRelease(p unsafe.Pointer) error {
 	}
 	w.own.setRegions(w.regions)
 	w.mu.Unlock()
+	w.deregisterHandle(id) // once origins see the table change
 	return nil
 }
 
