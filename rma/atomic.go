@@ -69,48 +69,61 @@ func atomicOp(o *op.Op, k atomicKind) bool {
 	return false
 }
 
-// combine64 computes the new value of one 8-byte element (integers as bits).
-func combine64(o op.Kind, k atomicKind, cur, in uint64) uint64 {
-	switch k {
-	case atomicF64:
-		a, b := math.Float64frombits(in), math.Float64frombits(cur)
-		switch o {
-		case op.Sum:
-			return math.Float64bits(b + a)
-		case op.Prod:
-			return math.Float64bits(b * a)
-		case op.Max:
-			if a > b {
-				return in
-			}
-			return cur
-		case op.Min:
-			if a < b {
-				return in
-			}
-			return cur
-		}
-	case atomicI64:
-		a, b := int64(in), int64(cur)
-		switch o {
-		case op.Max:
-			return uint64(max(a, b))
-		case op.Min:
-			return uint64(min(a, b))
-		}
-	case atomicU64:
-		switch o {
-		case op.Max:
-			return max(in, cur)
-		case op.Min:
-			return min(in, cur)
-		}
-	}
+// numeric is the element types atomics combine.
+type numeric interface {
+	~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// arith computes cur op in for the ops whose result depends on the element type; ok is
+// false for the others.
+func arith[T numeric](o op.Kind, cur, in T) (T, bool) {
 	switch o {
 	case op.Sum:
-		return cur + in
+		return cur + in, true
 	case op.Prod:
-		return cur * in
+		return cur * in, true
+	case op.Max:
+		if in > cur {
+			return in, true
+		}
+		return cur, true
+	case op.Min:
+		if in < cur {
+			return in, true
+		}
+		return cur, true
+	}
+	return cur, false
+}
+
+// combineBits computes the new value of one element of kind k, 4 or 8 bytes held as bits.
+func combineBits[U uint32 | uint64](o op.Kind, k atomicKind, cur, in U) U {
+	var r U
+	ok := false
+	switch k {
+	case atomicF32:
+		var f float32
+		f, ok = arith(o, math.Float32frombits(uint32(cur)), math.Float32frombits(uint32(in)))
+		r = U(math.Float32bits(f))
+	case atomicF64:
+		var f float64
+		f, ok = arith(o, math.Float64frombits(uint64(cur)), math.Float64frombits(uint64(in)))
+		r = U(math.Float64bits(f))
+	case atomicI32:
+		var v int32
+		v, ok = arith(o, int32(cur), int32(in))
+		r = U(uint32(v))
+	case atomicI64:
+		var v int64
+		v, ok = arith(o, int64(cur), int64(in))
+		r = U(uint64(v))
+	default:
+		r, ok = arith(o, cur, in)
+	}
+	if ok {
+		return r
+	}
+	switch o {
 	case op.Band:
 		return cur & in
 	case op.Bor:
@@ -121,60 +134,6 @@ func combine64(o op.Kind, k atomicKind, cur, in uint64) uint64 {
 		return in
 	}
 	return cur // op.NoOp
-}
-
-// combine32 is combine64 for 4-byte elements.
-func combine32(o op.Kind, k atomicKind, cur, in uint32) uint32 {
-	switch k {
-	case atomicF32:
-		a, b := math.Float32frombits(in), math.Float32frombits(cur)
-		switch o {
-		case op.Sum:
-			return math.Float32bits(b + a)
-		case op.Prod:
-			return math.Float32bits(b * a)
-		case op.Max:
-			if a > b {
-				return in
-			}
-			return cur
-		case op.Min:
-			if a < b {
-				return in
-			}
-			return cur
-		}
-	case atomicI32:
-		a, b := int32(in), int32(cur)
-		switch o {
-		case op.Max:
-			return uint32(max(a, b))
-		case op.Min:
-			return uint32(min(a, b))
-		}
-	case atomicU32:
-		switch o {
-		case op.Max:
-			return max(in, cur)
-		case op.Min:
-			return min(in, cur)
-		}
-	}
-	switch o {
-	case op.Sum:
-		return cur + in
-	case op.Prod:
-		return cur * in
-	case op.Band:
-		return cur & in
-	case op.Bor:
-		return cur | in
-	case op.Bxor:
-		return cur ^ in
-	case op.Replace:
-		return in
-	}
-	return cur
 }
 
 // applyAtomic performs an accumulate element by element with CPU atomics on memory at
@@ -207,7 +166,7 @@ func applyAtomic(runs []run, in, old []byte, o *op.Op, k atomicKind) {
 				default:
 					for {
 						prev = w.Load()
-						if w.CompareAndSwap(prev, combine64(kind, k, prev, v)) {
+						if w.CompareAndSwap(prev, combineBits(kind, k, prev, v)) {
 							break
 						}
 					}
@@ -232,7 +191,7 @@ func applyAtomic(runs []run, in, old []byte, o *op.Op, k atomicKind) {
 				default:
 					for {
 						prev = w.Load()
-						if w.CompareAndSwap(prev, combine32(kind, k, prev, v)) {
+						if w.CompareAndSwap(prev, combineBits(kind, k, prev, v)) {
 							break
 						}
 					}

@@ -161,8 +161,10 @@ static int plain(MPI_Datatype a, int acount, MPI_Datatype b, int bcount, int64_t
     return 1;
 }
 
-int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
-                      MPI_Datatype ttype, MPI_Win win)
+/* contiguous is put (write) and get: one memcpy between the origin's buffer and the
+ * target's mapped memory. */
+static inline int contiguous(void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
+                             MPI_Datatype ttype, MPI_Win win, int write)
 {
     mpix_rma_view *v = win_of(win);
     int64_t n;
@@ -173,26 +175,24 @@ int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int ra
     char *t = target(v, rank, disp, n, &p, &atomics);
     if (t == NULL)
         return MPIX_FAST_MISS;
-    memcpy(t, origin, (size_t)n);
+    if (write)
+        memcpy(t, origin, (size_t)n);
+    else
+        memcpy(origin, t, (size_t)n);
     ordered(v);
     return MPI_SUCCESS;
+}
+
+int mpix_rma_fast_put(const void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
+                      MPI_Datatype ttype, MPI_Win win)
+{
+    return contiguous((void *)origin, ocount, otype, rank, disp, tcount, ttype, win, 1);
 }
 
 int mpix_rma_fast_get(void *origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
                       MPI_Datatype ttype, MPI_Win win)
 {
-    mpix_rma_view *v = win_of(win);
-    int64_t n;
-    mpix_rma_peer *p;
-    if (v == NULL || !plain(otype, ocount, ttype, tcount, &n))
-        return MPIX_FAST_MISS;
-    int atomics;
-    char *t = target(v, rank, disp, n, &p, &atomics);
-    if (t == NULL)
-        return MPIX_FAST_MISS;
-    memcpy(origin, t, (size_t)n);
-    ordered(v);
-    return MPI_SUCCESS;
+    return contiguous(origin, ocount, otype, rank, disp, tcount, ttype, win, 0);
 }
 
 /* apply computes *t = in op *t for one element; it reports 0 for a combination it
