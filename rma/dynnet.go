@@ -40,28 +40,44 @@ type attachedReg struct {
 
 // registerRegion registers an attached region, before it is published.
 func (w *window) registerRegion(base unsafe.Pointer, size int64) {
-	if !w.attached.on || size == 0 {
-		return
-	}
-	key, reg, err := w.comm.Engine().RegisterRemote(base, size)
-	if err != nil {
-		return // origins use active messages for this region
-	}
-	a := &w.attached
-	a.mu.Lock()
-	if a.regs == nil {
-		a.regs = map[uint64]attachedReg{}
-	}
-	a.regs[uint64(uintptr(base))] = attachedReg{uint64(size), key, reg}
-	a.mu.Unlock()
+	w.registerIn(&w.attached.regs, uint64(uintptr(base)), base, size, 0)
 }
 
 // deregisterRegion undoes registerRegion, once the region is out of the published table.
-func (w *window) deregisterRegion(base uint64) {
+func (w *window) deregisterRegion(base uint64) { w.deregisterIn(&w.attached.regs, base) }
+
+// registerIn registers size bytes at base for the transport, when peers reach this
+// process that way (the state page is registered), and files the registration in m
+// under k. It returns the key, or nil (origins then use active messages), also when
+// the key is longer than maxKey (0: any length).
+func (w *window) registerIn(m *map[uint64]attachedReg, k uint64, base unsafe.Pointer, size int64, maxKey int) []byte {
+	if !w.attached.on || size == 0 {
+		return nil
+	}
+	key, reg, err := w.comm.Engine().RegisterRemote(base, size)
+	if err != nil {
+		return nil
+	}
+	if maxKey > 0 && len(key) > maxKey {
+		w.comm.Engine().DeregisterRemote(reg)
+		return nil
+	}
 	a := &w.attached
 	a.mu.Lock()
-	r, ok := a.regs[base]
-	delete(a.regs, base)
+	if *m == nil {
+		*m = map[uint64]attachedReg{}
+	}
+	(*m)[k] = attachedReg{uint64(size), key, reg}
+	a.mu.Unlock()
+	return key
+}
+
+// deregisterIn undoes registerIn.
+func (w *window) deregisterIn(m *map[uint64]attachedReg, k uint64) {
+	a := &w.attached
+	a.mu.Lock()
+	r, ok := (*m)[k]
+	delete(*m, k)
 	a.mu.Unlock()
 	if ok {
 		w.comm.Engine().DeregisterRemote(r.reg)

@@ -64,40 +64,13 @@ type memhandle struct {
 }
 
 // registerHandle registers a handle's region for the transport, when peers reach this
-// process that way (the state page is registered), and returns its key.
+// process that way, and returns its key (dynnet.go).
 func (w *window) registerHandle(id uint32, base unsafe.Pointer, size int64) []byte {
-	if !w.attached.on || size == 0 {
-		return nil
-	}
-	key, reg, err := w.comm.Engine().RegisterRemote(base, size)
-	if err != nil {
-		return nil
-	}
-	if len(key) > mhMaxKey {
-		w.comm.Engine().DeregisterRemote(reg)
-		return nil
-	}
-	a := &w.attached
-	a.mu.Lock()
-	if a.handles == nil {
-		a.handles = map[uint64]attachedReg{}
-	}
-	a.handles[uint64(id)] = attachedReg{uint64(size), key, reg}
-	a.mu.Unlock()
-	return key
+	return w.registerIn(&w.attached.handles, uint64(id), base, size, mhMaxKey)
 }
 
 // deregisterHandle undoes registerHandle, once the region is out of the table.
-func (w *window) deregisterHandle(id uint64) {
-	a := &w.attached
-	a.mu.Lock()
-	r, ok := a.handles[id]
-	delete(a.handles, id)
-	a.mu.Unlock()
-	if ok {
-		w.comm.Engine().DeregisterRemote(r.reg)
-	}
-}
+func (w *window) deregisterHandle(id uint64) { w.deregisterIn(&w.attached.handles, id) }
 
 // mhTarget is what a memory-handle window reaches: one region of one rank.
 type mhTarget struct {
