@@ -396,6 +396,10 @@ func (w *Win) Free() error {
 			w.mu.Unlock()
 			return core.Errorf(core.ErrRMASync, "MPI_Win_free: %d window(s) from MPIX_Win_from_memhandle on this window are still open", w.views)
 		}
+		if n := w.iwaits.Load(); n > 0 {
+			w.mu.Unlock()
+			return core.Errorf(core.ErrRMASync, "MPI_Win_free: %d MPIX_Win_iwait_notify request(s) on this window are not complete", n)
+		}
 	}
 	w.handles--
 	last := w.handles == 0

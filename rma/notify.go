@@ -125,10 +125,12 @@ func (w *Win) IwaitNotify(id int) (*core.Request, error) {
 		r.Finish(0)
 		return r, nil
 	}
+	w.iwaits.Add(1) // MPI_Win_free refuses while the watch reads the state page
 	core.Watch(func() bool {
 		if !w.take(id) {
 			return false
 		}
+		w.iwaits.Add(-1)
 		r.Finish(0)
 		return true
 	})

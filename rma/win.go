@@ -136,6 +136,7 @@ type window struct {
 	// took of each (notify.go).
 	notifyIDs int
 	consumed  []atomic.Uint32
+	iwaits    atomic.Int32 // MPIX_Win_iwait_notify requests not complete yet
 
 	am amOrigin        // operations waiting for a target's answer (am.go)
 	cw *C.mpix_rma_win // the state C's fast paths read (cstate.go), nil if none

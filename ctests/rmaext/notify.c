@@ -112,6 +112,17 @@ int main(int argc, char **argv)
         }
         CHECK_OK(MPI_Win_unlock_all(win));
         MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            /* a pending MPIX_Win_iwait_notify keeps the window: free refuses until it completes */
+            MPI_Request req;
+            CHECK_OK(MPIX_Win_iwait_notify(win, 0, &req));
+            CHECK_CLASS(MPI_Win_free(&win), MPI_ERR_RMA_SYNC);
+            CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+            CHECK_OK(MPIX_Put_notify(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, win, 0));
+            CHECK_OK(MPI_Win_unlock(0, win));
+            CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            CHECK(mem[0] == 1, "the self put_notify left %ld", mem[0]);
+        }
         CHECK_OK(MPI_Win_free(&win));
         if (ctor == 1)
             CHECK_OK(MPI_Free_mem(mem));
