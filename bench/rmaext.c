@@ -171,13 +171,10 @@ static void note(const char *fmt, ...)
 
 #if HAVE_EXT
 /* errors_return makes the extension calls on win return their errors (on == 1) or
- * restores fatal errors (on == 0). Both win and MPI_COMM_WORLD: until an extension
- * works, mpix's stub raises its error on MPI_COMM_WORLD's handler. */
+ * restores fatal errors (on == 0). */
 static void errors_return(MPI_Win win, int on)
 {
-    MPI_Errhandler eh = on ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL;
-    MPI_Win_set_errhandler(win, eh);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    MPI_Win_set_errhandler(win, on ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL);
 }
 
 static const char *errstr(int rc)
@@ -327,11 +324,7 @@ static MPI_Win dup_thread_scope(MPI_Win win)
     errors_return(win, 0);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
-#ifdef MPIX_HAVE_WIN_DUP
         note("thread rows skipped: MPIX_Win_dup_with_info failed: %s", errstr(rc));
-#else
-        note("thread rows skipped: MPIX_Win_dup_with_info failed: %s (MPIX_HAVE_WIN_DUP is not defined: not implemented yet)", errstr(rc));
-#endif
         return MPI_WIN_NULL;
     }
     if (!info_is(dup, "mpi_win_scope", "thread")) {
@@ -402,12 +395,7 @@ static void ordered_window(ordered *o, const char *scope, MPI_Win plain, char *w
                 o->use = d, o->dup = 1;
             } else {
                 snprintf(why, whylen,
-                         "MPI_Win_get_info does not report the keys back on a window created with them%s, and %s%s",
-#ifdef MPIX_HAVE_RMA_INFO_KEYS
-                         "",
-#else
-                         " (MPIX_HAVE_RMA_INFO_KEYS is not defined: not implemented yet)",
-#endif
+                         "MPI_Win_get_info does not report the keys back on a window created with them, and %s%s",
                          rc == MPI_SUCCESS ? "neither does a MPIX_Win_dup_with_info handle" : "MPIX_Win_dup_with_info failed: ",
                          rc == MPI_SUCCESS ? "" : errstr(rc));
                 if (d != MPI_WIN_NULL)
@@ -625,11 +613,6 @@ static void unit_register(void *p, long k)
     }
 }
 
-#ifdef MPIX_HAVE_MEMHANDLE
-#define MH_UNDEF ""
-#else
-#define MH_UNDEF " (MPIX_HAVE_MEMHANDLE is not defined: not implemented yet)"
-#endif
 
 /* memhandle_rows runs the memhandle flavour; costs adds the creation cost rows.
  * It returns 0 when the library could not make the window (noted). */
@@ -664,12 +647,12 @@ static int memhandle_rows(const char *flavour, int malloced, char *src, int cost
     }
     int ok = mhsize > 0;
     if (rank == 0 && !ok)
-        note("%s rows skipped: MPIX_Memhandle_create failed at the target: %s" MH_UNDEF, flavour, why);
+        note("%s rows skipped: MPIX_Memhandle_create failed at the target: %s", flavour, why);
     MPI_Win win = MPI_WIN_NULL;
     if (rank == 0 && ok) {
         rc = MPIX_Win_from_memhandle(&mh, MAXSIZE, 1, MPI_INFO_NULL, 1, parent, &win);
         if (rc != MPI_SUCCESS) {
-            note("%s rows skipped: MPIX_Win_from_memhandle failed: %s" MH_UNDEF, flavour, errstr(rc));
+            note("%s rows skipped: MPIX_Win_from_memhandle failed: %s", flavour, errstr(rc));
             ok = 0;
         }
     }

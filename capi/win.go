@@ -49,7 +49,7 @@ func winCreate(flavor rma.Flavor, base unsafe.Pointer, size C.MPI_Aint, dispUnit
 }
 
 // winMake is winCreate with the constructor to call (rma.New, rma.NewNotify).
-func winMake(make_ func(rma.Flavor, unsafe.Pointer, int64, int64, *core.Info, *core.Comm) (*rma.Win, error),
+func winMake(construct func(rma.Flavor, unsafe.Pointer, int64, int64, *core.Info, *core.Comm) (*rma.Win, error),
 	flavor rma.Flavor, base unsafe.Pointer, size C.MPI_Aint, dispUnit int64, info *core.Info, comm *core.Comm, baseptr unsafe.Pointer, win *C.MPI_Win) error {
 	if err := notOnThreadcomm(comm, "window creation"); err != nil {
 		return err
@@ -57,7 +57,7 @@ func winMake(make_ func(rma.Flavor, unsafe.Pointer, int64, int64, *core.Info, *c
 	if baseptr == nil && (flavor == rma.FlavorAllocate || flavor == rma.FlavorShared) {
 		return core.Errorf(core.ErrArg, "baseptr must not be NULL")
 	}
-	w, err := make_(flavor, base, int64(size), dispUnit, info, comm)
+	w, err := construct(flavor, base, int64(size), dispUnit, info, comm)
 	if err != nil {
 		return err
 	}

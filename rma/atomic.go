@@ -150,58 +150,50 @@ func applyAtomic(runs []run, in, old []byte, o *op.Op, k atomicKind) {
 		for e := int64(0); e+size <= x.n; e += size {
 			p := unsafe.Add(nil, uintptr(x.addr)+uintptr(e))
 			if size == 8 {
-				var v uint64
-				if kind != op.NoOp {
-					v = *(*uint64)(unsafe.Pointer(&in[off]))
-				}
-				w := (*atomic.Uint64)(p)
-				var prev uint64
-				switch {
-				case kind == op.NoOp:
-					prev = w.Load()
-				case kind == op.Replace:
-					prev = w.Swap(v)
-				case kind == op.Sum && k != atomicF64:
-					prev = w.Add(v) - v
-				default:
-					for {
-						prev = w.Load()
-						if w.CompareAndSwap(prev, combineBits(kind, k, prev, v)) {
-							break
-						}
-					}
-				}
-				if old != nil {
-					*(*uint64)(unsafe.Pointer(&old[off])) = prev
-				}
+				applyElem[uint64, *atomic.Uint64](p, in, old, off, kind, k)
 			} else {
-				var v uint32
-				if kind != op.NoOp {
-					v = *(*uint32)(unsafe.Pointer(&in[off]))
-				}
-				w := (*atomic.Uint32)(p)
-				var prev uint32
-				switch {
-				case kind == op.NoOp:
-					prev = w.Load()
-				case kind == op.Replace:
-					prev = w.Swap(v)
-				case kind == op.Sum && k != atomicF32:
-					prev = w.Add(v) - v
-				default:
-					for {
-						prev = w.Load()
-						if w.CompareAndSwap(prev, combineBits(kind, k, prev, v)) {
-							break
-						}
-					}
-				}
-				if old != nil {
-					*(*uint32)(unsafe.Pointer(&old[off])) = prev
-				}
+				applyElem[uint32, *atomic.Uint32](p, in, old, off, kind, k)
 			}
 			off += size
 		}
+	}
+}
+
+// word is atomic.Uint32 or atomic.Uint64.
+type word[U uint32 | uint64] interface {
+	*atomic.Uint32 | *atomic.Uint64
+	Load() U
+	Swap(U) U
+	Add(U) U
+	CompareAndSwap(U, U) bool
+}
+
+// applyElem applies one element, of 4 or 8 bytes at p, from in[off:] (old[off:] gets
+// the previous value).
+func applyElem[U uint32 | uint64, W word[U]](p unsafe.Pointer, in, old []byte, off int64, kind op.Kind, k atomicKind) {
+	w := W(p)
+	var v U
+	if kind != op.NoOp {
+		v = *(*U)(unsafe.Pointer(&in[off]))
+	}
+	var prev U
+	switch {
+	case kind == op.NoOp:
+		prev = w.Load()
+	case kind == op.Replace:
+		prev = w.Swap(v)
+	case kind == op.Sum && k != atomicF32 && k != atomicF64:
+		prev = w.Add(v) - v
+	default:
+		for {
+			prev = w.Load()
+			if w.CompareAndSwap(prev, combineBits(kind, k, prev, v)) {
+				break
+			}
+		}
+	}
+	if old != nil {
+		*(*U)(unsafe.Pointer(&old[off])) = prev
 	}
 }
 

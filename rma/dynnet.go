@@ -167,7 +167,7 @@ func (c *keyCache) find(runs []run) []byte {
 
 // regionKey returns the key to reach runs of dynamic target tg with the transport,
 // checked against the target's generation read just now, or nil: active messages.
-func (w *window) regionKey(tg *target, runs []run, by uint64) []byte {
+func (w *window) regionKey(tg *target, runs []run) []byte {
 	if tg.stateKey == nil || len(runs) == 0 {
 		return nil
 	}
@@ -269,5 +269,5 @@ func (w *Win) dynamicPath(p *path, runs []run, id int) {
 		}
 		return
 	}
-	p.key = w.regionKey(p.tg, runs, p.by)
+	p.key = w.regionKey(p.tg, runs)
 }

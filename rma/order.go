@@ -22,7 +22,7 @@ func (w *Win) orderAM(p path) error {
 	if !w.info.ordered {
 		return nil
 	}
-	rank, sc := w.rankOf(p.tg), w.scope(p.by)
+	rank, sc := w.rankOf(p.tg), w.flushScope(p.by)
 	if w.am.pend.has(sc, rank, netKind) {
 		return w.flushNet(rank, sc)
 	}
@@ -35,7 +35,7 @@ func (w *Win) orderDirect(p path) error {
 	if !w.info.ordered || p.tg.how != reachCMA && p.tg.how != reachAM {
 		return nil // mapped and self targets never have anything outstanding
 	}
-	rank, sc := w.rankOf(p.tg), w.scope(p.by)
+	rank, sc := w.rankOf(p.tg), w.flushScope(p.by)
 	if w.am.pend.has(sc, rank, amKind) || w.am.pend.has(sc, rank, netKind) {
 		return w.flushTarget(rank, sc)
 	}

@@ -519,8 +519,8 @@ func (w *window) passive(rank int, what string) error {
 	return core.Errorf(core.ErrRMASync, "%s outside a passive-target epoch", what)
 }
 
-// scope is whose operations the handle's flushes complete, for a call by thread by.
-func (w *Win) scope(by uint64) scope {
+// flushScope is whose operations the handle's flushes complete, for a call by thread by.
+func (w *Win) flushScope(by uint64) scope {
 	if w.info.threadScope {
 		return scope{thread: by}
 	}
@@ -543,7 +543,7 @@ func (w *Win) Flush(rank int, by uint64, what string) error {
 	if err := w.passive(rank, what); err != nil {
 		return err
 	}
-	err := w.flushTarget(rank, w.scope(by))
+	err := w.flushTarget(rank, w.flushScope(by))
 	w.serve()
 	memoryBarrier()
 	return err
@@ -565,9 +565,9 @@ func (w *Win) FlushAll(by uint64, what string) error {
 	}
 	var err error
 	if w.mh != nil {
-		err = w.flushTarget(w.mh.rank, w.scope(by))
+		err = w.flushTarget(w.mh.rank, w.flushScope(by))
 	} else {
-		err = w.flushAll(w.scope(by))
+		err = w.flushAll(w.flushScope(by))
 	}
 	w.serve()
 	memoryBarrier()

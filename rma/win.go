@@ -269,3 +269,17 @@ func barrier(c *core.Comm) error {
 	_, err := core.Barrier(core.Blocking, c)
 	return err
 }
+
+// DupWithInfo is MPIX_Win_dup_with_info: another handle on the window, with the
+// handle's info overridden by in's keys that may change. Local.
+func (w *Win) DupWithInfo(in *core.Info) (*Win, error) {
+	if w.mh != nil {
+		return nil, core.Errorf(core.ErrWin, "MPIX_Win_dup_with_info: a window from a memory handle cannot be duplicated; make another from the handle")
+	}
+	info := w.info
+	info.apply(in, false)
+	w.mu.Lock()
+	w.handles++
+	w.mu.Unlock()
+	return w.newHandle(info, nil, w.errh.Load()), nil
+}
