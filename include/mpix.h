@@ -495,6 +495,30 @@ int PMPI_Rrget_accumulate(const void *origin_addr, int origin_count, MPI_Datatyp
  * ([PA] sec. IV-D, V-C3). */
 #define MPIX_INFO_PART_DELTA_USEC "mpix_part_delta_usec"
 
+/* The job-wide defaults, as environment variables: MPIX_PART_AGGREGATION,
+ * MPIX_PART_TRANSPORT_PARTITIONS, MPIX_PART_NUM_QPS, MPIX_PART_DELTA_USEC;
+ * MPIX_PART_TABLE names a tuning-table file and MPIX_PART_LOGGP a LogGP
+ * parameter file (both written by the mpixpart command; the library carries
+ * defaults measured on a 2-core node).  MPIX_PART_PLOGGP_DELAY_USEC is the
+ * delay the PLogGP model assumes for the late partition (default 4000). */
+
+/* Read-only keys MPIX_Part_get_info adds: what a request uses. */
+/* "shm" (written into the peer's memory on this node), "ofi" (RDMA writes
+ * with immediate data), "am" (messages the peer's progress copies), "self"
+ * or "null". */
+#define MPIX_INFO_PART_PATH "mpix_part_path"
+/* Transport writes the last completed round issued (send side), or
+ * received (receive side). */
+#define MPIX_INFO_PART_WRITES "mpix_part_writes"
+
+/* feature MPIX_HAVE_PART_AGGREGATION */
+/* The aggregation a partitioned request uses, as an info object the caller
+ * frees: the MPIX_INFO_PART_* keys with the values chosen (the sender's
+ * choice, on the receive side once matched), MPIX_INFO_PART_PATH and
+ * MPIX_INFO_PART_WRITES. */
+int MPIX_Part_get_info(MPI_Request request, MPI_Info *info_used);
+int PMPIX_Part_get_info(MPI_Request request, MPI_Info *info_used);
+
 /* feature MPIX_HAVE_PBUF_PREPARE */
 /* Forum proposal cited in [PA] sec. IV-A (MPI_Pbuf_prepare, mpi-issues
  * #302).  After MPI_Start on a partitioned request, block until the remote
