@@ -5,7 +5,7 @@ GO      ?= go
 PREFIX  := $(CURDIR)/build
 LIB     := $(PREFIX)/lib
 NP      ?= 2
-GOSRC   := $(shell find capi core cmd shm ofi transport vci threadcomm kernels rma \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -not -name '*_test.go') go.mod
+GOSRC   := $(shell find capi core cmd shm ofi transport vci threadcomm kernels rma part \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.txt' \) -not -name '*_test.go') go.mod
 HEADERS := include/mpi.h include/mpix.h
 VERSION := $(shell sed -n 's/^\#define MPIX_VERSION *"\(.*\)"/\1/p' include/mpi.h)
 # The standard names build systems look for, each a link to an mpix tool: the

@@ -387,7 +387,9 @@ func impl_MPI_Request_free(ctx *C.mpix_ctx, request *C.MPI_Request) error {
 		*request = C.MPI_REQUEST_NULL
 		return core.GrequestFree(r)
 	}
-	r.Free()
+	if err := r.Free(); err != nil {
+		return err
+	}
 	*request = C.MPI_REQUEST_NULL
 	return nil
 }

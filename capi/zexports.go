@@ -29,6 +29,7 @@ const (
 	fnMPIX_Get_notify
 	fnMPIX_Memhandle_create
 	fnMPIX_Memhandle_release
+	fnMPIX_Part_get_info
 	fnMPIX_Pbuf_prepare
 	fnMPIX_Pbuf_prepareall
 	fnMPIX_Put_notify
@@ -738,6 +739,7 @@ var funcNames = [numFuncs]string{
 	"MPIX_Get_notify",
 	"MPIX_Memhandle_create",
 	"MPIX_Memhandle_release",
+	"MPIX_Part_get_info",
 	"MPIX_Pbuf_prepare",
 	"MPIX_Pbuf_prepareall",
 	"MPIX_Put_notify",
@@ -1446,6 +1448,9 @@ var funcImplemented = [numFuncs]bool{
 	fnMPIX_Get_notify:                  true,
 	fnMPIX_Memhandle_create:            true,
 	fnMPIX_Memhandle_release:           true,
+	fnMPIX_Part_get_info:               true,
+	fnMPIX_Pbuf_prepare:                true,
+	fnMPIX_Pbuf_prepareall:             true,
 	fnMPIX_Put_notify:                  true,
 	fnMPIX_Rraccumulate:                true,
 	fnMPIX_Rrget:                       true,
@@ -1744,8 +1749,14 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Pack_external_size_c:         true,
 	fnMPI_Pack_size:                    true,
 	fnMPI_Pack_size_c:                  true,
+	fnMPI_Parrived:                     true,
 	fnMPI_Pcontrol:                     true,
+	fnMPI_Pready:                       true,
+	fnMPI_Pready_list:                  true,
+	fnMPI_Pready_range:                 true,
+	fnMPI_Precv_init:                   true,
 	fnMPI_Probe:                        true,
+	fnMPI_Psend_init:                   true,
 	fnMPI_Put:                          true,
 	fnMPI_Put_c:                        true,
 	fnMPI_Query_thread:                 true,
@@ -2094,16 +2105,43 @@ func mpixgo_MPIX_Memhandle_release(ctx *C.mpix_ctx, memhandle unsafe.Pointer, pa
 	return 0
 }
 
+//export mpixgo_MPIX_Part_get_info
+func mpixgo_MPIX_Part_get_info(ctx *C.mpix_ctx, request C.MPI_Request, info_used *C.MPI_Info) (rc C.int) {
+	defer recoverCall(fnMPIX_Part_get_info, &rc)
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Part_get_info, nil, err)
+	}
+	if info_used == nil {
+		return raise(fnMPIX_Part_get_info, nil, core.Errorf(core.ErrArg, "info_used must not be NULL"))
+	}
+	if err := impl_MPIX_Part_get_info(ctx, request, info_used); err != nil {
+		return raise(fnMPIX_Part_get_info, nil, err)
+	}
+	return 0
+}
+
 //export mpixgo_MPIX_Pbuf_prepare
 func mpixgo_MPIX_Pbuf_prepare(ctx *C.mpix_ctx, request C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Pbuf_prepare, &rc)
-	return raise(fnMPIX_Pbuf_prepare, nil, errNotImplemented(fnMPIX_Pbuf_prepare))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Pbuf_prepare, nil, err)
+	}
+	if err := impl_MPIX_Pbuf_prepare(ctx, request); err != nil {
+		return raise(fnMPIX_Pbuf_prepare, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Pbuf_prepareall
 func mpixgo_MPIX_Pbuf_prepareall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPIX_Pbuf_prepareall, &rc)
-	return raise(fnMPIX_Pbuf_prepareall, nil, errNotImplemented(fnMPIX_Pbuf_prepareall))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPIX_Pbuf_prepareall, nil, err)
+	}
+	if err := impl_MPIX_Pbuf_prepareall(ctx, count, array_of_requests); err != nil {
+		return raise(fnMPIX_Pbuf_prepareall, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPIX_Put_notify
@@ -9455,7 +9493,16 @@ func mpixgo_MPI_Pack_size_c(ctx *C.mpix_ctx, incount C.MPI_Count, datatype_ C.MP
 //export mpixgo_MPI_Parrived
 func mpixgo_MPI_Parrived(ctx *C.mpix_ctx, request C.MPI_Request, partition C.int, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_Parrived, &rc)
-	return raise(fnMPI_Parrived, nil, errNotImplemented(fnMPI_Parrived))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Parrived, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_Parrived, nil, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_Parrived(ctx, request, partition, flag); err != nil {
+		return raise(fnMPI_Parrived, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pcontrol
@@ -9473,25 +9520,68 @@ func mpixgo_MPI_Pcontrol(ctx *C.mpix_ctx, level C.int) (rc C.int) {
 //export mpixgo_MPI_Pready
 func mpixgo_MPI_Pready(ctx *C.mpix_ctx, partition C.int, request C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Pready, &rc)
-	return raise(fnMPI_Pready, nil, errNotImplemented(fnMPI_Pready))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pready, nil, err)
+	}
+	if err := impl_MPI_Pready(ctx, partition, request); err != nil {
+		return raise(fnMPI_Pready, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pready_list
 func mpixgo_MPI_Pready_list(ctx *C.mpix_ctx, length C.int, array_of_partitions *C.int, request C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Pready_list, &rc)
-	return raise(fnMPI_Pready_list, nil, errNotImplemented(fnMPI_Pready_list))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pready_list, nil, err)
+	}
+	if err := impl_MPI_Pready_list(ctx, length, array_of_partitions, request); err != nil {
+		return raise(fnMPI_Pready_list, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Pready_range
 func mpixgo_MPI_Pready_range(ctx *C.mpix_ctx, partition_low C.int, partition_high C.int, request C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Pready_range, &rc)
-	return raise(fnMPI_Pready_range, nil, errNotImplemented(fnMPI_Pready_range))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Pready_range, nil, err)
+	}
+	if err := impl_MPI_Pready_range(ctx, partition_low, partition_high, request); err != nil {
+		return raise(fnMPI_Pready_range, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Precv_init
 func mpixgo_MPI_Precv_init(ctx *C.mpix_ctx, buf unsafe.Pointer, partitions C.int, count C.MPI_Count, datatype_ C.MPI_Datatype, source C.int, tag C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Precv_init, &rc)
-	return raise(fnMPI_Precv_init, nil, errNotImplemented(fnMPI_Precv_init))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Precv_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Precv_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Precv_init, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Precv_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Precv_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Precv_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Precv_init(ctx, buf, partitions, count, datatype_Obj, source, tag, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Precv_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Probe
@@ -9516,7 +9606,32 @@ func mpixgo_MPI_Probe(ctx *C.mpix_ctx, source C.int, tag C.int, comm C.MPI_Comm,
 //export mpixgo_MPI_Psend_init
 func mpixgo_MPI_Psend_init(ctx *C.mpix_ctx, buf unsafe.Pointer, partitions C.int, count C.MPI_Count, datatype_ C.MPI_Datatype, dest C.int, tag C.int, comm C.MPI_Comm, info C.MPI_Info, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_Psend_init, &rc)
-	return raise(fnMPI_Psend_init, nil, errNotImplemented(fnMPI_Psend_init))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_Psend_init, nil, err)
+	}
+	if count < 0 {
+		return raise(fnMPI_Psend_init, nil, core.Errorf(core.ErrCount, "count must not be negative (%d)", int64(count)))
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_Psend_init, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_Psend_init, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_Psend_init, commObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_Psend_init, commObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_Psend_init(ctx, buf, partitions, count, datatype_Obj, dest, tag, commObj, infoObj, request); err != nil {
+		return raise(fnMPI_Psend_init, commObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Publish_name

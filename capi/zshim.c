@@ -34,6 +34,12 @@ int PMPIX_Memhandle_release(void *memhandle, MPI_Win parentwin)
 }
 #pragma weak MPIX_Memhandle_release = PMPIX_Memhandle_release
 
+int PMPIX_Part_get_info(MPI_Request request, MPI_Info *info_used)
+{
+    return mpixgo_MPIX_Part_get_info(mpix_ctx_get(), request, (MPI_Info *)info_used);
+}
+#pragma weak MPIX_Part_get_info = PMPIX_Part_get_info
+
 int PMPIX_Pbuf_prepare(MPI_Request request)
 {
     return mpixgo_MPIX_Pbuf_prepare(mpix_ctx_get(), request);

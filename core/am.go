@@ -211,3 +211,28 @@ func runWatches() {
 	}
 	watches.list.Store(&next)
 }
+
+// SendContext is the context id c stamps on the messages it sends: the one its peers
+// receive on.
+func (c *Comm) SendContext() uint32 { return c.sendCtx }
+
+// WritesTo reports whether e writes straight into world rank w's memory (a node peer
+// reached through shared memory, transport.Writer).
+func (e *Engine) WritesTo(w int) bool {
+	if !e.Reaches(w) {
+		return false
+	}
+	_, ok := e.route[w].(transport.Writer)
+	return ok
+}
+
+// WriteTo copies src to address addr in world rank w's memory (process_vm_writev). It
+// takes no lock: the copy is a system call on the peer's process. It returns
+// transport.ErrNoSingleCopy where the kernel refuses.
+func (e *Engine) WriteTo(w int, addr uintptr, src []byte) error {
+	wr, ok := e.route[w].(transport.Writer)
+	if !ok {
+		return transport.ErrNoSingleCopy
+	}
+	return wr.WriteTo(w, addr, src)
+}

@@ -692,6 +692,17 @@ func (e *Engine) poll() int {
 	return e.progress()
 }
 
+// TryProgress is one round of progress on e unless another thread is making it (the
+// VCI's lock is taken), for calls many threads make at once that must not queue on
+// the lock (MPI_Parrived); now and then it moves the other VCIs too, as MPI_Test does.
+func (e *Engine) TryProgress() int {
+	n := e.poll()
+	if n == 0 {
+		e.missed()
+	}
+	return n
+}
+
 // missed is called by an operation that polled only e and is not finished yet: MPI_Test
 // or MPI_Iprobe in a loop, an arena wait. Every globalEvery-th such call makes one
 // round of progress on every other VCI, as Engine.wait does. Without it, a thread

@@ -30,7 +30,7 @@ type Grequest struct {
 	released  bool // free_fn has run
 }
 
-const reqGen reqKind = reqColl + 1
+const reqGen reqKind = reqOp + 1
 
 // StartGrequest is MPI_Grequest_start: a new active request that completes when the
 // user calls MPI_Grequest_complete.

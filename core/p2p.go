@@ -95,6 +95,13 @@ func newRecv(buf unsafe.Pointer, count int64, t *datatype.Type, source, tag int,
 func (r *Request) start() error {
 	r.done.Store(false)
 	r.active = true
+	if r.drv != nil {
+		if err := r.drv.Start(); err != nil {
+			r.active = false
+			return err
+		}
+		return nil
+	}
 	if r.kind == reqColl {
 		return r.sched.start()
 	}
@@ -350,6 +357,12 @@ func WaitUntil(done func() bool) {
 // Cancel cancels a receive that has not matched yet (sends are not cancellable here:
 // MPI lets a cancel fail, and MPI_Test_cancelled then reports false).
 func Cancel(r *Request) {
+	if r.drv != nil {
+		if r.active && !r.done.Load() {
+			r.drv.Cancel()
+		}
+		return
+	}
 	if r.kind != reqRecv || r.Done() {
 		return
 	}

@@ -86,3 +86,51 @@ func (e *Engine) FlushRemote(w int) error {
 	defer e.exit(l)
 	return rm.Flush(w)
 }
+
+// RemoteDataBytes is how many bytes of data a write towards world rank w can carry
+// to w's completion queue (transport.DataWriter), 0 where it carries none.
+func (e *Engine) RemoteDataBytes(w int) int {
+	if !e.RemoteTo(w) {
+		return 0
+	}
+	dw, ok := e.route[w].(transport.DataWriter)
+	if !ok {
+		return 0
+	}
+	l := e.enter()
+	defer e.exit(l)
+	return dw.WriteDataBytes()
+}
+
+// StartRemoteData starts a write of buf to addr of world rank w's registration key
+// whose arrival w's engine sees as a transport.KindWriteData message holding data.
+// buf must stay as it is until RemoteDone(w) reports true.
+func (e *Engine) StartRemoteData(w int, key []byte, addr uint64, buf []byte, data uint64) error {
+	l := e.enter()
+	defer e.exit(l)
+	dw, ok := e.route[w].(transport.DataWriter)
+	if !ok {
+		return transport.ErrNoRemoteMemory
+	}
+	return dw.StartWriteData(w, key, addr, buf, data)
+}
+
+// RemoteDone reports, without waiting, whether every one-sided operation started
+// towards world rank w is complete, and then their first error. It makes no progress
+// when another thread holds the VCI's lock (that thread is making it).
+func (e *Engine) RemoteDone(w int) (bool, error) {
+	rm, ok := e.route[w].(transport.RemoteMemory)
+	if !ok {
+		return true, transport.ErrNoRemoteMemory
+	}
+	if !e.Owned() {
+		if !e.tryLock() {
+			return false, nil
+		}
+		defer e.unlock()
+	}
+	if rm.Pending(w) {
+		return false, nil
+	}
+	return true, rm.Flush(w)
+}

@@ -83,6 +83,7 @@ type Request struct {
 
 	sched *schedule // a collective's
 	gen   *Grequest // a generalized request's callbacks (grequest.go)
+	drv   Driver    // a driven request's owner (NewDriven)
 
 	// lite is the C request (shm/lite.c) whose handle this request serves, in liteOf;
 	// its slot goes back to C when the request is reported or freed (fastlite.go).
@@ -90,8 +91,39 @@ type Request struct {
 	liteOf *liteState
 }
 
-// Done reports whether the operation has completed.
-func (r *Request) Done() bool { return r.done.Load() }
+// Done reports whether the operation has completed. A driven request's owner gets a
+// round of its own progress first, so every wait and test moves it.
+func (r *Request) Done() bool {
+	if r.drv != nil && r.active && !r.done.Load() {
+		r.drv.Poll()
+	}
+	return r.done.Load()
+}
+
+// Driver is the behaviour of a persistent request that another package carries out
+// (a partitioned send or receive, package part): MPI_Start, every wait and test,
+// MPI_Cancel and MPI_Request_free reach it through core. Poll is called by the
+// waiting thread, outside every engine lock, and completes the round with
+// Request.FinishStatus.
+type Driver interface {
+	Start() error // MPI_Start: never blocks on the peer
+	Poll()        // one round of the owner's progress
+	Cancel()      // MPI_Cancel on an active request
+	Free() error  // MPI_Request_free on an inactive request
+}
+
+// NewDriven makes a persistent user request that d carries out, progressed on eng.
+func NewDriven(eng *Engine, d Driver) *Request {
+	r := newRequest(reqOp)
+	r.eng, r.drv, r.persistent = eng, d, true
+	return r
+}
+
+// Driven reports whether r is carried out by a Driver, and returns it.
+func (r *Request) Driven() (Driver, bool) { return r.drv, r.drv != nil }
+
+// FinishStatus completes a driven request's round with st.
+func (r *Request) FinishStatus(st Status) { r.complete(st) }
 
 // Status returns the completed operation's status.
 func (r *Request) Status() Status { return r.status }
@@ -174,6 +206,7 @@ func putBlocking(r *Request) {
 	r.partStat = Status{}
 	r.sched = nil
 	r.gen = nil
+	r.drv = nil
 	r.lite, r.liteOf = nil, nil
 	requestPool.Put(r)
 }
@@ -221,18 +254,29 @@ func (r *Request) complete(st Status) {
 
 // Free implements MPI_Request_free: an active operation still completes, then its
 // request disappears.
-func (r *Request) Free() {
+func (r *Request) Free() error {
+	if r.drv != nil {
+		if r.active && !r.done.Load() {
+			return Errorf(ErrRequest, "MPI_Request_free on an active partitioned request: complete it (MPI_Wait) first")
+		}
+		if err := r.drv.Free(); err != nil {
+			return err
+		}
+		r.dropHandle()
+		return nil
+	}
 	if r.done.Load() || (r.persistent && !r.active) {
 		if r.persistent && r.dtype != nil {
 			r.dtype.Release()
 		}
 		r.dropHandle()
-		return
+		return nil
 	}
 	r.freed = true
 	if r.persistent && r.dtype != nil {
 		r.dtype.Release()
 	}
+	return nil
 }
 
 // Release is called when a completed request has been reported to the user by a Wait

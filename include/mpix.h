@@ -58,12 +58,13 @@ extern "C" {
  * procedure declared under the "feature" marker of a defined macro is not
  * implemented.
  *
- * Not defined yet, because they do not work yet: MPIX_HAVE_PART_AGGREGATION, MPIX_HAVE_PBUF_PREPARE (no partitioned
- * communication yet) and MPIX_HAVE_EP_SHARING (no fabric reads the
- * mpix_ep_sharing keys yet).  Their procedures are declared and exported;
+ * Not defined yet, because it does not work yet: MPIX_HAVE_EP_SHARING (no
+ * fabric reads the mpix_ep_sharing keys yet).  Their procedures are declared and exported;
  * they fail with MPI_ERR_UNSUPPORTED_OPERATION, and their info keys are
  * ignored like any unknown key. */
 #define MPIX_HAVE_THREADCOMM 1
+#define MPIX_HAVE_PART_AGGREGATION 1
+#define MPIX_HAVE_PBUF_PREPARE 1
 #define MPIX_HAVE_ENDPOINTS 1
 #define MPIX_HAVE_VCI_HINTS 1
 #define MPIX_HAVE_RMA_INFO_KEYS 1

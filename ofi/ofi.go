@@ -476,6 +476,12 @@ func (e *Endpoint) Poll(deliver transport.DeliverFunc) int {
 		e.postQueued()
 	}
 	delivered := 0
+	for i := 0; i < int(e.s.nimm); i++ {
+		e.hdr = transport.Header{Kind: transport.KindWriteData, Src: -1, Offset: int64(e.s.imm[i])}
+		deliver(&e.hdr, nil)
+		delivered++
+	}
+	e.s.nimm = 0
 	for i := 0; i < n; i++ {
 		idx, l := int(e.s.rx_idx[i]), int(e.s.rx_len[i])
 		if l < transport.HeaderSize || l > e.bufSize {

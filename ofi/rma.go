@@ -83,9 +83,11 @@ type rmaState struct {
 // rmaReq is one operation waiting to be posted.
 type rmaReq struct {
 	write       bool
+	withData    bool // fi_writedata: data reaches the target's completion queue
 	peer        int32
 	buf         []byte
 	raddr, rkey uint64
+	data        uint64
 }
 
 func (e *Endpoint) initRMA() {
@@ -240,7 +242,38 @@ func (e *Endpoint) StartRead(peer int, key []byte, addr uint64, dst []byte) erro
 	return e.start(false, peer, key, addr, dst)
 }
 
+// StartWriteData is StartWrite whose arrival the target sees: data is delivered by
+// the target endpoint's Poll as a transport.KindWriteData message once src is in its
+// memory (transport.DataWriter). src must not be empty.
+func (e *Endpoint) StartWriteData(peer int, key []byte, addr uint64, src []byte, data uint64) error {
+	if e.s == nil || e.s.cq_data_size == 0 {
+		return transport.ErrNoRemoteMemory
+	}
+	if len(src) == 0 || len(src) > maxRMA {
+		return fmt.Errorf("ofi: a write with data carries 1 to %d bytes, not %d", maxRMA, len(src))
+	}
+	if m := int(e.s.info.ep_attr.max_msg_size); m > 0 && len(src) > m {
+		return fmt.Errorf("ofi: a write with data carries at most %d bytes here, not %d", m, len(src))
+	}
+	if bits := 8 * int(e.s.cq_data_size); bits < 64 && data>>uint(bits) != 0 {
+		return fmt.Errorf("ofi: the provider carries %d bits of write data; %#x does not fit", bits, data)
+	}
+	return e.startData(true, peer, key, addr, src, true, data)
+}
+
+// WriteDataBytes is how many bytes of data StartWriteData carries (0: none).
+func (e *Endpoint) WriteDataBytes() int {
+	if e.s == nil || !e.rma.on {
+		return 0
+	}
+	return int(e.s.cq_data_size)
+}
+
 func (e *Endpoint) start(write bool, peer int, key []byte, addr uint64, buf []byte) error {
+	return e.startData(write, peer, key, addr, buf, false, 0)
+}
+
+func (e *Endpoint) startData(write bool, peer int, key []byte, addr uint64, buf []byte, withData bool, data uint64) error {
 	if err := e.rmaUsable(peer, false); err != nil {
 		return err
 	}
@@ -259,7 +292,8 @@ func (e *Endpoint) start(write bool, peer int, key []byte, addr uint64, buf []by
 		if m := int(e.s.info.ep_attr.max_msg_size); m > 0 && n > m {
 			n = m
 		}
-		r := rmaReq{write: write, peer: int32(peer), buf: buf[off : off+n], raddr: raddr + uint64(off), rkey: rkey}
+		r := rmaReq{write: write, peer: int32(peer), buf: buf[off : off+n], raddr: raddr + uint64(off), rkey: rkey,
+			withData: withData, data: data}
 		off += n
 		if e.rma.head < len(e.rma.queue) {
 			e.enqueue(r) // after those waiting
@@ -289,7 +323,11 @@ func (e *Endpoint) post(r *rmaReq) C.ssize_t {
 	if r.write {
 		w = 1
 	}
-	return C.mpix_ofi_rma(e.s, w, C.int32_t(r.peer), unsafe.Pointer(&r.buf[0]), C.size_t(len(r.buf)), C.uint64_t(r.raddr), C.uint64_t(r.rkey))
+	d := C.int(0)
+	if r.withData {
+		d = 1
+	}
+	return C.mpix_ofi_rma(e.s, w, C.int32_t(r.peer), unsafe.Pointer(&r.buf[0]), C.size_t(len(r.buf)), C.uint64_t(r.raddr), C.uint64_t(r.rkey), d, C.uint64_t(r.data))
 }
 
 func (e *Endpoint) enqueue(r rmaReq) {

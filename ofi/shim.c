@@ -235,6 +235,10 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 		}
 		s->nrmafree = MPIX_OFI_RMA_OPS;
 		s->rma = 1;
+		// Remote CQ data needs a provider that carries it and does not consume a
+		// posted receive buffer for it (FI_RX_CQ_DATA would break the ring's order).
+		if (!(info->mode & FI_RX_CQ_DATA))
+			s->cq_data_size = (int32_t)info->domain_attr->cq_data_size;
 	}
 	// Keys the application picks (no FI_MR_PROV_KEY) must be unique in the domain:
 	// 1 and 2 are the send and receive buffers'.
@@ -548,10 +552,15 @@ int mpix_ofi_poll(mpix_ofi *s)
 	if (rc)
 		note_error(s, NULL, "fi_recv", -rc, 0, NULL, 1);
 	mpix_ofi_progress_tx(s);
+	s->nimm = 0;
 	ssize_t n = fi_cq_read(s->rxcq, s->cqe, MPIX_OFI_BATCH);
 	if (n > 0) {
 		for (ssize_t i = 0; i < n; i++) {
 			mpix_ofi_op *op = s->cqe[i].op_context;
+			if ((s->cqe[i].flags & FI_REMOTE_CQ_DATA) && !(s->cqe[i].flags & FI_RECV)) {
+				s->imm[s->nimm++] = s->cqe[i].data; // a peer's fi_writedata landed
+				continue;
+			}
 			if (op && op->kind == MPIX_OFI_OP_RECV)
 				complete_recv(s, op, s->cqe[i].len, 0);
 		}
@@ -654,7 +663,7 @@ int mpix_ofi_unmap_key(mpix_ofi *s, uint64_t key)
 // completes once its data is in the target's memory (FI_DELIVERY_COMPLETE). It returns
 // -FI_EAGAIN when no slot is free or the provider's queue is full: progress, then retry.
 ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len, uint64_t raddr,
-		     uint64_t key)
+		     uint64_t key, int with_data, uint64_t data)
 {
 	if (!s->rma)
 		return -FI_ENOSYS;
@@ -689,10 +698,12 @@ ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len
 		.rma_iov = &rma,
 		.rma_iov_count = 1,
 		.context = &r->op.ctx,
-		.data = 0,
+		.data = data,
 	};
-	ssize_t rc = write ? fi_writemsg(s->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
-			   : fi_readmsg(s->ep, &msg, FI_COMPLETION);
+	uint64_t wflags = FI_COMPLETION | FI_DELIVERY_COMPLETE;
+	if (with_data)
+		wflags |= FI_REMOTE_CQ_DATA;
+	ssize_t rc = write ? fi_writemsg(s->ep, &msg, wflags) : fi_readmsg(s->ep, &msg, FI_COMPLETION);
 	if (rc) {
 		if (r->lmr) {
 			fi_close(&r->lmr->fid);

@@ -85,6 +85,12 @@ typedef struct mpix_ofi {
 	int32_t *rma_err;        // per world rank: first error since last collected (FI_* code)
 	int32_t rma_inflight;    // all peers
 	char rma_errtext[256];   // the first RMA error's text not yet collected
+	// Writes with remote CQ data (fi_writedata): how many bytes of data the provider
+	// carries (0: none), and the data of the writes that landed here, collected by the
+	// last mpix_ofi_poll (nimm of them).
+	int32_t cq_data_size;
+	int32_t nimm;
+	uint64_t imm[MPIX_OFI_BATCH];
 
 	int32_t *unposted;   // receive buffers waiting to be (re)posted
 	int32_t nunposted;
@@ -145,6 +151,6 @@ int mpix_ofi_mr_close(struct fid_mr *mr);
 int mpix_ofi_map_raw(mpix_ofi *s, uint64_t base, uint8_t *raw, size_t len, uint64_t *key);
 int mpix_ofi_unmap_key(mpix_ofi *s, uint64_t key);
 ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len, uint64_t raddr,
-		     uint64_t key);
+		     uint64_t key, int with_data, uint64_t data);
 
 #endif

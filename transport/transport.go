@@ -44,6 +44,13 @@ const (
 	// package's handler): Context names the window, Tag the operation, SendReq the
 	// origin's operation id, Size the payload's length.
 	KindRMA
+	// KindPart is a partitioned-communication protocol message (core/am.go hands it to
+	// package part's handler).
+	KindPart
+	// KindWriteData is what an endpoint's Poll delivers when a peer's write with data
+	// (DataWriter) has landed: Offset holds the data; there is no payload, and Src is
+	// -1 (the provider does not say who wrote).
+	KindWriteData
 )
 
 // Flags qualify a message.
@@ -131,6 +138,18 @@ type RemoteMemory interface {
 	// WriteRemote and ReadRemote are StartWrite and StartRead followed by Flush(peer).
 	WriteRemote(peer int, key []byte, addr uint64, src []byte) error
 	ReadRemote(peer int, key []byte, addr uint64, dst []byte) error
+}
+
+// DataWriter is a RemoteMemory whose writes can carry data the target sees (libfabric's
+// fi_writedata, verbs' RDMA write with immediate): once the bytes are in the target's
+// memory, the target endpoint's Poll delivers a KindWriteData message holding data.
+type DataWriter interface {
+	RemoteMemory
+	// StartWriteData starts a write of src (not empty) that delivers data.
+	StartWriteData(peer int, key []byte, addr uint64, src []byte, data uint64) error
+	// WriteDataBytes is how many low-order bytes of data arrive (4 on verbs and EFA,
+	// 8 on tcp;ofi_rxm); 0 means the provider carries none.
+	WriteDataBytes() int
 }
 
 // Failer is an Endpoint that can break for good (a connection a provider dropped, a

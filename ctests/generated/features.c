@@ -78,6 +78,11 @@ int main(int argc, char **argv)
     check("MPIX_HAVE_MEMHANDLE", "MPIX_Win_from_memhandle", MPIX_Win_from_memhandle((const void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (int)0, (MPI_Win)0, (MPI_Win *)0));
     check("MPIX_HAVE_MEMHANDLE", "PMPIX_Win_from_memhandle", PMPIX_Win_from_memhandle((const void *)0, (MPI_Aint)0, (int)0, (MPI_Info)0, (int)0, (MPI_Win)0, (MPI_Win *)0));
 #endif
+#ifdef MPIX_HAVE_PART_AGGREGATION
+    features++;
+    check("MPIX_HAVE_PART_AGGREGATION", "MPIX_Part_get_info", MPIX_Part_get_info((MPI_Request)0, (MPI_Info *)0));
+    check("MPIX_HAVE_PART_AGGREGATION", "PMPIX_Part_get_info", PMPIX_Part_get_info((MPI_Request)0, (MPI_Info *)0));
+#endif
 #ifdef MPIX_HAVE_PBUF_PREPARE
     features++;
     check("MPIX_HAVE_PBUF_PREPARE", "MPIX_Pbuf_prepare", MPIX_Pbuf_prepare((MPI_Request)0));

@@ -36,10 +36,6 @@ int main(int argc, char **argv)
     MPI_Comm_create_errhandler(record, &eh);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
-    { int before = calls; (void)MPIX_Pbuf_prepare((MPI_Request)0); expect("MPIX_Pbuf_prepare", before); n++; }
-    { int before = calls; (void)PMPIX_Pbuf_prepare((MPI_Request)0); expect("MPIX_Pbuf_prepare", before); n++; }
-    { int before = calls; (void)MPIX_Pbuf_prepareall((int)0, (MPI_Request *)0); expect("MPIX_Pbuf_prepareall", before); n++; }
-    { int before = calls; (void)PMPIX_Pbuf_prepareall((int)0, (MPI_Request *)0); expect("MPIX_Pbuf_prepareall", before); n++; }
     { int before = calls; (void)MPI_Buffer_flush(); expect("MPI_Buffer_flush", before); n++; }
     { int before = calls; (void)PMPI_Buffer_flush(); expect("MPI_Buffer_flush", before); n++; }
     { int before = calls; (void)MPI_Buffer_iflush((MPI_Request *)0); expect("MPI_Buffer_iflush", before); n++; }
@@ -258,18 +254,6 @@ int main(int argc, char **argv)
     { int before = calls; (void)PMPI_Message_f2c((MPI_Fint)0); expect("MPI_Message_f2c", before); n++; }
     { int before = calls; (void)MPI_Open_port((MPI_Info)0, (char *)0); expect("MPI_Open_port", before); n++; }
     { int before = calls; (void)PMPI_Open_port((MPI_Info)0, (char *)0); expect("MPI_Open_port", before); n++; }
-    { int before = calls; (void)MPI_Parrived((MPI_Request)0, (int)0, (int *)0); expect("MPI_Parrived", before); n++; }
-    { int before = calls; (void)PMPI_Parrived((MPI_Request)0, (int)0, (int *)0); expect("MPI_Parrived", before); n++; }
-    { int before = calls; (void)MPI_Pready((int)0, (MPI_Request)0); expect("MPI_Pready", before); n++; }
-    { int before = calls; (void)PMPI_Pready((int)0, (MPI_Request)0); expect("MPI_Pready", before); n++; }
-    { int before = calls; (void)MPI_Pready_list((int)0, (const int *)0, (MPI_Request)0); expect("MPI_Pready_list", before); n++; }
-    { int before = calls; (void)PMPI_Pready_list((int)0, (const int *)0, (MPI_Request)0); expect("MPI_Pready_list", before); n++; }
-    { int before = calls; (void)MPI_Pready_range((int)0, (int)0, (MPI_Request)0); expect("MPI_Pready_range", before); n++; }
-    { int before = calls; (void)PMPI_Pready_range((int)0, (int)0, (MPI_Request)0); expect("MPI_Pready_range", before); n++; }
-    { int before = calls; (void)MPI_Precv_init((void *)0, (int)0, (MPI_Count)0, (MPI_Datatype)0, (int)0, (int)0, (MPI_Comm)0, (MPI_Info)0, (MPI_Request *)0); expect("MPI_Precv_init", before); n++; }
-    { int before = calls; (void)PMPI_Precv_init((void *)0, (int)0, (MPI_Count)0, (MPI_Datatype)0, (int)0, (int)0, (MPI_Comm)0, (MPI_Info)0, (MPI_Request *)0); expect("MPI_Precv_init", before); n++; }
-    { int before = calls; (void)MPI_Psend_init((const void *)0, (int)0, (MPI_Count)0, (MPI_Datatype)0, (int)0, (int)0, (MPI_Comm)0, (MPI_Info)0, (MPI_Request *)0); expect("MPI_Psend_init", before); n++; }
-    { int before = calls; (void)PMPI_Psend_init((const void *)0, (int)0, (MPI_Count)0, (MPI_Datatype)0, (int)0, (int)0, (MPI_Comm)0, (MPI_Info)0, (MPI_Request *)0); expect("MPI_Psend_init", before); n++; }
     { int before = calls; (void)MPI_Publish_name((const char *)0, (MPI_Info)0, (const char *)0); expect("MPI_Publish_name", before); n++; }
     { int before = calls; (void)PMPI_Publish_name((const char *)0, (MPI_Info)0, (const char *)0); expect("MPI_Publish_name", before); n++; }
     { int before = calls; (void)MPI_Register_datarep((const char *)0, (MPI_Datarep_conversion_function *)0, (MPI_Datarep_conversion_function *)0, (MPI_Datarep_extent_function *)0, (void *)0); expect("MPI_Register_datarep", before); n++; }
