@@ -168,6 +168,11 @@ var figures = []Figure{
 	rmaextScope,
 	rmaextOrder,
 	rmaextWindows,
+	partOverhead,
+	partPerceived,
+	partSweep,
+	partStrategies,
+	partStrategiesPerceived,
 	collectives(2),
 	collectives(4),
 	mtMsgrate("mt_msgrate_self", "Multithreaded message rate, 8-byte Isend/Irecv, one process (self-loops, ICS'20 Fig. 10/12 shape)", nil, 1,
@@ -310,6 +315,105 @@ var rmaextWindows = Figure{
 		"20 ms of them), after a tenth as many warm-up ones, timed in 32 chunks: a row is the median over its chunks " +
 		"of the mean time in the chunk, as in the rma_latency figures." +
 		" 2 processes on one node (this machine has 2 cores): rank 0 the origin, rank 1 the target, waiting in MPI_Barrier.",
+}
+
+// partEnv is the environment of the bench/part.c figures: idle OpenMP threads sleep
+// instead of spinning on cores the other process needs.
+var partEnv = map[string]string{"OMP_WAIT_POLICY": "passive"}
+
+// partWhere says what the bench/part.c figures measure on a machine like this one.
+const partWhere = " 2 processes on one node (this machine has 2 cores): rank 0 sends, rank 1 receives. The paper runs " +
+	"one OpenMP thread per partition; here the partitions are split in static chunks over omp_get_max_threads() " +
+	"threads (2: one per core), and the sender's threads and the receiver share the 2 cores, so the threads " +
+	"oversubscribe them (OMP_WAIT_POLICY=passive: idle OpenMP threads sleep). MPI_THREAD_MULTIPLE; times from " +
+	"clock_gettime(CLOCK_MONOTONIC)."
+
+// partLibs says what each library's partitioned communication is in these figures.
+const partLibs = " MPICH 4.0.2 implements partitioned communication natively (it sends the data when the last partition " +
+	"is ready). Open MPI 4.1.4 (Debian) does not implement it: its column is Open MPI's point-to-point used the way " +
+	"Open MPI 5's part/persist component uses it (bench/part.c built with -DPART_EMULATE): a receive posted per " +
+	"partition at MPI_Start, one MPI_Isend per partition as soon as MPI_Pready makes it ready, MPI_Parrived = " +
+	"MPI_Test of that partition's receive, MPI_Wait = MPI_Waitall of the partitions. A library that refuses " +
+	"MPI_Psend_init/MPI_Precv_init (mpix until it implements them) has no partitioned rows, with its reason."
+
+// partOverhead is [PA] sec. V-B: a partitioned round against one send of the same size.
+var partOverhead = Figure{
+	Name: "part_overhead", Title: "Partitioned overhead: one partitioned round vs one MPI_Send of the same size, per round, 2 processes",
+	Program: "part", Args: []string{"overhead"}, NP: 2, Impls: p2pImpls, Env: partEnv,
+	Parse: Parse{Key: "partov"},
+	Unit:  "µs, ratio rows unitless", Better: Lower, Rows: Names, RowHead: "kind partitions size",
+	Note: "[PA] sec. V-B (Temuçin et al.'s overhead benchmark). part P SIZE: one round of a partitioned send of SIZE bytes " +
+		"in P partitions: the sender's MPI_Start, MPI_Pready of every partition from an OpenMP parallel loop, MPI_Wait; " +
+		"the receiver's MPI_Start (posted before the sender starts) and MPI_Wait, then a 0-byte acknowledgement that the " +
+		"sender receives before its next round. send SIZE: MPI_Send/MPI_Recv of SIZE bytes + the same acknowledgement. " +
+		"ratio P SIZE: part / send (unitless; above 1: the partitioned round is slower). Sizes 1 KiB to 64 MiB in powers of 4 " +
+		"(PART_MAXSIZE or -maxsize caps them). A row: rounds for 0.15 s (at least 5) after a tenth as many warm-up ones, timed " +
+		"in up to 16 chunks, the median over the chunks of the mean per round; the first round's data is checked." +
+		partLibs + partWhere,
+}
+
+// partPerceived is [PA] sec. V-C: perceived bandwidth with one late partition.
+var partPerceived = Figure{
+	Name: "part_perceived", Title: "Partitioned perceived bandwidth, single thread delay, 2 processes",
+	Program: "part", NP: 2, Impls: p2pImpls, Env: partEnv,
+	Points: []Point{
+		{Args: []string{"perceived", "-compute", "1000", "-noise", "1"}},
+		{Args: []string{"perceived", "-compute", "1000", "-noise", "4"}},
+		{Args: []string{"perceived", "-compute", "100000", "-noise", "4", "-parts", "32", "-iters", "5", "-maxsize", "4194304"}},
+	},
+	Parse: Parse{Key: "partbw"},
+	Unit:  "MB/s", Better: Higher, Rows: Names, RowHead: "compute noise partitions size",
+	Note: "[PA] sec. V-C, Temuçin et al. (ICPP'22) perceived bandwidth with the single thread delay model: every partition " +
+		"is computed (a busy wait) for COMPUTE from a common start after an MPI_Barrier, one partition (random each " +
+		"iteration) NOISE percent longer: the late thread. Each thread MPI_Pready's its partitions as their compute ends, the " +
+		"late one last. The sender takes the clock just before every MPI_Pready and sends the latest to the receiver, which " +
+		"takes the clock when its MPI_Wait returns (one node, one CLOCK_MONOTONIC): perceived bandwidth = bytes / (receiver " +
+		"done - last MPI_Pready), the median over 20 iterations (fewer above 1 MiB, at least 5) after 2 warm-up ones. " +
+		"Rows: 1 ms with 1% and 4% noise, 4 and 32 partitions, 1 KiB to 64 MiB; 100 ms with 4% noise (the paper's Figure 9 " +
+		"setting), 32 partitions, 5 iterations, 1 KiB to 4 MiB (100 ms a launch per iteration)." + partLibs + partWhere,
+}
+
+// partSweep is [PA] sec. V-D: the sweep3d pattern on a 2x2 process grid.
+var partSweep = Figure{
+	Name: "part_sweep", Title: "Partitioned sweep3d pattern, 2x2 processes, time per sweep",
+	Program: "part", Args: []string{"sweep"}, NP: 4, Env: partEnv,
+	Parse: Parse{Key: "partsweep"},
+	Unit:  "µs", Better: Lower, Rows: Names, RowHead: "kind partitions size",
+	Note: "[PA] sec. V-D. 4 processes on a 2x2 grid, the wavefront from rank 0's corner: each process receives partitioned " +
+		"from its upstream neighbours (up, left) and, per partition in its OpenMP thread, waits for it with MPI_Parrived from " +
+		"every upstream, computes 50 µs (a busy wait) and MPI_Pready's it to every downstream neighbour (down, right). part P " +
+		"SIZE: SIZE-byte messages in P partitions; send P SIZE: the same with whole messages (MPI_Irecv from every upstream, " +
+		"MPI_Waitall, the P partitions computed in parallel, MPI_Isend downstream, MPI_Waitall). A sweep starts after an " +
+		"MPI_Barrier; the row is the median over 10 sweeps (after 3 warm-up ones) of the slowest process's time, compute " +
+		"included. On this machine's 2 cores the 4 processes x 2 threads oversubscribe the cores 4 times: a library whose " +
+		"waits poll without yielding (MPICH) loses whole scheduler time slices, which the times show." + partLibs,
+}
+
+// partStrategiesNote is what the two strategy figures share.
+const partStrategiesNote = " mpix: one set of rows per aggregation strategy, set with the info key mpix_part_aggregation " +
+	"(include/mpix.h sec. 4) on MPI_Psend_init: none (a transport partition per user partition), table (the tuning table, " +
+	"[PA] sec. IV-B), ploggp (the PLogGP model, sec. IV-C), timer_ploggp (PLogGP grouping, the first ready partition of a " +
+	"group waiting at most delta for the rest, sec. IV-D). MPICH and Open MPI have no such key: one set of rows each, " +
+	"labelled mpich and openmpi-isend. 32 partitions, 1 KiB to 16 MiB."
+
+// partStrategies is [PA] sec. V-B Figure 8: the overhead round per aggregation strategy.
+var partStrategies = Figure{
+	Name: "part_strategies", Title: "Partitioned aggregation strategies: overhead round, 2 processes",
+	Program: "part", Args: []string{"strategies", "overhead"}, NP: 2, Impls: p2pImpls, Env: partEnv,
+	Parse: Parse{Key: "partstrat"},
+	Unit:  "µs", Better: Lower, Rows: Names, RowHead: "strategy partitions size",
+	Note: "[PA] sec. V-B Figure 8: the part_overhead round (MPI_Start, MPI_Pready of every partition from an OpenMP loop, " +
+		"MPI_Wait, a 0-byte acknowledgement) per strategy." + partStrategiesNote + partLibs + partWhere,
+}
+
+// partStrategiesPerceived is [PA] sec. V-C Figure 9: perceived bandwidth per strategy.
+var partStrategiesPerceived = Figure{
+	Name: "part_strategies_perceived", Title: "Partitioned aggregation strategies: perceived bandwidth, 1 ms compute, 4% noise, 2 processes",
+	Program: "part", Args: []string{"strategies", "perceived"}, NP: 2, Impls: p2pImpls, Env: partEnv,
+	Parse: Parse{Key: "partstratbw"},
+	Unit:  "MB/s", Better: Higher, Rows: Names, RowHead: "strategy compute noise partitions size",
+	Note: "[PA] sec. V-C Figure 9 (there with 100 ms compute): the part_perceived measurement per strategy." +
+		partStrategiesNote + partLibs + partWhere,
 }
 
 // mtWindows is how many windows of 64 messages each stream of mtmsgrate sends.

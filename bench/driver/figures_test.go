@@ -141,3 +141,51 @@ func TestRMAExtFiguresMatchProgram(t *testing.T) {
 		t.Error("bench/rmaext.c takes no -threads")
 	}
 }
+
+// The part figures name bench/part.c's modes and keys, and say what runs where.
+func TestPartFiguresMatchProgram(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "part.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, f := range figures {
+		if f.Program != "part" {
+			continue
+		}
+		names[f.Name] = true
+		if !strings.Contains(string(src), `"`+f.Parse.Key+" ") {
+			t.Errorf("%s: bench/part.c prints no %q line", f.Name, f.Parse.Key)
+		}
+		args := [][]string{f.Args}
+		for _, p := range f.Points {
+			args = append(args, p.Args)
+		}
+		for _, a := range args {
+			if a == nil {
+				continue
+			}
+			if !strings.Contains(string(src), `strcmp(what, "`+a[0]+`")`) {
+				t.Errorf("%s: bench/part.c has no mode %s", f.Name, a[0])
+			}
+		}
+		wantNP := 2
+		if f.Args != nil && f.Args[0] == "sweep" {
+			wantNP = 4
+		}
+		if f.NP != wantNP || !strings.Contains(f.Note, "2 cores") || !strings.Contains(f.Note, "[PA]") ||
+			!strings.Contains(f.Note, "part/persist") || f.Env["OMP_WAIT_POLICY"] != "passive" {
+			t.Errorf("%s: NP %d, env %v, note %q", f.Name, f.NP, f.Env, f.Note)
+		}
+	}
+	for _, n := range []string{"part_overhead", "part_perceived", "part_sweep", "part_strategies", "part_strategies_perceived"} {
+		if !names[n] {
+			t.Errorf("no figure %s", n)
+		}
+	}
+	for _, strat := range []string{"MPIX_PART_AGGR_NONE", "MPIX_PART_AGGR_TABLE", "MPIX_PART_AGGR_PLOGGP", "MPIX_PART_AGGR_TIMER_PLOGGP", "PART_EMULATE"} {
+		if !strings.Contains(string(src), strat) {
+			t.Errorf("bench/part.c does not use %s", strat)
+		}
+	}
+}

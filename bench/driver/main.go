@@ -259,6 +259,10 @@ func runFigureWith(f Figure, im Impl, timeout time.Duration, bin func(string, st
 		}
 		samples, err := parseOutput(f.Parse, o.Stdout)
 		if err != nil {
+			// A program that printed no row but said why (a note) fails with its reason.
+			if n := parseNotes(o.Stdout); len(n) > 0 {
+				return nil, nil, wall, err.Error() + ": " + n[0]
+			}
 			return nil, nil, wall, err.Error()
 		}
 		notes = append(notes, parseNotes(o.Stdout)...)

@@ -96,3 +96,22 @@ func TestRunFigureSweepAndWallRow(t *testing.T) {
 		t.Errorf("samples %v", samples)
 	}
 }
+
+// A launch that prints no row but a note fails with the note as its reason; the
+// Open MPI build of bench/part.c emulates the partitioned calls.
+func TestRunFigureNoRowsNote(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "prog")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"note partitioned rows skipped: not implemented yet\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	im := Impl{Name: "fake", Build: "none"}
+	f := Figure{Program: "prog", Parse: Parse{Key: "partbw"}}
+	_, _, _, reason := runFigureWith(f, im, time.Second, func(string, string) string { return script })
+	if reason != `no "partbw" line in its output: partitioned rows skipped: not implemented yet` {
+		t.Errorf("reason %q", reason)
+	}
+	if strings.Join(extraFlags["part_openmpi"], " ") != "-DPART_EMULATE" || len(extraFlags["part_mpich"]) != 0 {
+		t.Errorf("extraFlags %v", extraFlags)
+	}
+}
