@@ -118,9 +118,6 @@ func abortJob(code int, line, reason string) {
 // error handler: no panic or Go stack trace ever reaches the C program.
 func recoverCall(fn funcID, rc *C.int) {
 	if r := recover(); r != nil {
-		if os.Getenv("MPIX_TMP_STACK") != "" {
-			os.Stderr.Write(debug.Stack())
-		}
 		faulted(fn, r)
 		*rc = raise(fn, nil, core.Errorf(core.ErrIntern, "internal error: %v", r))
 	}

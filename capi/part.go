@@ -75,6 +75,13 @@ func impl_MPI_Pready_range(ctx *C.mpix_ctx, partition_low C.int, partition_high 
 	if partition_low > partition_high {
 		return core.Errorf(core.ErrArg, "partition_low %d is above partition_high %d", int(partition_low), int(partition_high))
 	}
+	// Every index is checked before any partition is made ready.
+	if err := p.InRange(int(partition_low)); err != nil {
+		return err
+	}
+	if err := p.InRange(int(partition_high)); err != nil {
+		return err
+	}
 	for i := partition_low; i <= partition_high; i++ {
 		if err := p.Pready(int(i)); err != nil {
 			return err
@@ -94,7 +101,13 @@ func impl_MPI_Pready_list(ctx *C.mpix_ctx, length C.int, array_of_partitions *C.
 	if length > 0 && array_of_partitions == nil {
 		return core.Errorf(core.ErrArg, "array_of_partitions is NULL with length %d", int(length))
 	}
-	for _, i := range unsafe.Slice(array_of_partitions, int(length)) {
+	list := unsafe.Slice(array_of_partitions, int(length))
+	for _, i := range list {
+		if err := p.InRange(int(i)); err != nil {
+			return err
+		}
+	}
+	for _, i := range list {
 		if err := p.Pready(int(i)); err != nil {
 			return err
 		}

@@ -108,6 +108,12 @@ func (e *Engine) RemoteDataBytes(w int) int {
 func (e *Engine) StartRemoteData(w int, key []byte, addr uint64, buf []byte, data uint64) error {
 	l := e.enter()
 	defer e.exit(l)
+	return e.StartRemoteDataHeld(w, key, addr, buf, data)
+}
+
+// StartRemoteDataHeld is StartRemoteData from inside e's progress (an active-message
+// handler of e), where e's lock is held already.
+func (e *Engine) StartRemoteDataHeld(w int, key []byte, addr uint64, buf []byte, data uint64) error {
 	dw, ok := e.route[w].(transport.DataWriter)
 	if !ok {
 		return transport.ErrNoRemoteMemory

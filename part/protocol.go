@@ -13,8 +13,8 @@ import (
 // tag (init), RecvReq the receive request's id, SendReq the send request's id (ack),
 // Size a side's total bytes (init, ack).
 const (
-	opInit = 1 + iota // receiver -> sender: [op, rparts u32, addr u64, keylen u32, key...]
-	opAck             // sender -> receiver: [op, sparts u32, groups u32, path, strategy, qps, delta u32, segpath...]
+	opInit = 1 + iota // receiver -> sender: [op, rparts u32, addr u64, keylen u32, key..., landing page path...]
+	opAck             // sender -> receiver: [op, sparts u32, groups u32, path, strategy, qps, delta u32]
 	opCTS             // receiver -> sender: [op, round u32]: round's buffer is ready
 	opData            // sender -> receiver (am path): [op, first u32, n u32, last, off u64, bytes...]
 )
@@ -40,6 +40,7 @@ type initMsg struct {
 	rparts int
 	addr   uint64
 	key    []byte
+	page   string // the receiver's landing page (a node peer), or ""
 	cts    uint32 // the latest round the receiver said it is ready for
 }
 
@@ -104,6 +105,9 @@ func handle(e *core.Engine, h *transport.Header, p []byte) {
 		reg.mu.Unlock()
 		if s != nil {
 			s.clearToSend(round)
+			if e == s.eng {
+				s.drainHeld(e) // what waited for this round leaves now, whatever the sender's threads do
+			}
 		}
 	case opData:
 		if r := lookupRecv(uint32(h.RecvReq)); r != nil {
@@ -126,6 +130,7 @@ func handleInit(e *core.Engine, h *transport.Header, p []byte) {
 	if klen > 0 {
 		m.key = append([]byte(nil), p[17:17+klen]...)
 	}
+	m.page = string(p[17+klen:])
 	reg.mu.Lock()
 	var s *sendReq
 	for i, c := range reg.posted {
@@ -138,6 +143,10 @@ func handleInit(e *core.Engine, h *transport.Header, p []byte) {
 	}
 	if s == nil {
 		reg.early = append(reg.early, m)
+	}
+	if s != nil && s.freed {
+		delete(reg.byRecv, peerReq{m.from, m.rid})
+		s = nil // the pair was freed unused on this side
 	}
 	reg.mu.Unlock()
 	if s != nil {

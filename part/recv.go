@@ -2,7 +2,6 @@ package part
 
 import (
 	"encoding/binary"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +20,11 @@ type recvReq struct {
 	reg any
 	key []byte
 
+	// Where arrivals are counted: the page the sender maps (shm path), or memory of
+	// this process that its progress updates.
+	land *landing
+	seg  *segment
+
 	// From the sender's ack (set before matched is published).
 	matched  atomic.Bool
 	sid      uint32
@@ -29,20 +33,12 @@ type recvReq struct {
 	bad      bool  // the totals differ
 	path     path
 	plan     plan
-	seg      *segment
-	flags    []atomic.Uint32 // per send partition: the round it landed in
-	local    []atomic.Uint32 // flags' memory when the sender does not share a page
 	unpacked []atomic.Uint32 // per receive partition (derived types): 2*round done, 2*round-1 under way
 
-	mu      sync.Mutex
-	early   []uint32 // write data that came before the ack (ofi path)
-	scan    int      // send partitions known to have landed this round, from 0 (under mu)
-	nwrites atomic.Int64
-	lastWr  atomic.Int64
-	// shm: the sender's count of writes, in the shared page, and its value when the
-	// last round completed.
-	segWrites *atomic.Uint64
-	segSeen   uint64
+	mu     sync.Mutex
+	early  []uint32 // write data that came before the ack (ofi path)
+	seenWr uint64   // land.writes when the last round completed
+	lastWr atomic.Int64
 }
 
 // PrecvInit makes a partitioned receive request (MPI_Precv_init) and tells the
@@ -71,11 +67,23 @@ func PrecvInit(buf unsafe.Pointer, parts int, count int64, dt *datatype.Type, so
 	r.id = newID()
 	reg.recvs[r.id] = r
 	reg.mu.Unlock()
+	if r.want == pathShm {
+		if seg, err := newSegment(flagPath(r.id), landingBytes(parts)); err == nil {
+			r.seg = seg
+			r.land = landingAt(unsafe.Pointer(&seg.mem[0]), parts)
+		}
+	}
+	if r.land == nil {
+		r.land = newLocalLanding(parts)
+	}
 	p := []byte{opInit}
 	p = u32(p, uint32(parts))
 	p = u64(p, uint64(uintptr(r.base)))
 	p = u32(p, uint32(len(r.key)))
 	p = append(p, r.key...)
+	if r.seg != nil {
+		p = append(p, r.seg.path...)
+	}
 	h := transport.Header{Kind: transport.KindPart, Context: comm.SendContext(), Tag: int32(tag), RecvReq: uint64(r.id), Size: r.total}
 	if err := r.eng.SendAM(r.w, &h, p); err != nil {
 		r.Free()
@@ -94,7 +102,6 @@ func (r *recvReq) acked(h *transport.Header, p []byte) {
 	groups := int(binary.LittleEndian.Uint32(p[5:]))
 	pa, strategy, qps := path(p[9]), aggregation(p[10]), int(p[11])
 	delta := time.Duration(binary.LittleEndian.Uint32(p[12:])) * time.Microsecond
-	segPath := string(p[16:])
 	if sparts < 1 || groups < 1 || groups > sparts || pa < pathShm || pa > pathAM || strategy > aggrTimer {
 		return
 	}
@@ -110,20 +117,6 @@ func (r *recvReq) acked(h *transport.Header, p []byte) {
 	}
 	r.plan = plan{strategy: strategy, groups: groups, qps: max(qps, 1), delta: delta}
 	r.path = pa
-	if pa == pathShm {
-		if !strings.HasPrefix(segPath, flagPrefix()) {
-			return
-		}
-		seg, err := openSegment(segPath, segBytes(sparts))
-		if err != nil {
-			return
-		}
-		r.seg = seg
-		r.flags, r.segWrites = seg.layout(sparts)
-	} else {
-		r.local = make([]atomic.Uint32, sparts)
-		r.flags = r.local
-	}
 	r.matched.Store(true)
 	r.mu.Lock()
 	early := r.early
@@ -149,20 +142,11 @@ func (r *recvReq) wrote(d uint32) {
 		r.mu.Unlock()
 		return
 	}
-	first, n := int(d>>16), int(d&0xffff)
-	if n == 0 || first+n > r.sparts {
+	first, n := int64(d>>16), int64(d&0xffff)
+	if n == 0 || first+n > int64(r.sparts) || r.bad {
 		return
 	}
-	r.mark(first, n)
-}
-
-// mark records that send partitions [first, first+n) landed in this round.
-func (r *recvReq) mark(first, n int) {
-	round := r.round.Load()
-	for i := first; i < first+n; i++ {
-		r.flags[i].Store(round)
-	}
-	r.nwrites.Add(1)
+	r.land.land(r.round.Load(), first*r.spb, n*r.spb, r.pb, int(n))
 }
 
 // data copies a run sent as active messages (inside progress); its last message marks
@@ -186,7 +170,12 @@ func (r *recvReq) data(p []byte) {
 		copy(r.bytes(int64(off), int64(len(b))), b)
 	}
 	if last {
-		r.mark(first, n)
+		end := off + uint64(len(b))
+		size := uint64(n) * uint64(r.spb)
+		if end < size { // the run's last message: the run is [end-size, end)
+			return
+		}
+		r.land.land(r.round.Load(), int64(end-size), int64(size), r.pb, n)
 	}
 }
 
@@ -194,10 +183,6 @@ func (r *recvReq) data(p []byte) {
 func (r *recvReq) Start() error {
 	round := r.round.Add(1)
 	r.class.Store(0)
-	r.nwrites.Store(0)
-	r.mu.Lock()
-	r.scan = 0
-	r.mu.Unlock()
 	r.done.Store(false)
 	if r.peer == core.ProcNull {
 		r.done.Store(true)
@@ -209,26 +194,10 @@ func (r *recvReq) Start() error {
 	return r.eng.SendAM(r.w, &h, p)
 }
 
-// landed reports whether every send partition overlapping receive partition i landed
-// in round.
-func (r *recvReq) landed(i int, round uint32) bool {
-	lo, hi := 0, r.sparts-1
-	if r.pb > 0 && r.spb > 0 {
-		lo = int(int64(i) * r.pb / r.spb)
-		hi = int((int64(i+1)*r.pb - 1) / r.spb)
-	}
-	for j := lo; j <= hi; j++ {
-		if r.flags[j].Load() != round {
-			return false
-		}
-	}
-	return true
-}
-
 // Parrived reports whether receive partition i has arrived (MPI_Parrived); it makes
 // progress by itself when it has not, without waiting for another thread's.
 func (r *recvReq) Parrived(i int) (bool, error) {
-	if err := r.inRange(i); err != nil {
+	if err := r.InRange(i); err != nil {
 		return false, err
 	}
 	round := r.round.Load()
@@ -236,7 +205,7 @@ func (r *recvReq) Parrived(i int) (bool, error) {
 		return true, nil // inactive, or complete
 	}
 	for try := 0; try < 2; try++ {
-		if r.matched.Load() && !r.bad && r.landed(i, round) {
+		if r.matched.Load() && !r.bad && r.land.arrived(i, round, r.pb, r.sparts) {
 			if r.stage != nil {
 				r.unpack(i, round)
 			}
@@ -280,15 +249,7 @@ func (r *recvReq) Poll() {
 	}
 	round := r.round.Load()
 	if !r.bad {
-		if !r.mu.TryLock() {
-			return
-		}
-		for r.scan < r.sparts && r.flags[r.scan].Load() == round {
-			r.scan++
-		}
-		landed := r.scan == r.sparts
-		r.mu.Unlock()
-		if !landed {
+		if !r.land.complete(round, r.sparts) {
 			return
 		}
 		if r.stage != nil {
@@ -301,13 +262,9 @@ func (r *recvReq) Poll() {
 	if r.done.Swap(true) {
 		return
 	}
-	wr := r.nwrites.Load()
-	if r.segWrites != nil {
-		cur := r.segWrites.Load()
-		wr += int64(cur - r.segSeen)
-		r.segSeen = cur
-	}
-	r.lastWr.Store(wr)
+	cur := r.land.writes.Load()
+	r.lastWr.Store(int64(cur - r.seenWr))
+	r.seenWr = cur
 	st := core.Status{Source: r.peer, Tag: r.tag, Bytes: r.total}
 	if r.bad {
 		st.Error = core.ErrTruncate

@@ -92,7 +92,7 @@ func (c *common) bytes(off, n int64) []byte {
 func (c *common) release() { c.dt.Release() }
 
 // inRange checks a partition index.
-func (c *common) inRange(i int) error {
+func (c *common) InRange(i int) error {
 	if i < 0 || i >= c.parts {
 		return core.Errorf(core.ErrArg, "partition %d is out of range (the request has %d partitions, 0..%d)", i, c.parts, c.parts-1)
 	}
@@ -131,6 +131,7 @@ func infoOf(p plan, pa path, lastWrites int64) map[string]string {
 
 // Request is a partitioned request of either side, for capi.
 type Request interface {
+	InRange(i int) error // MPI_ERR_ARG unless i is a partition index
 	Pready(i int) error
 	Parrived(i int) (bool, error)
 	Prepare() error

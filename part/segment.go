@@ -3,16 +3,15 @@ package part
 import (
 	"fmt"
 	"os"
-	"sync/atomic"
-	"unsafe"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"mpix/core"
 )
 
-// segment is a page of flags a sender shares with its node peer: a file under
-// /dev/shm that the sender makes and the receiver maps, then removes.
+// segment is the landing page a receiver shares with its node peer: a file under
+// /dev/shm that the receiver makes and the sender maps, then removes.
 type segment struct {
 	mem  []byte
 	path string // the file while it exists
@@ -21,7 +20,7 @@ type segment struct {
 // flagPrefix starts the name of every flag file of this job.
 func flagPrefix() string { return fmt.Sprintf("/dev/shm/mpix-%s-part", core.NodeJob()) }
 
-// flagPath names the flag file of this process's send request id.
+// flagPath names the landing page file of this process's receive request id.
 func flagPath(id uint32) string {
 	return fmt.Sprintf("%s%d-%d", flagPrefix(), core.CommWorld.Rank, id)
 }
@@ -75,11 +74,11 @@ func (s *segment) close() {
 	s.mem = nil
 }
 
-// The page holds a flag per send partition (the round it landed in), then, 8-byte
-// aligned, the count of writes the sender made.
-func segBytes(parts int) int64 { return (int64(parts)*4+7)&^7 + 8 }
-
-func (s *segment) layout(parts int) ([]atomic.Uint32, *atomic.Uint64) {
-	flags := unsafe.Slice((*atomic.Uint32)(unsafe.Pointer(&s.mem[0])), parts)
-	return flags, (*atomic.Uint64)(unsafe.Pointer(&s.mem[segBytes(parts)-8]))
+// openPage maps a receiver's landing page of rparts partitions at path, which must be
+// one of this job's.
+func openPage(path string, rparts int) (*segment, error) {
+	if !strings.HasPrefix(path, flagPrefix()) || strings.Contains(path[len(flagPrefix()):], "/") {
+		return nil, fmt.Errorf("%q is not a landing page of this job", path)
+	}
+	return openSegment(path, landingBytes(rparts))
 }

@@ -40,17 +40,17 @@ type sendReq struct {
 	fired []atomic.Uint32 // per group: the round whose δ ran out (timer_ploggp)
 
 	// From the receiver's init (set once before matched is published).
-	matched   atomic.Bool
-	rid       uint32
-	rparts    int
-	raddr     uint64
-	rkey      []byte
-	bad       bool // the totals differ: every round fails with MPI_ERR_TRUNCATE
-	path      atomic.Uint32
-	seg       *segment        // shm: the flags the receiver maps
-	flags     []atomic.Uint32 // views seg: per user partition, the round it landed in
-	segWrites *atomic.Uint64  // views seg: the writes made into the receiver's buffer
-	cts       atomic.Uint32   // the latest round the receiver is ready for
+	matched atomic.Bool
+	rid     uint32
+	rparts  int
+	raddr   uint64
+	rkey    []byte
+	bad     bool // the totals differ: every round fails with MPI_ERR_TRUNCATE
+	path    atomic.Uint32
+	rpb     int64         // bytes per receive partition
+	seg     *segment      // shm: the receiver's landing page, mapped here
+	land    *landing      // over seg
+	cts     atomic.Uint32 // the latest round the receiver is ready for
 
 	sent      atomic.Int64 // user partitions handed to the transport this round
 	nwrites   atomic.Int64 // transport partitions this round
@@ -59,6 +59,7 @@ type sendReq struct {
 	pmu       sync.Mutex
 	pending   []run
 	finishing atomic.Bool
+	freed     bool // MPI_Request_free before matching (under reg.mu)
 }
 
 // run is user partitions [first, first+n) to send as one transport partition.
@@ -160,16 +161,16 @@ func (s *sendReq) match(m *initMsg) message {
 	if pa == pathOFI && len(m.key) == 0 {
 		pa = pathAM // the receiver could not register its buffer
 	}
-	var segPath string
 	if pa == pathShm {
-		seg, err := newSegment(flagPath(s.id), segBytes(s.parts))
+		seg, err := openPage(m.page, m.rparts)
 		if err != nil {
-			pa = pathAM
+			pa = pathAM // the receiver could not make its page, or freed its request
 		} else {
-			s.seg = seg
-			s.flags, s.segWrites = seg.layout(s.parts)
-			segPath = seg.path
+			s.seg, s.land = seg, landingAt(unsafe.Pointer(&seg.mem[0]), m.rparts)
 		}
+	}
+	if m.rparts > 0 {
+		s.rpb = m.total / int64(m.rparts)
 	}
 	s.path.Store(uint32(pa))
 	s.matched.Store(true)
@@ -178,7 +179,6 @@ func (s *sendReq) match(m *initMsg) message {
 	p = u32(p, uint32(s.plan.groups))
 	p = append(p, byte(pa), byte(s.plan.strategy), byte(s.plan.qps))
 	p = u32(p, uint32(s.plan.delta.Microseconds()))
-	p = append(p, segPath...)
 	return message{hdr: transport.Header{Kind: transport.KindPart, Context: m.ctx, RecvReq: uint64(m.rid), SendReq: uint64(s.id), Size: s.total}, payload: p}
 }
 
@@ -212,7 +212,7 @@ func (s *sendReq) Start() error {
 // Pready marks partition i ready (MPI_Pready); the thread that completes a transport
 // partition sends it.
 func (s *sendReq) Pready(i int) error {
-	if err := s.inRange(i); err != nil {
+	if err := s.InRange(i); err != nil {
 		return err
 	}
 	r := s.round.Load()
@@ -307,8 +307,12 @@ func (s *sendReq) transfer(x run, r uint32) {
 }
 
 // drain sends the queued runs once the receiver is ready for the round.
-func (s *sendReq) drain() {
-	if !s.canSend(s.round.Load()) {
+func (s *sendReq) drain() { s.drainHeld(nil) }
+
+// drainHeld is drain from inside held's progress (the handler of the receiver's
+// clear-to-send, held == s.eng), or from outside any progress (held == nil).
+func (s *sendReq) drainHeld(held *core.Engine) {
+	if s.npend.Load() == 0 || !s.canSend(s.round.Load()) {
 		return
 	}
 	s.pmu.Lock()
@@ -317,12 +321,16 @@ func (s *sendReq) drain() {
 	s.npend.Store(0)
 	s.pmu.Unlock()
 	for _, x := range q {
-		s.send(x)
+		s.sendHeld(x, held)
 	}
 }
 
 // send moves one run to the receiver.
-func (s *sendReq) send(x run) {
+func (s *sendReq) send(x run) { s.sendHeld(x, nil) }
+
+// sendHeld is send; held is the engine whose progress the caller is in (its lock
+// held), or nil.
+func (s *sendReq) sendHeld(x run, held *core.Engine) {
 	r := s.round.Load()
 	if s.bad {
 		s.fail(core.ErrTruncate)
@@ -342,23 +350,25 @@ func (s *sendReq) send(x run) {
 		}
 		if errors.Is(err, transport.ErrNoSingleCopy) {
 			s.path.Store(uint32(pathAM)) // process_vm_writev refused: the receiver copies
-			err = s.sendAM(x, off, src)
+			err = s.sendAM(x, off, src, held)
 			break
 		}
 		if err == nil {
-			for i := x.first; i < x.first+x.n; i++ {
-				s.flags[i].Store(r)
-			}
-			s.segWrites.Add(1)
+			s.land.land(r, off, n, s.rpb, x.n)
 		}
 	case pathOFI:
 		if n == 0 {
-			err = s.sendAM(x, off, nil)
+			err = s.sendAM(x, off, nil, held)
 			break
 		}
-		err = s.eng.StartRemoteData(s.w, s.rkey, s.raddr+uint64(off), src, uint64(s.rid)<<32|uint64(x.first)<<16|uint64(x.n))
+		data := uint64(s.rid)<<32 | uint64(x.first)<<16 | uint64(x.n)
+		if held != nil {
+			err = held.StartRemoteDataHeld(s.w, s.rkey, s.raddr+uint64(off), src, data)
+		} else {
+			err = s.eng.StartRemoteData(s.w, s.rkey, s.raddr+uint64(off), src, data)
+		}
 	default:
-		err = s.sendAM(x, off, src)
+		err = s.sendAM(x, off, src, held)
 	}
 	if err != nil {
 		s.fail(core.ErrOther)
@@ -370,7 +380,7 @@ func (s *sendReq) send(x run) {
 }
 
 // sendAM sends a run as active messages the receiver's progress copies.
-func (s *sendReq) sendAM(x run, off int64, src []byte) error {
+func (s *sendReq) sendAM(x run, off int64, src []byte, held *core.Engine) error {
 	max := s.eng.MaxPayload(s.w) - 32
 	if max < 1024 {
 		return fmt.Errorf("part: messages to rank %d carry only %d bytes", s.w, max+32)
@@ -390,7 +400,9 @@ func (s *sendReq) sendAM(x run, off int64, src []byte) error {
 		p = u64(p, uint64(off)+uint64(sent))
 		p = append(p, src[sent:sent+k]...)
 		h := transport.Header{Kind: transport.KindPart, RecvReq: uint64(s.rid), SendReq: uint64(s.id)}
-		if err := s.eng.SendAM(s.w, &h, p); err != nil {
+		if held != nil {
+			held.Reply(s.w, &h, p)
+		} else if err := s.eng.SendAM(s.w, &h, p); err != nil {
 			return err
 		}
 		sent += k
@@ -458,17 +470,17 @@ func (s *sendReq) Info() map[string]string {
 func (s *sendReq) Cancel() {}
 
 // Free releases an inactive send request (MPI_Request_free).
+//
+// A send freed before its receive's init came stays in the posted queue, freed, so
+// that it takes the init it would have matched: the receive the user pairs with it
+// (freed too, or never started) must not be matched to the next send.
 func (s *sendReq) Free() error {
 	reg.mu.Lock()
 	delete(reg.sends, s.id)
-	for i, c := range reg.posted {
-		if c == s {
-			reg.posted = append(reg.posted[:i], reg.posted[i+1:]...)
-			break
-		}
-	}
 	if s.matched.Load() {
 		delete(reg.byRecv, peerReq{s.w, s.rid})
+	} else {
+		s.freed = true
 	}
 	reg.mu.Unlock()
 	if s.seg != nil {
