@@ -317,8 +317,9 @@ func (t logGPs) at(tr string, k int64) (logGP, bool) {
 // modelTime is the PLogGP time to deliver total bytes as n transport partitions when
 // all but one user partition are ready at once and one is delay late (the
 // many-before-one pattern): the n-1 early partitions leave back to back, each gap
-// max(g, o_s, o_r) apart, the late one when it is ready and the sender is free. The
-// two-partition case is [PA] §II-C's o_s + 2G(k-1) + max(g,o_s,o_r) + L + o_r.
+// max(g, o_s, o_r) apart and each G(k-1) on the wire, the late one when it is ready
+// and the wire is free. Without delay, two partitions take [PA] §II-C's
+// o_s + 2G(k-1) + max(g,o_s,o_r) + L + o_r.
 func modelTime(t logGPs, tr string, n int, total int64, delay float64) (float64, bool) {
 	k := total / int64(n)
 	p, ok := t.at(tr, k)
@@ -327,7 +328,7 @@ func modelTime(t logGPs, tr string, n int, total int64, delay float64) (float64,
 	}
 	gap := math.Max(p.g, math.Max(p.os, p.or))
 	wire := p.G * float64(max(k-1, 0))
-	late := math.Max(delay, float64(n-1)*gap) + p.os + wire + p.L + p.or
+	late := math.Max(delay, float64(n-1)*(gap+wire)) + p.os + wire + p.L + p.or
 	if n == 1 {
 		return late, true
 	}
