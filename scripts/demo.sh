@@ -48,3 +48,10 @@ $bin/mpixexec -n "$np" $out/rma_listing2
 $bin/mpixexec -n "$np" -env MPIX_SHM 0 $out/rma_listing2 20
 $bin/mpixexec -n "$np" $out/rma_listing6
 $bin/mpixexec -n "$np" $out/rma_memhandle_fig6
+
+step "partitioned communication ([PA] Figure 1): $np processes x 4 OpenMP threads, each aggregation"
+$bin/mpixcc -O2 -fopenmp -o $out/partitioned examples/partitioned.c
+for a in none table ploggp timer_ploggp; do
+    $bin/mpixexec -n "$np" -env OMP_NUM_THREADS 4 $out/partitioned $a
+done
+$bin/mpixexec -n "$np" -env OMP_NUM_THREADS 4 -env MPIX_SHM 0 $out/partitioned timer_ploggp
