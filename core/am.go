@@ -161,31 +161,38 @@ var watches struct {
 
 type watch struct {
 	f    func() bool
+	on   *Engine // run only in this engine's progress (nil: any)
 	done atomic.Bool
 }
 
 // Watch runs f in every round of progress, from any thread (one at a time per watch),
 // until it reports true.
-func Watch(f func() bool) {
+func Watch(f func() bool) { watchOn(nil, f) }
+
+// WatchOn is Watch for a condition whose action needs e: f runs only in e's progress,
+// with e's lock held (so it sends with Reply and the engine's Held calls).
+func WatchOn(e *Engine, f func() bool) { watchOn(e, f) }
+
+func watchOn(e *Engine, f func() bool) {
 	watches.mu.Lock()
 	defer watches.mu.Unlock()
 	var next []*watch
 	if old := watches.list.Load(); old != nil {
 		next = append(next, *old...)
 	}
-	next = append(next, &watch{f: f})
+	next = append(next, &watch{f: f, on: e})
 	watches.list.Store(&next)
 }
 
 // runWatches runs the watches once and drops those that are done.
-func runWatches() {
+func runWatches(e *Engine) {
 	l := watches.list.Load()
 	if l == nil || len(*l) == 0 {
 		return
 	}
 	finished := false
 	for _, w := range *l {
-		if w.done.Load() {
+		if w.done.Load() || w.on != nil && w.on != e {
 			continue
 		}
 		if !w.done.CompareAndSwap(false, true) { // taken by another thread this round
@@ -235,4 +242,16 @@ func (e *Engine) WriteTo(w int, addr uintptr, src []byte) error {
 		return transport.ErrNoSingleCopy
 	}
 	return wr.WriteTo(w, addr, src)
+}
+
+// Streams is how many VCIs (streams) this process has; every process of the job has
+// as many.
+func (e *Engine) Streams() int { return len(e.all) }
+
+// Stream is the VCI j places after e (wrapping), for work a caller spreads over
+// several streams; ok is false when another thread owns it (a single-thread
+// communicator's).
+func (e *Engine) Stream(j int) (*Engine, bool) {
+	o := e.all[(e.Index()+j)%len(e.all)]
+	return o, o == e || !o.Owned()
 }

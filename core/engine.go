@@ -613,7 +613,7 @@ func (e *Engine) progress() int {
 		e.advanceScheds()
 	}
 	e.drainOutbox()
-	runWatches()
+	runWatches(e)
 	for _, f := range e.failers {
 		if err := f.Err(); err != nil {
 			transportLost(e.self, err)

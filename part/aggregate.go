@@ -127,9 +127,9 @@ func choosePlan(info *core.Info, parts int, total int64, pa path) (plan, error) 
 		p.qps = qps
 	}
 	p.groups = divisorAtMost(parts, p.groups)
-	// One network context per request today: every VCI's endpoint is one context, and
-	// a request's transfers go through its communicator's.
-	p.qps = 1
+	// A network context is a VCI's endpoint; the model knows none ([PA] §V-B1), so
+	// without a table line or a key a request uses its communicator's alone.
+	p.qps = min(max(p.qps, 1), maxStreams, p.groups)
 	return p, nil
 }
 

@@ -13,7 +13,7 @@ import (
 // tag (init), RecvReq the receive request's id, SendReq the send request's id (ack),
 // Size a side's total bytes (init, ack).
 const (
-	opInit = 1 + iota // receiver -> sender: [op, rparts u32, addr u64, keylen u32, key..., landing page path...]
+	opInit = 1 + iota // receiver -> sender: [op, rparts u32, addr u64, nkeys, nkeys x (stream u16, keylen u32, key...), landing page path...]
 	opAck             // sender -> receiver: [op, sparts u32, groups u32, path, strategy, qps, delta u32]
 	opCTS             // receiver -> sender: [op, round u32]: round's buffer is ready
 	opData            // sender -> receiver (am path): [op, first u32, n u32, last, off u64, bytes...]
@@ -39,9 +39,9 @@ type initMsg struct {
 	total  int64
 	rparts int
 	addr   uint64
-	key    []byte
-	page   string // the receiver's landing page (a node peer), or ""
-	cts    uint32 // the latest round the receiver said it is ready for
+	keys   []netKey // registrations of the receive buffer, per stream
+	page   string   // the receiver's landing page (a node peer), or ""
+	cts    uint32   // the latest round the receiver said it is ready for
 }
 
 // The process's partitioned requests. mu guards the maps and queues; it is never held
@@ -118,19 +118,27 @@ func handle(e *core.Engine, h *transport.Header, p []byte) {
 
 // handleInit matches an arrived init to the oldest unmatched send it fits, or keeps it.
 func handleInit(e *core.Engine, h *transport.Header, p []byte) {
-	if len(p) < 17 {
+	if len(p) < 14 {
 		return
 	}
 	m := &initMsg{from: int(h.Src), ctx: h.Context, tag: int(h.Tag), rid: uint32(h.RecvReq), total: h.Size,
 		rparts: int(binary.LittleEndian.Uint32(p[1:])), addr: binary.LittleEndian.Uint64(p[5:])}
-	klen := binary.LittleEndian.Uint32(p[13:])
-	if uint64(klen) > uint64(len(p)-17) || m.total < 0 || m.rparts < 1 {
+	if m.total < 0 || m.rparts < 1 {
 		return // malformed: nothing is matched to it
 	}
-	if klen > 0 {
-		m.key = append([]byte(nil), p[17:17+klen]...)
+	n, q := int(p[13]), p[14:]
+	for i := 0; i < n; i++ {
+		if len(q) < 6 {
+			return
+		}
+		stream, klen := int(binary.LittleEndian.Uint16(q)), binary.LittleEndian.Uint32(q[2:])
+		if uint64(klen) > uint64(len(q)-6) {
+			return
+		}
+		m.keys = append(m.keys, netKey{stream: stream, key: append([]byte(nil), q[6:6+klen]...)})
+		q = q[6+klen:]
 	}
-	m.page = string(p[17+klen:])
+	m.page = string(q)
 	reg.mu.Lock()
 	var s *sendReq
 	for i, c := range reg.posted {
@@ -185,3 +193,32 @@ type message struct {
 
 func u32(b []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(b, v) }
 func u64(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
+
+// netKey is a registration of a receive buffer on one stream (VCI): which one, counted
+// from the communicator's, and the key a peer's writes through that stream name.
+type netKey struct {
+	stream int
+	key    []byte
+	eng    *core.Engine // the receiver's, or the sender's stream that uses the key
+	reg    any          // the receiver's registration
+}
+
+// maxStreams bounds the streams one request spreads its writes over.
+const maxStreams = 8
+
+// register registers the receive buffer on the communicator's stream and the next
+// ones not owned by a single thread, so that a sender may spread its transport
+// partitions over as many network contexts as its plan asks ([PA] §IV-A's QPs).
+func (r *recvReq) register() {
+	for j := 0; j < min(maxStreams, r.eng.Streams()); j++ {
+		e, ok := r.eng.Stream(j)
+		if !ok || !e.RemoteTo(r.w) {
+			continue
+		}
+		key, rg, err := e.RegisterRemote(r.base, r.total)
+		if err != nil {
+			continue
+		}
+		r.nets = append(r.nets, netKey{stream: j, key: key, eng: e, reg: rg})
+	}
+}

@@ -16,9 +16,9 @@ import (
 type recvReq struct {
 	common
 
-	// The registration of the bytes' landing place for the ofi path (nil: none).
-	reg any
-	key []byte
+	// The registrations of the bytes' landing place for the ofi path, one per stream
+	// (network context) a sender may write through: the comm's VCI first.
+	nets []netKey
 
 	// Where arrivals are counted: the page the sender maps (shm path), or memory of
 	// this process that its progress updates.
@@ -59,9 +59,7 @@ func PrecvInit(buf unsafe.Pointer, parts int, count int64, dt *datatype.Type, so
 	if r.total > 0 && r.want == pathOFI {
 		// Registered once, for every round ([PA] §IV-A); without a key the sender
 		// falls back to active messages.
-		if key, rg, err := r.eng.RegisterRemote(r.base, r.total); err == nil {
-			r.key, r.reg = key, rg
-		}
+		r.register()
 	}
 	reg.mu.Lock()
 	r.id = newID()
@@ -79,8 +77,12 @@ func PrecvInit(buf unsafe.Pointer, parts int, count int64, dt *datatype.Type, so
 	p := []byte{opInit}
 	p = u32(p, uint32(parts))
 	p = u64(p, uint64(uintptr(r.base)))
-	p = u32(p, uint32(len(r.key)))
-	p = append(p, r.key...)
+	p = append(p, byte(len(r.nets)))
+	for _, k := range r.nets {
+		p = binary.LittleEndian.AppendUint16(p, uint16(k.stream))
+		p = u32(p, uint32(len(k.key)))
+		p = append(p, k.key...)
+	}
 	if r.seg != nil {
 		p = append(p, r.seg.path...)
 	}
@@ -212,7 +214,7 @@ func (r *recvReq) Parrived(i int) (bool, error) {
 			return true, nil
 		}
 		if try == 0 {
-			r.eng.TryProgress()
+			r.progress()
 		}
 	}
 	return false, nil
@@ -242,10 +244,23 @@ func (r *recvReq) unpack(i int, round uint32) bool {
 	return true
 }
 
+// progress polls the streams the sender's writes land on, without queueing on a lock.
+func (r *recvReq) progress() {
+	r.eng.TryProgress()
+	for _, k := range r.nets[min(1, len(r.nets)):] {
+		k.eng.TryProgress()
+	}
+}
+
 // Poll completes the round once every send partition landed (core.Driver).
 func (r *recvReq) Poll() {
 	if r.done.Load() || !r.matched.Load() {
 		return
+	}
+	if len(r.nets) > 1 {
+		for _, k := range r.nets[1:] {
+			k.eng.TryProgress() // the wait polls only the communicator's stream
+		}
 	}
 	round := r.round.Load()
 	if !r.bad {
@@ -307,8 +322,8 @@ func (r *recvReq) Free() error {
 	reg.mu.Lock()
 	delete(reg.recvs, r.id)
 	reg.mu.Unlock()
-	if r.reg != nil {
-		r.eng.DeregisterRemote(r.reg)
+	for _, k := range r.nets {
+		k.eng.DeregisterRemote(k.reg)
 	}
 	if r.seg != nil {
 		r.seg.close()

@@ -9,8 +9,6 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"mpix/core"
 	"mpix/core/datatype"
 	"mpix/transport"
@@ -35,17 +33,20 @@ type sendReq struct {
 	plan  plan
 	gsize int // user partitions per transport partition
 
-	state []atomic.Uint32 // per user partition
-	ready []counter       // per group: partitions made ready this round
-	fired []atomic.Uint32 // per group: the round whose δ ran out (timer_ploggp)
+	state    []atomic.Uint32 // per user partition
+	ready    []counter       // per group: partitions made ready this round
+	fired    []atomic.Uint32 // per group: the round whose δ ran out (timer_ploggp)
+	deadline []atomic.Int64  // per group: when its δ runs out (Unix ns), 0: not armed
+	armed    atomic.Int32    // groups armed
+	watching atomic.Bool     // a watch on the stream's progress checks the deadlines
 
 	// From the receiver's init (set once before matched is published).
 	matched atomic.Bool
 	rid     uint32
 	rparts  int
 	raddr   uint64
-	rkey    []byte
-	bad     bool // the totals differ: every round fails with MPI_ERR_TRUNCATE
+	nets    []netKey // ofi: the streams the writes go through, with the receiver's keys
+	bad     bool     // the totals differ: every round fails with MPI_ERR_TRUNCATE
 	path    atomic.Uint32
 	rpb     int64         // bytes per receive partition
 	seg     *segment      // shm: the receiver's landing page, mapped here
@@ -83,6 +84,7 @@ func PsendInit(buf unsafe.Pointer, parts int, count int64, dt *datatype.Type, de
 	s.state = make([]atomic.Uint32, parts)
 	s.ready = make([]counter, p.groups)
 	s.fired = make([]atomic.Uint32, p.groups)
+	s.deadline = make([]atomic.Int64, p.groups)
 	s.req = core.NewDriven(s.eng, s)
 	if dest == core.ProcNull {
 		s.path.Store(uint32(pathNone))
@@ -155,12 +157,16 @@ func (s *sendReq) fits(m *initMsg) bool {
 // match takes the receive's init and returns the ack to send. It runs once, before
 // any transfer.
 func (s *sendReq) match(m *initMsg) message {
-	s.rid, s.rparts, s.raddr, s.rkey = m.rid, m.rparts, m.addr, m.key
+	s.rid, s.rparts, s.raddr = m.rid, m.rparts, m.addr
 	s.bad = m.total != s.total
 	pa := s.want
-	if pa == pathOFI && len(m.key) == 0 {
-		pa = pathAM // the receiver could not register its buffer
+	if pa == pathOFI {
+		s.nets = s.streams(m.keys)
+		if len(s.nets) == 0 {
+			pa = pathAM // the receiver could not register its buffer
+		}
 	}
+	s.plan.qps = max(len(s.nets), 1) // what the streams allow (shm and am: no network context)
 	if pa == pathShm {
 		seg, err := openPage(m.page, m.rparts)
 		if err != nil {
@@ -198,6 +204,10 @@ func (s *sendReq) Start() error {
 	for g := range s.ready {
 		s.ready[g].n.Store(0)
 	}
+	for g := range s.deadline {
+		s.deadline[g].Store(0)
+	}
+	s.armed.Store(0)
 	s.sent.Store(0)
 	s.nwrites.Store(0)
 	s.class.Store(0)
@@ -235,11 +245,18 @@ func (s *sendReq) Pready(i int) error {
 	n := int(s.ready[g].n.Add(1))
 	switch {
 	case n == s.gsize:
-		s.flush(g, r)
-	case s.plan.strategy == aggrTimer && s.fired[g].Load() == r:
-		s.flush(g, r) // late: the group's δ ran out, the early ones left
-	case s.plan.strategy == aggrTimer && n == 1:
-		s.await(g, r)
+		if s.deadline[g].Swap(0) != 0 {
+			s.armed.Add(-1)
+		}
+		s.flush(g, r, nil)
+	case s.plan.strategy != aggrTimer:
+	case s.fired[g].Load() == r:
+		s.flush(g, r, nil) // late: the group's δ ran out, the early ones left
+	case n == 1:
+		s.arm(g, r)
+	}
+	if s.plan.strategy == aggrTimer {
+		s.expire(r, nil)
 	}
 	if s.npend.Load() > 0 {
 		s.drain()
@@ -247,28 +264,51 @@ func (s *sendReq) Pready(i int) error {
 	return nil
 }
 
-// await is the timer strategy's first arrival in group g: it waits at most δ for the
-// group to fill (then the last arrival sends it), else sends the contiguous runs that
-// are ready and lets the late ones go as they come ([PA] §IV-D).
-func (s *sendReq) await(g int, r uint32) {
-	deadline := time.Now().Add(s.plan.delta)
-	for spins := 0; ; spins++ {
-		if int(s.ready[g].n.Load()) == s.gsize {
-			return
-		}
-		if spins&63 == 63 {
-			if time.Now().After(deadline) {
-				break
+// The timer strategy ([PA] §IV-D): the first partition of a group to become ready
+// starts the group's δ; once it has run out, the contiguous runs that are ready leave
+// and the late partitions follow one by one as they come. The paper's first thread
+// sleeps through δ; here it arms δ and goes on, because with fewer threads than
+// partitions a sleeping thread holds back its own next partitions (every round of 4
+// partitions on 2 threads took δ longer). δ is checked by every later MPI_Pready of the
+// request, by its waits and tests, and by the progress of its stream (a watch), so that
+// the early partitions leave while the process is in any MPI call.
+
+// arm starts group g's δ in round r.
+func (s *sendReq) arm(g int, r uint32) {
+	s.deadline[g].Store(time.Now().Add(s.plan.delta).UnixNano())
+	s.armed.Add(1)
+	if s.watching.CompareAndSwap(false, true) {
+		core.WatchOn(s.eng, func() bool {
+			s.expire(r, s.eng)
+			if s.armed.Load() > 0 && s.round.Load() == r {
+				return false
 			}
-			unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-		}
+			s.watching.Store(false)
+			return true
+		})
 	}
-	s.fired[g].Store(r)
-	s.flush(g, r)
+}
+
+// expire fires the groups of round r whose δ has run out; held is the engine whose
+// progress the caller is in, or nil.
+func (s *sendReq) expire(r uint32, held *core.Engine) {
+	if s.armed.Load() == 0 {
+		return
+	}
+	now := time.Now().UnixNano()
+	for g := range s.deadline {
+		d := s.deadline[g].Load()
+		if d == 0 || now < d || !s.deadline[g].CompareAndSwap(d, 0) {
+			continue
+		}
+		s.armed.Add(-1)
+		s.fired[g].Store(r)
+		s.flush(g, r, held)
+	}
 }
 
 // flush claims the ready, unsent partitions of group g and sends them as contiguous runs.
-func (s *sendReq) flush(g int, r uint32) {
+func (s *sendReq) flush(g int, r uint32, held *core.Engine) {
 	lo, hi := g*s.gsize, (g+1)*s.gsize
 	ready, claimed := r<<2|stReady, r<<2|stClaimed
 	start := -1
@@ -280,12 +320,12 @@ func (s *sendReq) flush(g int, r uint32) {
 			continue
 		}
 		if start >= 0 {
-			s.transfer(run{start, i - start}, r)
+			s.transfer(run{start, i - start}, r, held)
 			start = -1
 		}
 	}
 	if start >= 0 {
-		s.transfer(run{start, hi - start}, r)
+		s.transfer(run{start, hi - start}, r, held)
 	}
 }
 
@@ -294,16 +334,38 @@ func (s *sendReq) flush(g int, r uint32) {
 func (s *sendReq) canSend(r uint32) bool { return s.matched.Load() && s.cts.Load() >= r }
 
 // transfer sends a run now, or queues it until the receiver is ready.
-func (s *sendReq) transfer(x run, r uint32) {
+func (s *sendReq) transfer(x run, r uint32, held *core.Engine) {
 	if !s.canSend(r) || s.npend.Load() > 0 {
-		s.pmu.Lock()
-		s.pending = append(s.pending, x)
-		s.npend.Add(1)
-		s.pmu.Unlock()
-		s.drain()
+		s.requeue(x)
+		s.drainHeld(held)
 		return
 	}
-	s.send(x)
+	s.sendHeld(x, held)
+}
+
+// streams picks the network contexts of the plan among the receiver's registrations:
+// the communicator's stream first, then the next ones that no single thread owns here.
+func (s *sendReq) streams(keys []netKey) []netKey {
+	var out []netKey
+	for _, k := range keys {
+		if len(out) == s.plan.qps {
+			break
+		}
+		e, ok := s.eng.Stream(k.stream)
+		if k.stream < 0 || k.stream >= s.eng.Streams() || !ok || !e.RemoteTo(s.w) {
+			continue
+		}
+		out = append(out, netKey{stream: k.stream, key: k.key, eng: e})
+	}
+	return out
+}
+
+// requeue puts a run back in the queue (progress could not send it).
+func (s *sendReq) requeue(x run) {
+	s.pmu.Lock()
+	s.pending = append(s.pending, x)
+	s.npend.Add(1)
+	s.pmu.Unlock()
 }
 
 // drain sends the queued runs once the receiver is ready for the round.
@@ -325,11 +387,8 @@ func (s *sendReq) drainHeld(held *core.Engine) {
 	}
 }
 
-// send moves one run to the receiver.
-func (s *sendReq) send(x run) { s.sendHeld(x, nil) }
-
-// sendHeld is send; held is the engine whose progress the caller is in (its lock
-// held), or nil.
+// sendHeld moves one run to the receiver; held is the engine whose progress the
+// caller is in (its lock held), or nil.
 func (s *sendReq) sendHeld(x run, held *core.Engine) {
 	r := s.round.Load()
 	if s.bad {
@@ -362,10 +421,14 @@ func (s *sendReq) sendHeld(x run, held *core.Engine) {
 			break
 		}
 		data := uint64(s.rid)<<32 | uint64(x.first)<<16 | uint64(x.n)
-		if held != nil {
-			err = held.StartRemoteDataHeld(s.w, s.rkey, s.raddr+uint64(off), src, data)
+		k := s.nets[(x.first/s.gsize)%len(s.nets)] // the group's network context
+		if held != nil && k.eng == held {
+			err = held.StartRemoteDataHeld(s.w, k.key, s.raddr+uint64(off), src, data)
+		} else if held != nil {
+			s.requeue(x) // another stream's lock: the next call out of progress sends it
+			return
 		} else {
-			err = s.eng.StartRemoteData(s.w, s.rkey, s.raddr+uint64(off), src, data)
+			err = k.eng.StartRemoteData(s.w, k.key, s.raddr+uint64(off), src, data)
 		}
 	default:
 		err = s.sendAM(x, off, src, held)
@@ -415,6 +478,9 @@ func (s *sendReq) sendAM(x run, off int64, src []byte, held *core.Engine) error 
 // Poll completes the round once every partition left and the transport is done with
 // the user's buffer (core.Driver).
 func (s *sendReq) Poll() {
+	if s.plan.strategy == aggrTimer {
+		s.expire(s.round.Load(), nil)
+	}
 	if s.npend.Load() > 0 {
 		s.drain()
 	}
@@ -422,13 +488,15 @@ func (s *sendReq) Poll() {
 		return
 	}
 	if path(s.path.Load()) == pathOFI && s.nwrites.Load() > 0 {
-		ok, err := s.eng.RemoteDone(s.w)
-		if !ok {
-			return
-		}
-		if err != nil {
-			s.fail(core.ErrOther)
-			reportOnce(err)
+		for _, k := range s.nets {
+			ok, err := k.eng.RemoteDone(s.w)
+			if !ok {
+				return
+			}
+			if err != nil {
+				s.fail(core.ErrOther)
+				reportOnce(err)
+			}
 		}
 	}
 	if !s.finishing.CompareAndSwap(false, true) {

@@ -333,8 +333,10 @@ const partLibs = " MPICH 4.0.2 implements partitioned communication natively (it
 	"is ready). Open MPI 4.1.4 (Debian) does not implement it: its column is Open MPI's point-to-point used the way " +
 	"Open MPI 5's part/persist component uses it (bench/part.c built with -DPART_EMULATE): a receive posted per " +
 	"partition at MPI_Start, one MPI_Isend per partition as soon as MPI_Pready makes it ready, MPI_Parrived = " +
-	"MPI_Test of that partition's receive, MPI_Wait = MPI_Waitall of the partitions. A library that refuses " +
-	"MPI_Psend_init/MPI_Precv_init (mpix until it implements them) has no partitioned rows, with its reason."
+	"MPI_Test of that partition's receive, MPI_Wait = MPI_Waitall of the partitions. mpix: early-bird transfers " +
+	"(process_vm_writev into the receive buffer and a shared arrival page within a node), with its default " +
+	"aggregation (timer_ploggp) unless a row names another. A library that refuses MPI_Psend_init/MPI_Precv_init " +
+	"has no partitioned rows, with its reason."
 
 // partOverhead is [PA] sec. V-B: a partitioned round against one send of the same size.
 var partOverhead = Figure{

@@ -31,11 +31,12 @@ struct strat {
     const char *aggr; /* NULL: no info */
     const char *tparts;
     const char *delta;
+    const char *qps; /* mpix_part_num_qps */
 };
 static const struct strat strats[] = {
     {NULL, NULL, NULL},       {"none", NULL, NULL},      {"table", NULL, NULL}, {"ploggp", NULL, NULL},
     {"timer_ploggp", NULL, NULL}, {"none", "1", NULL},   {"none", "2", NULL},   {"none", "4", NULL},
-    {"timer_ploggp", NULL, "50"},
+    {"timer_ploggp", NULL, "50"}, {"none", "4", NULL, "2"},
 };
 static const long sizes[] = {1024, 64 * 1024, 1024 * 1024};
 static int envnone;
@@ -122,8 +123,17 @@ static long check_info(MPI_Request req, const struct strat *s, const char *what)
         CHECK(writes == atol(s->tparts), "%s: %ld writes with %s forced to %s", what, writes,
               MPIX_INFO_PART_TRANSPORT_PARTITIONS, s->tparts);
 
+    /* Network contexts: what was asked where the data crosses libfabric (the process
+     * has at least 2 VCIs by default), 1 where it has none to spread over. */
+    char q[MPI_MAX_INFO_VAL + 1];
+    CHECK_OK(MPI_Info_get(info, MPIX_INFO_PART_NUM_QPS, MPI_MAX_INFO_VAL, q, &flag));
+    CHECK(flag, "%s: no %s key", what, MPIX_INFO_PART_NUM_QPS);
     CHECK_OK(MPI_Info_get(info, MPIX_INFO_PART_PATH, MPI_MAX_INFO_VAL, v, &flag));
     CHECK(flag, "%s: no %s key", what, MPIX_INFO_PART_PATH);
+    if (s->qps != NULL && strcmp(v, "ofi") == 0)
+        CHECK(strcmp(q, s->qps) == 0, "%s: %s is %s over ofi, want %s", what, MPIX_INFO_PART_NUM_QPS, q, s->qps);
+    else
+        CHECK(strcmp(q, "1") == 0, "%s: %s is %s on path %s, want 1", what, MPIX_INFO_PART_NUM_QPS, q, v);
     CHECK(strcmp(v, "shm") == 0 || strcmp(v, "ofi") == 0 || strcmp(v, "am") == 0 || strcmp(v, "self") == 0 ||
               strcmp(v, "null") == 0,
           "%s: %s is \"%s\"", what, MPIX_INFO_PART_PATH, v);
@@ -144,9 +154,9 @@ static void run(const struct strat *s, long bytes, int nrounds, int si)
     MPI_Info info = MPI_INFO_NULL;
     MPI_Status st;
     char what[160];
-    snprintf(what, sizeof what, "%s%s%s%s%s, %ld bytes", s->aggr ? s->aggr : "(no info)",
+    snprintf(what, sizeof what, "%s%s%s%s%s%s%s, %ld bytes", s->aggr ? s->aggr : "(no info)",
              s->tparts ? " transport_partitions=" : "", s->tparts ? s->tparts : "", s->delta ? " delta_usec=" : "",
-             s->delta ? s->delta : "", bytes);
+             s->delta ? s->delta : "", s->qps ? " num_qps=" : "", s->qps ? s->qps : "", bytes);
     if (sender && s->aggr != NULL) {
         CHECK_OK(MPI_Info_create(&info));
         CHECK_OK(MPI_Info_set(info, "mpix_part_aggregation", s->aggr));
@@ -154,6 +164,8 @@ static void run(const struct strat *s, long bytes, int nrounds, int si)
             CHECK_OK(MPI_Info_set(info, "mpix_part_transport_partitions", s->tparts));
         if (s->delta)
             CHECK_OK(MPI_Info_set(info, "mpix_part_delta_usec", s->delta));
+        if (s->qps)
+            CHECK_OK(MPI_Info_set(info, "mpix_part_num_qps", s->qps));
     }
     if (sender)
         CHECK_OK(MPI_Psend_init(buf, P, c, MPI_INT, peer, TAG, MPI_COMM_WORLD, info, &req));
