@@ -38,7 +38,6 @@ type sendReq struct {
 	fired    []atomic.Uint32 // per group: the round whose δ ran out (timer_ploggp)
 	deadline []atomic.Int64  // per group: when its δ runs out (Unix ns), 0: not armed
 	armed    atomic.Int32    // groups armed
-	watching atomic.Bool     // a watch on the stream's progress checks the deadlines
 
 	// From the receiver's init (set once before matched is published).
 	matched atomic.Bool
@@ -264,29 +263,11 @@ func (s *sendReq) Pready(i int) error {
 	return nil
 }
 
-// The timer strategy ([PA] §IV-D): the first partition of a group to become ready
-// starts the group's δ; once it has run out, the contiguous runs that are ready leave
-// and the late partitions follow one by one as they come. The paper's first thread
-// sleeps through δ; here it arms δ and goes on, because with fewer threads than
-// partitions a sleeping thread holds back its own next partitions (every round of 4
-// partitions on 2 threads took δ longer). δ is checked by every later MPI_Pready of the
-// request, by its waits and tests, and by the progress of its stream (a watch), so that
-// the early partitions leave while the process is in any MPI call.
-
-// arm starts group g's δ in round r.
+// arm starts group g's δ in round r (timer.go).
 func (s *sendReq) arm(g int, r uint32) {
 	s.deadline[g].Store(time.Now().Add(s.plan.delta).UnixNano())
 	s.armed.Add(1)
-	if s.watching.CompareAndSwap(false, true) {
-		core.WatchOn(s.eng, func() bool {
-			s.expire(r, s.eng)
-			if s.armed.Load() > 0 && s.round.Load() == r {
-				return false
-			}
-			s.watching.Store(false)
-			return true
-		})
-	}
+	watchDeadlines(s)
 }
 
 // expire fires the groups of round r whose δ has run out; held is the engine whose
