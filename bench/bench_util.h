@@ -2,6 +2,7 @@
  * bench/driver compiles on its own; this header sits beside them). */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
+#include <stdarg.h>
 #include <stdio.h>
 
 /* iterations is the size's base count (proportionally fewer above 4 KiB) cut to what
@@ -36,4 +37,30 @@ static inline const char *human(long size, char *out)
         sprintf(out, "%ld B", size);
     return out;
 }
+
+/* row prints a result line and flushes it at once. */
+static inline void row(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    fflush(stdout);
+    va_end(ap);
+}
+
+/* note_from prints a "note ..." line from rank 0: bench/driver shows it under the
+ * table. The programs call it as note(...), with their rank. */
+static inline void note_from(int rank, const char *fmt, ...)
+{
+    va_list ap;
+    if (rank != 0)
+        return;
+    va_start(ap, fmt);
+    printf("note ");
+    vprintf(fmt, ap);
+    printf("\n");
+    fflush(stdout);
+    va_end(ap);
+}
+
 #endif

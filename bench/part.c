@@ -119,6 +119,7 @@
 #define TAG_DATA 7
 
 static int rank, nprocs, provided;
+#define note(...) note_from(rank, __VA_ARGS__)
 static int part_refused; /* the library refused the partitioned requests once: send rows only */
 static long maxsize = 64L << 20;
 static double budget = 0.15;
@@ -140,29 +141,6 @@ static void spin_until(double t)
 {
     while (now() < t)
         ;
-}
-
-static void row(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    fflush(stdout);
-    va_end(ap);
-}
-
-/* note prints a "note ..." line (rank 0): bench/driver shows it under the table. */
-static void note(const char *fmt, ...)
-{
-    va_list ap;
-    if (rank != 0)
-        return;
-    va_start(ap, fmt);
-    printf("note ");
-    vprintf(fmt, ap);
-    printf("\n");
-    fflush(stdout);
-    va_end(ap);
 }
 
 static void die(const char *fmt, ...)

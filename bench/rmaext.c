@@ -84,6 +84,7 @@
 #define MT_CHUNKS 4           /* chunks of a threaded row: each spans scheduler ticks */
 
 static int rank, provided;
+#define note(...) note_from(rank, __VA_ARGS__)
 static int nthreads_list[MAXTHREADS], nlist;
 static int batch_n = 64;
 
@@ -143,30 +144,6 @@ static double row_single(unit_fn fn, void *ctx, long size, long base)
     long iters = iterations(size, base, per, LAT_BUDGET, 10);
     timed(fn, ctx, iters / 10, LAT_BUDGET / 2);
     return timed(fn, ctx, iters, 2 * LAT_BUDGET);
-}
-
-/* row prints a result line and flushes it at once. */
-static void row(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    fflush(stdout);
-    va_end(ap);
-}
-
-/* note prints a "note ..." line (rank 0): bench/driver shows it under the table. */
-static void note(const char *fmt, ...)
-{
-    va_list ap;
-    if (rank != 0)
-        return;
-    va_start(ap, fmt);
-    printf("note ");
-    vprintf(fmt, ap);
-    printf("\n");
-    fflush(stdout);
-    va_end(ap);
 }
 
 #if HAVE_EXT

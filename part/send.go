@@ -318,6 +318,11 @@ func (s *sendReq) canSend(r uint32) bool { return s.matched.Load() && s.cts.Load
 func (s *sendReq) transfer(x run, r uint32, held *core.Engine) {
 	if !s.canSend(r) || s.npend.Load() > 0 {
 		s.requeue(x)
+		if held == nil && !s.canSend(r) {
+			// The receiver's clear-to-send may be waiting in the stream: take it now
+			// (its handler sends what waits) rather than when the threads next enter MPI.
+			s.eng.TryProgress()
+		}
 		s.drainHeld(held)
 		return
 	}
@@ -341,12 +346,14 @@ func (s *sendReq) streams(keys []netKey) []netKey {
 	return out
 }
 
-// requeue puts a run back in the queue (progress could not send it).
+// requeue queues a run until the receiver is ready for the round (or until a call out
+// of progress can send it); the timer thread polls for the receiver meanwhile.
 func (s *sendReq) requeue(x run) {
 	s.pmu.Lock()
 	s.pending = append(s.pending, x)
 	s.npend.Add(1)
 	s.pmu.Unlock()
+	watchDeadlines(s)
 }
 
 // drain sends the queued runs once the receiver is ready for the round.

@@ -16,7 +16,9 @@ import (
 // fires the groups whose δ has run out. Go's timers wake about a millisecond late when
 // the process is idle, so the thread sleeps with nanosleep, which keeps δ's
 // microseconds. Later MPI_Pready calls, waits and tests of the request check the
-// deadlines too.
+// deadlines too. The thread also polls for the receiver's clear-to-send while
+// partitions wait for it, so they leave when it comes, not when the user's threads next
+// enter MPI.
 var timer struct {
 	mu      sync.Mutex
 	reqs    map[*sendReq]struct{}
@@ -72,16 +74,28 @@ func runTimer() {
 		}
 		for _, s := range reqs {
 			s.expire(s.round.Load(), nil)
+			if s.npend.Load() > 0 {
+				s.eng.TryProgress() // the receiver's clear-to-send: its handler sends the queue
+				s.drain()
+			}
 		}
 	}
 }
 
-// earliest is the earliest armed deadline of s's current round (Unix ns), 0 if none.
+// queuedPoll is how often the timer thread polls for the receiver's clear-to-send
+// while runs wait for it.
+const queuedPoll = 20 * time.Microsecond
+
+// earliest is when s next needs the timer thread (Unix ns), 0 if never: the earliest
+// armed deadline of its current round, or soon while runs wait in its queue.
 func (s *sendReq) earliest() int64 {
-	if s.armed.Load() == 0 {
-		return 0
-	}
 	e := int64(0)
+	if s.npend.Load() > 0 {
+		e = time.Now().Add(queuedPoll).UnixNano()
+	}
+	if s.armed.Load() == 0 {
+		return e
+	}
 	for g := range s.deadline {
 		if d := s.deadline[g].Load(); d != 0 && (e == 0 || d < e) {
 			e = d
