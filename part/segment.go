@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"mpix/core"
+	"mpix/internal/shmfile"
 )
 
 // segment is the landing page a receiver shares with its node peer: a file under
@@ -25,23 +26,11 @@ func flagPath(id uint32) string {
 	return fmt.Sprintf("%s%d-%d", flagPrefix(), core.CommWorld.Rank, id)
 }
 
-func pages(n int64) int { return int(max((n+4095)&^4095, 4096)) }
-
 // newSegment makes and maps a zeroed file of n bytes at path.
 func newSegment(path string, n int64) (*segment, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	mem, err := shmfile.Create(path, n, "partitioned landing page")
 	if err != nil {
-		return nil, fmt.Errorf("creating partition flags %s: %v", path, err)
-	}
-	defer f.Close()
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, int64(pages(n))); err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("allocating partition flags %s: %v", path, err)
-	}
-	mem, err := unix.Mmap(int(f.Fd()), 0, pages(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("mapping partition flags %s: %v", path, err)
+		return nil, err
 	}
 	return &segment{mem: mem, path: path}, nil
 }
@@ -49,16 +38,8 @@ func newSegment(path string, n int64) (*segment, error) {
 // openSegment maps the peer's file of at least n bytes and removes it: the two
 // mappings are all that is left.
 func openSegment(path string, n int64) (*segment, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	defer os.Remove(path)
-	if fi, err := f.Stat(); err != nil || fi.Size() < n {
-		return nil, fmt.Errorf("partition flags %s are smaller than announced", path)
-	}
-	mem, err := unix.Mmap(int(f.Fd()), 0, pages(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := shmfile.Open(path, n, "partitioned landing page")
 	if err != nil {
 		return nil, err
 	}

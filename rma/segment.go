@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"mpix/internal/shmfile"
 )
 
 // segment is memory this process maps: its own window memory and state page, or a
@@ -27,45 +29,26 @@ func segmentPath(job string, ctx uint32, r int) string {
 // createSegment makes a segment of n bytes: a file at path that node peers open, or
 // anonymous memory when path is "".
 func createSegment(path string, n int64) (*segment, error) {
-	n = max(roundPage(n), pageSize)
 	if path == "" {
+		n = max(roundPage(n), pageSize)
 		mem, err := unix.Mmap(-1, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
 		if err != nil {
 			return nil, fmt.Errorf("allocating %d bytes of window memory: %v", n, err)
 		}
 		return &segment{mem: mem}, nil
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	mem, err := shmfile.Create(path, n, "window memory")
 	if err != nil {
-		return nil, fmt.Errorf("creating window memory %s: %v", path, err)
-	}
-	defer f.Close()
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, n); err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("allocating %d bytes of window memory in %s: %v", n, path, err)
-	}
-	mem, err := unix.Mmap(int(f.Fd()), 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("mapping window memory %s: %v", path, err)
+		return nil, err
 	}
 	return &segment{mem: mem, path: path}, nil
 }
 
 // openSegment maps a peer's segment of n bytes.
 func openSegment(path string, n int64) (*segment, error) {
-	n = max(roundPage(n), pageSize)
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	mem, err := shmfile.Open(path, max(roundPage(n), pageSize), "window memory")
 	if err != nil {
-		return nil, fmt.Errorf("opening a peer's window memory %s: %v", path, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() < n {
-		return nil, fmt.Errorf("a peer's window memory %s is smaller than announced (%d bytes)", path, n)
-	}
-	mem, err := unix.Mmap(int(f.Fd()), 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("mapping a peer's window memory %s: %v", path, err)
+		return nil, err
 	}
 	return &segment{mem: mem}, nil
 }
