@@ -4,6 +4,7 @@
 #define BENCH_UTIL_H
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* iterations is the size's base count (proportionally fewer above 4 KiB) cut to what
  * fits the budget at per seconds a unit, and at least least. */
@@ -61,6 +62,22 @@ static inline void note_from(int rank, const char *fmt, ...)
     printf("\n");
     fflush(stdout);
     va_end(ap);
+}
+
+/* parse_ints reads a comma-separated list of integers in [1, maxval] into out (at most
+ * max of them) and returns how many, or 0 when the list is empty or malformed. */
+static inline int parse_ints(const char *s, int *out, int max, long maxval)
+{
+    int n = 0;
+    while (*s && n < max) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > maxval || (*end && *end != ','))
+            return 0;
+        out[n++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
 }
 
 #endif

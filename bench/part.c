@@ -726,15 +726,7 @@ static void strategies_mode(int perceived)
 
 static int parse_list(const char *s)
 {
-    nparts = 0;
-    while (*s && nparts < MAXLIST) {
-        char *end;
-        long n = strtol(s, &end, 10);
-        if (end == s || n < 1 || n > MAXPARTS || (*end && *end != ','))
-            return 0;
-        parts_list[nparts++] = (int)n;
-        s = *end == ',' ? end + 1 : end;
-    }
+    nparts = parse_ints(s, parts_list, MAXLIST, MAXPARTS);
     return nparts > 0;
 }
 

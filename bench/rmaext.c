@@ -692,17 +692,7 @@ static void windows_mode(void)
 
 static int parse_threads(const char *s)
 {
-    nlist = 0;
-    while (*s && nlist < MAXTHREADS) {
-        char *end;
-        long n = strtol(s, &end, 10);
-        if (end == s || n < 1 || n > MAXTHREADS)
-            return 0;
-        nthreads_list[nlist++] = (int)n;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return 0;
-    }
+    nlist = parse_ints(s, nthreads_list, MAXTHREADS, MAXTHREADS);
     return nlist > 0;
 }
 

@@ -112,7 +112,7 @@ func choosePlan(info *core.Info, parts int, total int64, pa path) (plan, error) 
 	case aggrNone:
 		p.groups = parts
 	case aggrTable:
-		if e, ok := tuningTable().lookup(tr, parts, total); ok {
+		if e, ok := tableOnce().lookup(tr, parts, total); ok {
 			p.groups, p.qps = e.groups, e.qps
 		} else {
 			p.groups = modelGroups(tr, parts, total) // a count the table does not cover
@@ -227,8 +227,6 @@ func fields(line string) []string {
 var tableOnce = sync.OnceValue(func() table {
 	return loadFile("MPIX_PART_TABLE", defaultTable, parseTable)
 })
-
-func tuningTable() table { return tableOnce() }
 
 // loadFile parses the file the environment variable names, else the shipped default.
 // A file that cannot be read or parsed is reported once and the default used.

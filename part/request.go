@@ -117,7 +117,7 @@ var _ = pvar.Register(pvar.Spec{
 	Read:       func(dst []uint64) { dst[0] = writes.Load() },
 })
 
-// Info is what MPIX_Part_get_info reports.
+// infoOf is what MPIX_Part_get_info reports of a request.
 func infoOf(p plan, pa path, lastWrites int64) map[string]string {
 	return map[string]string{
 		"mpix_part_aggregation":          p.strategy.String(),

@@ -42,7 +42,6 @@ type sendReq struct {
 	// From the receiver's init (set once before matched is published).
 	matched atomic.Bool
 	rid     uint32
-	rparts  int
 	raddr   uint64
 	nets    []netKey // ofi: the streams the writes go through, with the receiver's keys
 	bad     bool     // the totals differ: every round fails with MPI_ERR_TRUNCATE
@@ -52,20 +51,19 @@ type sendReq struct {
 	land    *landing      // over seg
 	cts     atomic.Uint32 // the latest round the receiver is ready for
 
-	sent      atomic.Int64 // user partitions handed to the transport this round
-	nwrites   atomic.Int64 // transport partitions this round
-	lastWr    atomic.Int64 // of the last completed round
-	npend     atomic.Int32 // runs in pending
-	pmu       sync.Mutex
-	pending   []run
-	finishing atomic.Bool
-	freed     bool // MPI_Request_free before matching (under reg.mu)
+	sent    atomic.Int64 // user partitions handed to the transport this round
+	nwrites atomic.Int64 // transport partitions this round
+	lastWr  atomic.Int64 // of the last completed round
+	npend   atomic.Int32 // runs in pending
+	pmu     sync.Mutex
+	pending []run
+	freed   bool // MPI_Request_free before matching (under reg.mu)
 }
 
 // run is user partitions [first, first+n) to send as one transport partition.
 type run struct{ first, n int }
 
-// Psend_init makes a partitioned send request (MPI_Psend_init). It never waits for
+// PsendInit makes a partitioned send request (MPI_Psend_init). It never waits for
 // the receiver.
 func PsendInit(buf unsafe.Pointer, parts int, count int64, dt *datatype.Type, dest, tag int, comm *core.Comm, info *core.Info) (*core.Request, error) {
 	if err := checkInit(parts, count, dt, dest, tag, comm, false); err != nil {
@@ -156,7 +154,7 @@ func (s *sendReq) fits(m *initMsg) bool {
 // match takes the receive's init and returns the ack to send. It runs once, before
 // any transfer.
 func (s *sendReq) match(m *initMsg) message {
-	s.rid, s.rparts, s.raddr = m.rid, m.rparts, m.addr
+	s.rid, s.raddr = m.rid, m.addr
 	s.bad = m.total != s.total
 	pa := s.want
 	if pa == pathOFI {
@@ -210,7 +208,6 @@ func (s *sendReq) Start() error {
 	s.sent.Store(0)
 	s.nwrites.Store(0)
 	s.class.Store(0)
-	s.finishing.Store(false)
 	s.done.Store(s.peer == core.ProcNull)
 	if s.peer == core.ProcNull {
 		s.req.FinishStatus(core.Status{Source: core.AnySource, Tag: core.AnyTag})
@@ -487,11 +484,10 @@ func (s *sendReq) Poll() {
 			}
 		}
 	}
-	if !s.finishing.CompareAndSwap(false, true) {
-		return
+	if !s.done.CompareAndSwap(false, true) {
+		return // another waiter finished the round
 	}
 	s.lastWr.Store(s.nwrites.Load())
-	s.done.Store(true)
 	st := core.Status{Source: core.AnySource, Tag: core.AnyTag, Error: int(s.class.Load())}
 	s.req.FinishStatus(st)
 }
