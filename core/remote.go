@@ -54,6 +54,21 @@ func (e *Engine) RemoteTo(w int) bool {
 	return ok && rm == e.remoteEP()
 }
 
+// remoteFor is the endpoint that one-sided operations towards world rank w went
+// through: w's route when it offers them, else the one-sided endpoint when it reaches w
+// (remote atomics to node peers, whose messages go through shared memory), else nil.
+func (e *Engine) remoteFor(w int) transport.RemoteMemory {
+	if rm, ok := e.route[w].(transport.RemoteMemory); ok {
+		return rm
+	}
+	if rm := e.remoteEP(); rm != nil {
+		if ep, ok := rm.(transport.Endpoint); ok && ep.Reaches(w) {
+			return rm
+		}
+	}
+	return nil
+}
+
 // StartRemote starts a write of buf (write) to, or a read into buf from, address addr
 // of world rank w's registration key. buf must stay as it is until FlushRemote(w).
 func (e *Engine) StartRemote(write bool, w int, key []byte, addr uint64, buf []byte) error {
@@ -72,8 +87,8 @@ func (e *Engine) StartRemote(write bool, w int, key []byte, addr uint64, buf []b
 // FlushRemote waits, making progress as any wait does, until every one-sided
 // operation started towards world rank w is complete, and returns the first error.
 func (e *Engine) FlushRemote(w int) error {
-	rm, ok := e.route[w].(transport.RemoteMemory)
-	if !ok {
+	rm := e.remoteFor(w)
+	if rm == nil {
 		return transport.ErrNoRemoteMemory
 	}
 	e.wait(func() bool {
@@ -125,8 +140,8 @@ func (e *Engine) StartRemoteDataHeld(w int, key []byte, addr uint64, buf []byte,
 // towards world rank w is complete, and then their first error. It makes no progress
 // when another thread holds the VCI's lock (that thread is making it).
 func (e *Engine) RemoteDone(w int) (bool, error) {
-	rm, ok := e.route[w].(transport.RemoteMemory)
-	if !ok {
+	rm := e.remoteFor(w)
+	if rm == nil {
 		return true, transport.ErrNoRemoteMemory
 	}
 	if !e.Owned() {
@@ -139,4 +154,51 @@ func (e *Engine) RemoteDone(w int) (bool, error) {
 		return false, nil
 	}
 	return true, rm.Flush(w)
+}
+
+// Remote atomics (transport.Atomics): a window's accumulates of one element type all
+// go through one endpoint, the engine's one-sided one, to node peers and this process
+// as well as to other nodes, so that the provider's atomics never race with CPU
+// atomics on the same memory.
+
+// atomicsEP is the engine's one-sided endpoint when it does atomics, or nil.
+func (e *Engine) atomicsEP() transport.Atomics {
+	a, _ := e.remoteEP().(transport.Atomics)
+	return a
+}
+
+// AtomicsReach reports whether the engine's one-sided endpoint does atomics and
+// reaches world rank w (whatever route w's messages take).
+func (e *Engine) AtomicsReach(w int) bool {
+	a := e.atomicsEP()
+	if a == nil {
+		return false
+	}
+	ep, ok := a.(transport.Endpoint)
+	return ok && ep.Reaches(w)
+}
+
+// RemoteAtomicCaps is how many elements of t one atomic of family f with op carries
+// through the engine's endpoint (0: none), whether the provider does its atomics
+// natively, and whether it applies them in order.
+func (e *Engine) RemoteAtomicCaps(f transport.AtomicFamily, t transport.AtomicType, op transport.AtomicOp) (count int, native, ordered bool) {
+	l := e.enter()
+	defer e.exit(l)
+	a := e.atomicsEP()
+	if a == nil {
+		return 0, false, false
+	}
+	return a.AtomicCount(f, t, op), a.NativeAtomics(), a.AtomicsOrdered()
+}
+
+// StartRemoteAtomic starts an atomic at addr of world rank w's registration key (see
+// transport.Atomics.StartAtomic). The buffers must stay as they are until FlushRemote(w).
+func (e *Engine) StartRemoteAtomic(w int, key []byte, addr uint64, f transport.AtomicFamily, t transport.AtomicType,
+	op transport.AtomicOp, src, compare, result []byte) error {
+	l := e.enter()
+	defer e.exit(l)
+	if !e.AtomicsReach(w) {
+		return transport.ErrNoRemoteMemory
+	}
+	return e.atomicsEP().StartAtomic(w, key, addr, f, t, op, src, compare, result)
 }

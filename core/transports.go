@@ -23,10 +23,11 @@ type Config struct {
 	FastPath    bool   // MPIX_FASTPATH: C fast path for small node-local sends and receives
 	Seats       int    // MPIX_THREADCOMM_SEATS: threadcomm reductions on per-thread lines (-1: auto)
 	Async       bool   // MPIX_ASYNC_PROGRESS: a progress thread per process
+	NetAtomics  int    // MPIX_RMA_NET_ATOMICS: -1 native providers' atomics, 1 any provider's, 0 none
 }
 
 // Settings is the configuration in effect.
-var Settings = Config{SHM: true, SpinPolls: 200, Seats: -1}
+var Settings = Config{SHM: true, SpinPolls: 200, Seats: -1, NetAtomics: -1}
 
 // readConfig reads the knobs (from the environment, or as MPI_T set them before
 // MPI_Init) into Settings. From here on MPI_T can no longer change them.
@@ -37,7 +38,7 @@ func readConfig() error {
 	cvar.Freeze()
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
 		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
-		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get()}
+		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get()}
 	if Settings.NumVCIs == 0 {
 		Settings.NumVCIs = runtime.NumCPU() + 1
 	}

@@ -179,27 +179,30 @@ func Open(cfg Config) (*Endpoint, error) {
 	return e, nil
 }
 
-// withRMA returns the fi_info to open for provider when it also offers RMA with the
-// same ordering, freeing info; otherwise info itself: a provider without RMA works
+// withRMA returns the fi_info to open for provider when it also offers RMA (and, where
+// it can, atomics: rmaFlags) with the same ordering, freeing info; otherwise info itself: a provider without RMA works
 // as before, and its endpoints answer transport.ErrNoRemoteMemory.
 func withRMA(info *C.struct_fi_info, provider string) *C.struct_fi_info {
 	cs := C.CString(provider)
 	defer C.free(unsafe.Pointer(cs))
-	var list *C.struct_fi_info
-	if rc := C.mpix_ofi_getinfo(cs, 1, &list); rc != 0 || list == nil {
-		return info
-	}
-	defer C.mpix_ofi_freeinfo(list)
-	for p := list; p != nil; p = p.next {
-		if C.GoString(p.fabric_attr.prov_name) != provider ||
-			p.tx_attr.msg_order&C.FI_ORDER_SAS == 0 || p.rx_attr.msg_order&C.FI_ORDER_SAS == 0 {
+	for _, flags := range rmaFlags() {
+		var list *C.struct_fi_info
+		if rc := C.mpix_ofi_getinfo(cs, flags, &list); rc != 0 || list == nil {
 			continue
 		}
-		if dup := C.mpix_ofi_dupinfo(p); dup != nil {
-			C.mpix_ofi_freeinfo(info)
-			return dup
+		for p := list; p != nil; p = p.next {
+			if C.GoString(p.fabric_attr.prov_name) != provider ||
+				p.tx_attr.msg_order&C.FI_ORDER_SAS == 0 || p.rx_attr.msg_order&C.FI_ORDER_SAS == 0 {
+				continue
+			}
+			if dup := C.mpix_ofi_dupinfo(p); dup != nil {
+				C.mpix_ofi_freeinfo(list)
+				C.mpix_ofi_freeinfo(info)
+				return dup
+			}
+			break
 		}
-		break
+		C.mpix_ofi_freeinfo(list)
 	}
 	return info
 }

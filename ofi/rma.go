@@ -88,6 +88,7 @@ type rmaReq struct {
 	buf         []byte
 	raddr, rkey uint64
 	data        uint64
+	atomic      *atomicReq // an atomic (atomic.go) instead of a write or read
 }
 
 func (e *Endpoint) initRMA() {
@@ -312,6 +313,9 @@ func (e *Endpoint) startData(write bool, peer int, key []byte, addr uint64, buf 
 }
 
 func (r *rmaReq) op() string {
+	if r.atomic != nil {
+		return "fi_atomic"
+	}
 	if r.write {
 		return "fi_write"
 	}
@@ -319,6 +323,9 @@ func (r *rmaReq) op() string {
 }
 
 func (e *Endpoint) post(r *rmaReq) C.ssize_t {
+	if r.atomic != nil {
+		return e.postAtomic(r)
+	}
 	w := C.int(0)
 	if r.write {
 		w = 1

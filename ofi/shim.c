@@ -87,7 +87,7 @@ struct fi_info *mpix_ofi_dupinfo(const struct fi_info *info)
 // mpix_ofi_getinfo asks for reliable datagram endpoints that send and receive
 // untagged messages in send-after-send order, from provider prov (NULL: any); with
 // rma, also for RMA reads and writes in both directions (fi_read, fi_write, and peers'
-// on registered memory).
+// on registered memory), and with rma & 2 for atomics on it as well (FI_ATOMIC).
 static int getinfo(const char *prov, int rma, struct fi_info **out)
 {
 	int loaded = load();
@@ -99,6 +99,8 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	hints->caps = FI_MSG;
 	if (rma)
 		hints->caps |= FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+	if (rma & 2)
+		hints->caps |= FI_ATOMIC;
 	// We hand every operation an fi_context2, so both context modes are fine.
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
 	hints->ep_attr->type = FI_EP_RDM;
@@ -235,6 +237,7 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 		}
 		s->nrmafree = MPIX_OFI_RMA_OPS;
 		s->rma = 1;
+		s->atomic = (info->caps & FI_ATOMIC) != 0;
 		// Remote CQ data needs a provider that carries it and does not consume a
 		// posted receive buffer for it (FI_RX_CQ_DATA would break the ring's order).
 		if (!(info->mode & FI_RX_CQ_DATA))
@@ -350,8 +353,9 @@ static int close_ep(mpix_ofi *s)
 	int eprc = s->ep ? fi_close(&s->ep->fid) : 0;
 	if (s->rmaops)
 		for (int32_t i = 0; i < MPIX_OFI_RMA_OPS; i++)
-			if (s->rmaops[i].lmr)
-				rc = close_fid(s, &s->rmaops[i].lmr->fid, "fi_close (RMA local MR)", rc);
+			for (int j = 0; j < 3; j++)
+				if (s->rmaops[i].lmr[j])
+					rc = close_fid(s, &s->rmaops[i].lmr[j]->fid, "fi_close (RMA local MR)", rc);
 	rc = close_fid(s, s->rxmr ? &s->rxmr->fid : NULL, "fi_close (receive MR)", rc);
 	rc = close_fid(s, s->txmr ? &s->txmr->fid : NULL, "fi_close (send MR)", rc);
 	// A provider that binds MRs to the endpoint (FI_MR_ENDPOINT) may refuse to close
@@ -456,6 +460,16 @@ static void note_error(mpix_ofi *s, struct fid_cq *cq, const char *what, int err
 	}
 }
 
+// release_local closes the local registrations of RMA operation r.
+static void release_local(mpix_ofi_rmaop *r)
+{
+	for (int j = 0; j < 3; j++)
+		if (r->lmr[j]) {
+			fi_close(&r->lmr[j]->fid);
+			r->lmr[j] = NULL;
+		}
+}
+
 // rma_done ends RMA operation r: its slot goes back to the pool, its local
 // registration is released, and its peer has one fewer in flight. err (a positive
 // FI_* code, 0: none) is kept as the peer's error until Go collects it: a failed RMA
@@ -464,10 +478,7 @@ static void rma_done(mpix_ofi *s, mpix_ofi_rmaop *r, int err, const char *text)
 {
 	if (!r->busy)
 		return;
-	if (r->lmr) {
-		fi_close(&r->lmr->fid);
-		r->lmr = NULL;
-	}
+	release_local(r);
 	if (err && !s->rma_err[r->peer]) {
 		s->rma_err[r->peer] = err;
 		if (!s->rma_errtext[0])
@@ -658,6 +669,16 @@ int mpix_ofi_unmap_key(mpix_ofi *s, uint64_t key)
 	return fi_mr_unmap_key(s->domain, key);
 }
 
+// taken marks slot r, just posted towards peer, in flight.
+static void taken(mpix_ofi *s, mpix_ofi_rmaop *r, int32_t peer)
+{
+	s->nrmafree--;
+	r->busy = 1;
+	r->peer = peer;
+	s->rma_pending[peer]++;
+	s->rma_inflight++;
+}
+
 // mpix_ofi_rma posts one fi_write (write != 0) of len bytes from buf to peer's raddr
 // under key, or one fi_read into buf. The completion comes on the transmit CQ; a write
 // completes once its data is in the target's memory (FI_DELIVERY_COMPLETE). It returns
@@ -679,12 +700,9 @@ ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len
 		uint64_t want = 0;
 		if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
 			want = s->next_key++;
-		int rc = reg(s, buf, len, write ? FI_WRITE : FI_READ, want, &r->lmr, &desc, &where);
+		int rc = reg(s, buf, len, write ? FI_WRITE : FI_READ, want, &r->lmr[0], &desc, &where);
 		if (rc) {
-			if (r->lmr) {
-				fi_close(&r->lmr->fid);
-				r->lmr = NULL;
-			}
+			release_local(r);
 			return rc;
 		}
 	}
@@ -705,16 +723,128 @@ ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len
 		wflags |= FI_REMOTE_CQ_DATA;
 	ssize_t rc = write ? fi_writemsg(s->ep, &msg, wflags) : fi_readmsg(s->ep, &msg, FI_COMPLETION);
 	if (rc) {
-		if (r->lmr) {
-			fi_close(&r->lmr->fid);
-			r->lmr = NULL;
-		}
+		release_local(r);
 		return rc;
 	}
-	s->nrmafree--;
-	r->busy = 1;
-	r->peer = peer;
-	s->rma_pending[peer]++;
-	s->rma_inflight++;
+	taken(s, r, peer);
+	return 0;
+}
+
+
+// dt_size is the size of one element of libfabric datatype dt, 0 for the ones mpix
+// does not map MPI types onto.
+static size_t dt_size(int dt)
+{
+	switch (dt) {
+	case FI_INT8:
+	case FI_UINT8:
+		return 1;
+	case FI_INT16:
+	case FI_UINT16:
+		return 2;
+	case FI_INT32:
+	case FI_UINT32:
+	case FI_FLOAT:
+		return 4;
+	case FI_INT64:
+	case FI_UINT64:
+	case FI_DOUBLE:
+		return 8;
+	}
+	return 0;
+}
+
+// mpix_ofi_atomic_valid is how many elements of libfabric datatype dt one atomic of
+// family kind (MPIX_OFI_ATOMIC_*) with libfabric op applies to the target's memory, 0
+// when the provider does not do that combination.
+size_t mpix_ofi_atomic_valid(mpix_ofi *s, int kind, int dt, int op)
+{
+	if (!s->atomic)
+		return 0;
+	size_t count = 0;
+	int rc;
+	switch (kind) {
+	case MPIX_OFI_ATOMIC_WRITE:
+		rc = fi_atomicvalid(s->ep, (enum fi_datatype)dt, (enum fi_op)op, &count);
+		break;
+	case MPIX_OFI_ATOMIC_FETCH:
+		rc = fi_fetch_atomicvalid(s->ep, (enum fi_datatype)dt, (enum fi_op)op, &count);
+		break;
+	default:
+		rc = fi_compare_atomicvalid(s->ep, (enum fi_datatype)dt, (enum fi_op)op, &count);
+	}
+	return rc ? 0 : count;
+}
+
+// mpix_ofi_atomic posts one atomic of family kind on count elements of dt at peer's
+// raddr under key: buf is the operand (none for FI_ATOMIC_READ), compare the comparand
+// (MPIX_OFI_ATOMIC_COMPARE), result receives the target's elements from before (FETCH
+// and COMPARE). A non-fetching atomic completes once applied at the target
+// (FI_DELIVERY_COMPLETE); a fetching one once its result is here, which implies it.
+// It returns -FI_EAGAIN when no slot is free or the provider's queue is full.
+ssize_t mpix_ofi_atomic(mpix_ofi *s, int kind, int32_t peer, const void *buf, const void *compare, void *result,
+			size_t count, int dt, int op, uint64_t raddr, uint64_t key)
+{
+	if (!s->atomic)
+		return -FI_ENOSYS;
+	if (peer < 0 || peer >= s->naddrs || s->addrs[peer] == FI_ADDR_NOTAVAIL || count == 0)
+		return -FI_EINVAL;
+	if (s->nrmafree == 0)
+		return -FI_EAGAIN;
+	size_t esize = dt_size(dt);
+	if (esize == 0)
+		return -FI_EINVAL;
+	int32_t slot = s->rmafree[s->nrmafree - 1];
+	mpix_ofi_rmaop *r = &s->rmaops[slot];
+	void *desc[3] = {NULL, NULL, NULL};
+	const void *bufs[3] = {buf, result, compare};
+	if (s->info->domain_attr->mr_mode & FI_MR_LOCAL) {
+		for (int j = 0; j < 3; j++) {
+			if (!bufs[j])
+				continue;
+			const char *where;
+			uint64_t want = 0;
+			if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
+				want = s->next_key++;
+			int rc = reg(s, (void *)bufs[j], count * esize, j == 1 ? FI_READ : FI_WRITE, want, &r->lmr[j], &desc[j],
+				     &where);
+			if (rc) {
+				release_local(r);
+				return rc;
+			}
+		}
+	}
+	// FI_ATOMIC_READ takes no operand, but providers still read the iov's count.
+	struct fi_ioc ioc = {.addr = (void *)buf, .count = count};
+	struct fi_ioc cmp = {.addr = (void *)compare, .count = count};
+	struct fi_ioc res = {.addr = result, .count = count};
+	struct fi_rma_ioc rma = {.addr = raddr, .count = count, .key = key};
+	struct fi_msg_atomic msg = {
+		.msg_iov = &ioc,
+		.desc = &desc[0],
+		.iov_count = 1,
+		.addr = s->addrs[peer],
+		.rma_iov = &rma,
+		.rma_iov_count = 1,
+		.datatype = (enum fi_datatype)dt,
+		.op = (enum fi_op)op,
+		.context = &r->op.ctx,
+	};
+	ssize_t rc;
+	switch (kind) {
+	case MPIX_OFI_ATOMIC_WRITE:
+		rc = fi_atomicmsg(s->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+		break;
+	case MPIX_OFI_ATOMIC_FETCH:
+		rc = fi_fetch_atomicmsg(s->ep, &msg, &res, &desc[1], 1, FI_COMPLETION);
+		break;
+	default:
+		rc = fi_compare_atomicmsg(s->ep, &msg, &cmp, &desc[2], 1, &res, &desc[1], 1, FI_COMPLETION);
+	}
+	if (rc) {
+		release_local(r);
+		return rc;
+	}
+	taken(s, r, peer);
 	return 0;
 }

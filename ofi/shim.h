@@ -18,6 +18,7 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
 
 // The libfabric API version mpix is written against.
 #define MPIX_OFI_API_VERSION FI_VERSION(1, 14)
@@ -42,12 +43,13 @@ typedef struct mpix_ofi_op {
 } mpix_ofi_op;
 
 // An RMA operation in flight: its peer, whose pending count its completion lowers, and
-// the registration of its local buffer when the provider wants one (FI_MR_LOCAL).
+// the registrations of its local buffers when the provider wants them (FI_MR_LOCAL): one
+// for a write or read; an atomic's operand, result and comparand.
 typedef struct mpix_ofi_rmaop {
 	mpix_ofi_op op; // first: its address is the context
 	int32_t peer;
 	int32_t busy;
-	struct fid_mr *lmr;
+	struct fid_mr *lmr[3];
 } mpix_ofi_rmaop;
 
 typedef struct mpix_ofi {
@@ -77,6 +79,7 @@ typedef struct mpix_ofi {
 	// RMA (fi_write, fi_read), when the provider granted FI_RMA with remote read and
 	// write: rma is 1, and the pool, the per-peer counts and errors exist.
 	int32_t rma;
+	int32_t atomic; // the provider also granted FI_ATOMIC (fi_atomic, fi_fetch_atomic, fi_compare_atomic)
 	uint64_t next_key;       // requested keys when the provider does not pick them
 	mpix_ofi_rmaop *rmaops;    // MPIX_OFI_RMA_OPS
 	int32_t *rmafree;        // free slots (a stack)
@@ -152,5 +155,11 @@ int mpix_ofi_map_raw(mpix_ofi *s, uint64_t base, uint8_t *raw, size_t len, uint6
 int mpix_ofi_unmap_key(mpix_ofi *s, uint64_t key);
 ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len, uint64_t raddr,
 		     uint64_t key, int with_data, uint64_t data);
+
+// Atomics (FI_ATOMIC): kind says which family, as the MPIX_OFI_ATOMIC_* below.
+enum { MPIX_OFI_ATOMIC_WRITE = 0, MPIX_OFI_ATOMIC_FETCH = 1, MPIX_OFI_ATOMIC_COMPARE = 2 };
+size_t mpix_ofi_atomic_valid(mpix_ofi *s, int kind, int dt, int op);
+ssize_t mpix_ofi_atomic(mpix_ofi *s, int kind, int32_t peer, const void *buf, const void *compare, void *result,
+			size_t count, int dt, int op, uint64_t raddr, uint64_t key);
 
 #endif

@@ -284,6 +284,9 @@ func (w *window) rankOf(tg *target) int {
 func (w *window) flushTarget(rank int, sc scope) error {
 	tg := &w.targets[rank]
 	if tg.how != reachAM {
+		if w.netAcc.types != 0 {
+			return w.flushNet(rank, sc) // atomics through the transport (netatomic.go)
+		}
 		return nil
 	}
 	if err := w.flushNet(rank, sc); err != nil { // (memory-handle windows have keys of their own)

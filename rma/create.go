@@ -22,6 +22,7 @@ const (
 	cardBlockSize        // the block's size
 	cardVCI              // the VCI its window's engine runs on
 	cardKeyLen           // bytes of its one-sided access key (net.go), 0: none
+	cardAtomics          // the element types it can accumulate with the transport's atomics (netatomic.go)
 	cardLen
 )
 
@@ -156,6 +157,7 @@ func (w *window) setup(userBase unsafe.Pointer) error {
 	mine[cardBlockFD] = -1
 	mine[cardVCI] = int64(c.Engine().Index())
 	mine[cardKeyLen] = int64(len(key))
+	mine[cardAtomics] = w.netAtomicCard(key != nil)
 	if w.flavor == FlavorCreate && w.size > 0 {
 		if b, ok := blockOf(uintptr(w.base), w.size); ok {
 			mine[cardBlockFD], mine[cardBlockBase], mine[cardBlockSize] = int64(b.fd), int64(b.base), b.size
@@ -169,6 +171,7 @@ func (w *window) setup(userBase unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
+	w.agreeNetAtomics(cards)
 	w.targets = make([]target, c.Size)
 	for r := range w.targets {
 		card := cards[r*cardLen : (r+1)*cardLen]
@@ -217,6 +220,9 @@ func (w *window) setup(userBase unsafe.Pointer) error {
 			}
 		default:
 			t.how = reachAM
+		}
+		if w.netAcc.types != 0 {
+			t.akey = keys[r] // (netatomic.go: every rank has one then)
 		}
 		if t.how == reachAM && keys[r] != nil && card[cardVCI] == int64(c.Engine().Index()) && c.Engine().RemoteTo(t.world) {
 			if w.flavor == FlavorDynamic {

@@ -57,7 +57,9 @@ func (w *window) publishC() {
 		p.size = C.int64_t(t.size)
 		p.disp_unit = C.int64_t(t.dispUnit)
 	}
-	if direct && !w.served {
+	if w.netAcc.types != 0 {
+		cw.netacc = 1 // accumulates and their flushes are Go's (netatomic.go)
+	} else if direct && !w.served {
 		cw.direct = 1 // (a window that serves active messages flushes in Go, which progresses)
 	}
 	w.cw = cw

@@ -309,7 +309,7 @@ static int accumulate(const void *origin, void *result, MPI_Datatype dt, int ran
 {
     int s = builtin_size(dt);
     mpix_rma_peer *p;
-    if (s == 0 || dt == MPI_CHAR || dt == MPI_BYTE || dt == MPI_SHORT)
+    if (s == 0 || dt == MPI_CHAR || dt == MPI_BYTE || dt == MPI_SHORT || v->w->netacc)
         return MPIX_FAST_MISS;
     int atomics;
     char *t = target(v, rank, disp, s, &p, &atomics);
@@ -363,7 +363,7 @@ int mpix_rma_fast_compare_and_swap(const void *origin, const void *compare, void
     int s = builtin_size(dt);
     mpix_rma_peer *p;
     if (v == NULL || s == 0 || dt == MPI_FLOAT || dt == MPI_DOUBLE || origin == NULL || compare == NULL ||
-        result == NULL)
+        result == NULL || v->w->netacc)
         return MPIX_FAST_MISS;
     int atomics;
     char *t = target(v, rank, disp, s, &p, &atomics);

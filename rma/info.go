@@ -151,6 +151,7 @@ func (w *Win) Info() *core.Info {
 	if w.notifyIDs > 0 {
 		in.Set("mpix_win_notify_ids", strconv.Itoa(w.notifyIDs))
 	}
+	in.Set("mpix_accumulate_net_atomics", w.netAcc.String())
 	return in
 }
 

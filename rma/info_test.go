@@ -167,6 +167,7 @@ func TestWinInfoRoundTrip(t *testing.T) {
 		"mpi_win_scope":                   "process",
 		"mpi_win_order":                   "false",
 		"mpi_assert_accumulate_intrinsic": "false",
+		"mpix_accumulate_net_atomics":     "none",
 	}
 	if diff := cmp.Diff(want, infoMap(t, got)); diff != "" {
 		t.Errorf("Info (-want +got):\n%s", diff)

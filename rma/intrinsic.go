@@ -14,8 +14,10 @@ import (
 // accumulates will be issued. Here that hardware is the CPU's atomics on memory this
 // process maps (atomic.go, rma/fast.c): the answer is yes when every element type and
 // op has an atomic form and every rank the handle reaches is mapped here with
-// shareable memory. Targets reached with process_vm_writev or through their engine
-// (other nodes: the provider's atomics are not used) are not intrinsic.
+// shareable memory. Targets reached with process_vm_writev, through their engine or
+// through the provider's atomics (netatomic.go, which this does not ask) are not
+// intrinsic. An accumulate that takes the provider's atomics is never refused here:
+// they take no lock.
 
 // reachesAtomically reports whether this process updates the memory at with CPU
 // atomics by itself.

@@ -24,8 +24,9 @@ import (
 // transport checks the access against the key again. Put and get then post one
 // operation per run and return: the data moves while the caller goes on, and
 // MPI_Win_flush (and every call that completes operations) waits for them. Request
-// forms, and gets into non-contiguous origin buffers, wait at once. Accumulates, locks
-// and flushes of active messages keep going through the target's engine.
+// forms, and gets into non-contiguous origin buffers, wait at once. Locks, flushes of
+// active messages and accumulates keep going through the target's engine, except the
+// accumulates a window does with the provider's atomics (netatomic.go).
 
 // netRuns bounds the runs an operation may have to go through the transport when its
 // runs are short: one message of the active-message path carries them all.

@@ -339,10 +339,16 @@ func (w *Win) accumulate(o, result Buf, t Target, opr *op.Op, rq Req, what strin
 	if err != nil {
 		return nil, err
 	}
+	var in []byte
+	if nt := w.netAccumulable(basic, opr); nt != 0 {
+		if opr.Kind() != op.NoOp {
+			in = o.packed()
+		}
+		return w.netAccumulateBuf(w.pathTo(tg, t.By), nt, runs, in, result, opr, wantReq)
+	}
 	if err := w.checkIntrinsic(tg, at, opr, basic, what); err != nil {
 		return nil, err
 	}
-	var in []byte
 	if opr.Kind() != op.NoOp {
 		in = o.packed()
 	}
@@ -436,6 +442,9 @@ func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype
 	c := unsafe.Slice((*byte)(compare), n)
 	r := unsafe.Slice((*byte)(result), n)
 	p := w.pathTo(tg, by)
+	if nt := w.netAccumulable(t, op.Predefined(op.Replace)); nt != 0 {
+		return w.netCAS(p, nt, runs, o, c, r)
+	}
 	if tg.how == reachAM || at.viaAM {
 		if err := w.orderAM(p); err != nil {
 			return err

@@ -32,8 +32,8 @@ func (w *Win) orderAM(p path) error {
 // orderDirect is called before an ordered handle's operation that completes in the
 // call: everything outstanding to p's target completes first.
 func (w *Win) orderDirect(p path) error {
-	if !w.info.ordered || p.tg.how != reachCMA && p.tg.how != reachAM {
-		return nil // mapped and self targets never have anything outstanding
+	if !w.info.ordered || p.tg.how != reachCMA && p.tg.how != reachAM && w.netAcc.types == 0 {
+		return nil // mapped and self targets have nothing outstanding, but atomics through the transport
 	}
 	rank, sc := w.rankOf(p.tg), w.flushScope(p.by)
 	if w.am.pend.has(sc, rank, amKind) || w.am.pend.has(sc, rank, netKind) {

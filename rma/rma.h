@@ -42,7 +42,7 @@ typedef struct mpix_rma_win {
     uint32_t passive; /* atomic: lock_all is open (flushes of any rank are legal) */
     uint32_t direct;  /* every rank's sync is set: MPI_Win_flush_all is a fence */
     uint32_t dynamic; /* MPI_Win_create_dynamic: addresses, checked against the state page */
-    uint32_t pad;
+    uint32_t netacc;  /* accumulates go through the transport's atomics (rma/netatomic.go): Go */
     mpix_rma_peer *peers;
 } mpix_rma_win;
 

@@ -65,6 +65,9 @@ type target struct {
 	// through a transport's one-sided access (ofi's fi_write and fi_read, net.go):
 	// puts and gets to a reachAM target then go there instead of to its engine.
 	rkey []byte
+	// akey is the key of the target's window memory for the transport's atomics, when
+	// the window takes them (netatomic.go); then every rank has one.
+	akey []byte
 	// A dynamic window's target reached that way has its regions registered at attach
 	// instead (dynnet.go): stateKey is the key of its state page at stateAddr, where
 	// the origin reads the region table's generation, and dyn the keys it fetched.
@@ -108,13 +111,14 @@ type window struct {
 	dispUnit int64
 	targets  []target
 	self     *target
-	seg      *segment // this process's segment: state page, then allocated memory
-	shared   *segment // MPI_Win_allocate_shared: the node's one segment (rank 0's file)
-	own      state    // this process's state page
-	sharedOK bool     // every rank's memory is mapped here (MPI_Win_shared_query)
-	served   bool     // the engine is polled in every wait (core.Engine.Serve)
-	reg      any      // this process's window memory, registered for one-sided access (net.go)
-	created  winInfo  // the info the window was made with (the keys that cannot change)
+	seg      *segment   // this process's segment: state page, then allocated memory
+	shared   *segment   // MPI_Win_allocate_shared: the node's one segment (rank 0's file)
+	own      state      // this process's state page
+	sharedOK bool       // every rank's memory is mapped here (MPI_Win_shared_query)
+	served   bool       // the engine is polled in every wait (core.Engine.Serve)
+	reg      any        // this process's window memory, registered for one-sided access (net.go)
+	netAcc   netAtomics // the element types whose accumulates go through the transport's atomics
+	created  winInfo    // the info the window was made with (the keys that cannot change)
 
 	mu sync.Mutex // epochs, locks held, regions, handles
 	ep epochs

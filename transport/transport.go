@@ -152,6 +152,88 @@ type DataWriter interface {
 	WriteDataBytes() int
 }
 
+// Atomics is a RemoteMemory whose provider applies accumulates to registered memory
+// itself (libfabric's fi_atomic, fi_fetch_atomic and fi_compare_atomic). Atomics count
+// as one-sided operations: Flush and Pending cover them.
+type Atomics interface {
+	RemoteMemory
+	// AtomicCount is how many elements of t one atomic of family f with op applies,
+	// 0 where the provider does not do that combination.
+	AtomicCount(f AtomicFamily, t AtomicType, op AtomicOp) int
+	// NativeAtomics reports whether the provider does atomics natively (the NIC, or
+	// its own progress independent of the peer's), not emulated in software on top
+	// of messages that need the target's progress.
+	NativeAtomics() bool
+	// AtomicsOrdered reports whether atomics from here to one peer are applied in the
+	// order they were posted (read and write after read and write).
+	AtomicsOrdered() bool
+	// StartAtomic starts one atomic on len(src) (or, for AtomicRead, len(result))
+	// bytes of t at address addr of peer's registration key: src is the operand,
+	// compare the comparand (AtomicCompare), result receives the target's elements
+	// from before (AtomicFetch, AtomicCompare). The buffers stay untouched until Flush.
+	StartAtomic(peer int, key []byte, addr uint64, f AtomicFamily, t AtomicType, op AtomicOp, src, compare, result []byte) error
+}
+
+// AtomicFamily is which atomic a transport performs.
+type AtomicFamily uint8
+
+const (
+	AtomicWrite   AtomicFamily = iota // applies an operand
+	AtomicFetch                       // applies an operand and returns the elements from before
+	AtomicCompare                     // compare and swap, returning the elements from before
+)
+
+// AtomicType is the element type of a remote atomic.
+type AtomicType uint8
+
+const (
+	AtomicInt8 AtomicType = iota + 1
+	AtomicUint8
+	AtomicInt16
+	AtomicUint16
+	AtomicInt32
+	AtomicUint32
+	AtomicInt64
+	AtomicUint64
+	AtomicFloat32
+	AtomicFloat64
+)
+
+// Size is the element size in bytes.
+func (t AtomicType) Size() int {
+	switch t {
+	case AtomicInt8, AtomicUint8:
+		return 1
+	case AtomicInt16, AtomicUint16:
+		return 2
+	case AtomicInt32, AtomicUint32, AtomicFloat32:
+		return 4
+	case AtomicInt64, AtomicUint64, AtomicFloat64:
+		return 8
+	}
+	return 0
+}
+
+// AtomicOp is the operation of a remote atomic (MPI's predefined reductions, and
+// MPI_REPLACE, MPI_NO_OP and compare-and-swap).
+type AtomicOp uint8
+
+const (
+	AtomicMin AtomicOp = iota + 1
+	AtomicMax
+	AtomicSum
+	AtomicProd
+	AtomicLOr
+	AtomicLAnd
+	AtomicBOr
+	AtomicBAnd
+	AtomicLXor
+	AtomicBXor
+	AtomicRead  // MPI_NO_OP: the elements come back unchanged
+	AtomicSwap  // MPI_REPLACE
+	AtomicCSwap // compare and swap (AtomicCompare)
+)
+
 // Failer is an Endpoint that can break for good (a connection a provider dropped, a
 // completion in error): Err reports it, cheaply, from the engine's progress (under
 // the VCI's lock). The engine then ends the job: a message that will never be

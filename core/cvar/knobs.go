@@ -57,6 +57,17 @@ var (
 		Category:   Progress,
 		Mutability: BeforeInit,
 	})
+	NetAtomics = NewInt(Spec{
+		Name:       "MPIX_RMA_NET_ATOMICS",
+		Desc:       "accumulates on windows whose processes reach each other through libfabric use the provider's atomics (fi_atomic) for the element types it does with every operation, all of a window's accumulates of such a type then going that way, node peers' and the process's own too: -1 where the provider does them natively (not the software emulation of ofi_rxm or tcp), 1 wherever the provider offers them (for tests), 0 never (the target's engine applies them)",
+		Default:    "-1",
+		Verbosity:  TunerDetail,
+		Scope:      ScopeLocal, // a window uses them only where every process agrees
+		Category:   Transport,
+		Mutability: BeforeInit,
+		Min:        -1,
+		Max:        1,
+	})
 	ThreadcommSeats = NewInt(Spec{
 		Name:       "MPIX_THREADCOMM_SEATS",
 		Desc:       "reductions on a threadcomm of at most 16 threads in one process synchronise through one cache line per thread, every thread folding a slice, up to 16 bytes in one round on the lines themselves (1), or through one shared counter, the last thread to arrive folding small ones alone (0); -1: per-thread lines when every thread has a core",

@@ -34,9 +34,10 @@ struct strat {
     const char *qps; /* mpix_part_num_qps */
 };
 static const struct strat strats[] = {
-    {NULL, NULL, NULL},       {"none", NULL, NULL},      {"table", NULL, NULL}, {"ploggp", NULL, NULL},
-    {"timer_ploggp", NULL, NULL}, {"none", "1", NULL},   {"none", "2", NULL},   {"none", "4", NULL},
-    {"timer_ploggp", NULL, "50"}, {"none", "4", NULL, "2"},
+    {NULL, NULL, NULL, NULL},        {"none", NULL, NULL, NULL}, {"table", NULL, NULL, NULL},
+    {"ploggp", NULL, NULL, NULL},    {"timer_ploggp", NULL, NULL, NULL}, {"none", "1", NULL, NULL},
+    {"none", "2", NULL, NULL},       {"none", "4", NULL, NULL},  {"timer_ploggp", NULL, "50", NULL},
+    {"none", "4", NULL, "2"},
 };
 static const long sizes[] = {1024, 64 * 1024, 1024 * 1024};
 static int envnone;

@@ -192,6 +192,51 @@ static void round_on(rma_win *w, int iter, int fetch, int locks)
     free(got);
 }
 
+/* With MPIX_TEST_NET_ATOMICS set (to the element types mpix's window info
+ * mpix_accumulate_net_atomics must list, such as int32,uint32,int64,uint64,float32,float64)
+ * the run asserts that the accumulates took the transport's atomics: every window but
+ * the dynamic one lists them, and the MPI_T counter mpix_rma_net_atomics grew during
+ * its round. (MPIX_RMA_NET_ATOMICS=1 with MPIX_SHM=0 makes tcp;ofi_rxm's software
+ * atomics serve.) */
+static unsigned long long net_atomics_posted(void)
+{
+    static MPI_T_pvar_session session;
+    static MPI_T_pvar_handle handle;
+    static int ready;
+    if (!ready) {
+        int provided, idx, count;
+        CHECK_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+        CHECK_OK(MPI_T_pvar_get_index("mpix_rma_net_atomics", MPI_T_PVAR_CLASS_COUNTER, &idx));
+        CHECK_OK(MPI_T_pvar_session_create(&session));
+        CHECK_OK(MPI_T_pvar_handle_alloc(session, idx, NULL, &handle, &count));
+        ready = 1;
+    }
+    unsigned long long v = 0;
+    CHECK_OK(MPI_T_pvar_read(session, handle, &v));
+    return v;
+}
+
+static void check_net_atomics(rma_win *w, unsigned long long before)
+{
+    const char *want = getenv("MPIX_TEST_NET_ATOMICS");
+    if (!want)
+        return;
+    int dynamic = rma_kind_flavor[w->kind] == MPI_WIN_FLAVOR_DYNAMIC;
+    MPI_Info info;
+    char got[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    CHECK_OK(MPI_Win_get_info(w->win, &info));
+    CHECK_OK(MPI_Info_get(info, "mpix_accumulate_net_atomics", MPI_MAX_INFO_VAL, got, &flag));
+    CHECK_OK(MPI_Info_free(&info));
+    CHECK(flag, "%s: no mpix_accumulate_net_atomics in the window's info", rma_kind_name[w->kind]);
+    CHECK(strcmp(got, dynamic ? "none" : want) == 0, "%s: mpix_accumulate_net_atomics is %s, want %s",
+          rma_kind_name[w->kind], got, dynamic ? "none" : want);
+    unsigned long long after = net_atomics_posted();
+    CHECK(dynamic ? after == before : after > before, "%s: %llu atomics through the transport during the round",
+          rma_kind_name[w->kind], after - before);
+    nchecks += 2;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -205,7 +250,9 @@ int main(int argc, char **argv)
         rma_win w;
         rma_open(&w, k, WSIZE, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
         CHECK_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
+        unsigned long long before = getenv("MPIX_TEST_NET_ATOMICS") ? net_atomics_posted() : 0;
         round_on(&w, iter, fetch, locks);
+        check_net_atomics(&w, before);
         rma_close(&w);
     }
     long total;
