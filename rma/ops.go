@@ -434,16 +434,16 @@ func (w *Win) CompareAndSwap(origin, compare, result unsafe.Pointer, t *datatype
 	if err != nil {
 		return err
 	}
-	if w.info.intrinsic && !(reachesAtomically(tg, at) && len(runs) == 1 && (t.Size() == 4 || t.Size() == 8)) {
-		return core.Errorf(core.ErrOp, "MPI_Compare_and_swap on %s is not intrinsic on this window, which asserts mpi_assert_accumulate_intrinsic (see MPIX_Win_op_intrinsic)", t.Name())
-	}
 	n := t.Size()
 	o := unsafe.Slice((*byte)(origin), n)
 	c := unsafe.Slice((*byte)(compare), n)
 	r := unsafe.Slice((*byte)(result), n)
 	p := w.pathTo(tg, by)
 	if nt := w.netAccumulable(t, op.Predefined(op.Replace)); nt != 0 {
-		return w.netCAS(p, nt, runs, o, c, r)
+		return w.netCAS(p, nt, runs, o, c, r) // (lock-free: intrinsic as far as the assertion goes)
+	}
+	if w.info.intrinsic && !(reachesAtomically(tg, at) && len(runs) == 1 && (t.Size() == 4 || t.Size() == 8)) {
+		return core.Errorf(core.ErrOp, "MPI_Compare_and_swap on %s is not intrinsic on this window, which asserts mpi_assert_accumulate_intrinsic (see MPIX_Win_op_intrinsic)", t.Name())
 	}
 	if tg.how == reachAM || at.viaAM {
 		if err := w.orderAM(p); err != nil {
