@@ -371,14 +371,6 @@ func impl_MPI_Type_set_name(ctx *C.mpix_ctx, datatype_ *datatype.Type, type_name
 	return nil
 }
 
-func impl_MPI_Type_c2f(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype) C.MPI_Fint {
-	return C.MPI_Fint(datatype_)
-}
-
-func impl_MPI_Type_f2c(ctx *C.mpix_ctx, datatype_ C.MPI_Fint) C.MPI_Datatype {
-	return C.MPI_Datatype(datatype_)
-}
-
 // ---- size and bounds ----
 
 func impl_MPI_Type_size(ctx *C.mpix_ctx, datatype_ *datatype.Type, size *C.int) error {

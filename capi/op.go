@@ -83,7 +83,3 @@ func impl_MPI_Reduce_local_c(ctx *C.mpix_ctx, inbuf unsafe.Pointer, inoutbuf uns
 	}
 	return op_.Apply(inbuf, inoutbuf, int64(count), datatype_)
 }
-
-func impl_MPI_Op_c2f(ctx *C.mpix_ctx, op_ C.MPI_Op) C.MPI_Fint { return C.MPI_Fint(op_) }
-
-func impl_MPI_Op_f2c(ctx *C.mpix_ctx, op_ C.MPI_Fint) C.MPI_Op { return C.MPI_Op(op_) }

@@ -157,15 +157,3 @@ func impl_MPI_Free_mem(ctx *C.mpix_ctx, base unsafe.Pointer) error {
 
 // MPI_Pcontrol is for profiling tools; the library itself ignores it (MPI-4.1 §15.2).
 func impl_MPI_Pcontrol(ctx *C.mpix_ctx, level C.int) error { return nil }
-
-// Handles are ints, so Fortran and C handles are the same values (as in MPICH).
-func impl_MPI_Comm_c2f(ctx *C.mpix_ctx, comm C.MPI_Comm) C.MPI_Fint { return C.MPI_Fint(comm) }
-func impl_MPI_Comm_f2c(ctx *C.mpix_ctx, comm C.MPI_Fint) C.MPI_Comm { return C.MPI_Comm(comm) }
-func impl_MPI_Info_c2f(ctx *C.mpix_ctx, info C.MPI_Info) C.MPI_Fint { return C.MPI_Fint(info) }
-func impl_MPI_Info_f2c(ctx *C.mpix_ctx, info C.MPI_Fint) C.MPI_Info { return C.MPI_Info(info) }
-func impl_MPI_Errhandler_c2f(ctx *C.mpix_ctx, errhandler C.MPI_Errhandler) C.MPI_Fint {
-	return C.MPI_Fint(errhandler)
-}
-func impl_MPI_Errhandler_f2c(ctx *C.mpix_ctx, errhandler C.MPI_Fint) C.MPI_Errhandler {
-	return C.MPI_Errhandler(errhandler)
-}

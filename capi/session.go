@@ -108,11 +108,3 @@ func impl_MPI_Session_call_errhandler(ctx *C.mpix_ctx, session *core.Session, er
 	invokeHandler(fnMPI_Session_call_errhandler, session, int(errorcode), msg)
 	return nil
 }
-
-func impl_MPI_Session_c2f(ctx *C.mpix_ctx, session C.MPI_Session) C.MPI_Fint {
-	return C.MPI_Fint(session)
-}
-
-func impl_MPI_Session_f2c(ctx *C.mpix_ctx, session C.MPI_Fint) C.MPI_Session {
-	return C.MPI_Session(session)
-}

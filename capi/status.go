@@ -10,7 +10,7 @@ import "mpix/core"
 // MPI-4.1 accessors of the public MPI_Status fields.
 
 func statusIn(status *C.MPI_Status) error {
-	if status == nil || status == C.MPI_STATUS_IGNORE || status == C.MPI_STATUSES_IGNORE {
+	if !isCStatus(status) {
 		return core.Errorf(core.ErrArg, "status must be a real status, not NULL or MPI_STATUS(ES)_IGNORE")
 	}
 	return nil

@@ -454,7 +454,3 @@ func impl_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result_a
 func impl_MPI_Compare_and_swap(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, compare_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype_ *datatype.Type, target_rank C.int, target_disp C.MPI_Aint, win *rma.Win) error {
 	return win.CompareAndSwap(origin_addr, compare_addr, result_addr, datatype_, int(target_rank), int64(target_disp), thread(ctx))
 }
-
-// Window handles are the same in C and Fortran, as in MPICH.
-func impl_MPI_Win_c2f(ctx *C.mpix_ctx, win C.MPI_Win) C.MPI_Fint { return C.MPI_Fint(win) }
-func impl_MPI_Win_f2c(ctx *C.mpix_ctx, win C.MPI_Fint) C.MPI_Win { return C.MPI_Win(win) }

@@ -1584,6 +1584,8 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Exscan_init:                  true,
 	fnMPI_Exscan_init_c:                true,
 	fnMPI_Fetch_and_op:                 true,
+	fnMPI_File_c2f:                     true,
+	fnMPI_File_f2c:                     true,
 	fnMPI_Finalize:                     true,
 	fnMPI_Finalized:                    true,
 	fnMPI_Free_mem:                     true,
@@ -1616,9 +1618,11 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Graphdims_get:                true,
 	fnMPI_Grequest_complete:            true,
 	fnMPI_Grequest_start:               true,
+	fnMPI_Group_c2f:                    true,
 	fnMPI_Group_compare:                true,
 	fnMPI_Group_difference:             true,
 	fnMPI_Group_excl:                   true,
+	fnMPI_Group_f2c:                    true,
 	fnMPI_Group_free:                   true,
 	fnMPI_Group_from_session_pset:      true,
 	fnMPI_Group_incl:                   true,
@@ -1712,6 +1716,8 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Issend_c:                     true,
 	fnMPI_Keyval_create:                true,
 	fnMPI_Keyval_free:                  true,
+	fnMPI_Message_c2f:                  true,
+	fnMPI_Message_f2c:                  true,
 	fnMPI_Mprobe:                       true,
 	fnMPI_Mrecv:                        true,
 	fnMPI_Mrecv_c:                      true,
@@ -1783,6 +1789,8 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Remove_error_class:           true,
 	fnMPI_Remove_error_code:            true,
 	fnMPI_Remove_error_string:          true,
+	fnMPI_Request_c2f:                  true,
+	fnMPI_Request_f2c:                  true,
 	fnMPI_Request_free:                 true,
 	fnMPI_Request_get_status:           true,
 	fnMPI_Request_get_status_all:       true,
@@ -1839,6 +1847,12 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Ssend_init_c:                 true,
 	fnMPI_Start:                        true,
 	fnMPI_Startall:                     true,
+	fnMPI_Status_c2f:                   true,
+	fnMPI_Status_c2f08:                 true,
+	fnMPI_Status_f082c:                 true,
+	fnMPI_Status_f082f:                 true,
+	fnMPI_Status_f2c:                   true,
+	fnMPI_Status_f2f08:                 true,
 	fnMPI_Status_get_error:             true,
 	fnMPI_Status_get_source:            true,
 	fnMPI_Status_get_tag:               true,
@@ -3890,10 +3904,6 @@ func mpixgo_MPI_Comm_attach_buffer_c(ctx *C.mpix_ctx, comm C.MPI_Comm, buffer un
 //export mpixgo_MPI_Comm_c2f
 func mpixgo_MPI_Comm_c2f(ctx *C.mpix_ctx, comm C.MPI_Comm) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Comm_c2f)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Comm_c2f, nil, err)
-		return
-	}
 	return impl_MPI_Comm_c2f(ctx, comm)
 }
 
@@ -4156,10 +4166,6 @@ func mpixgo_MPI_Comm_dup_with_info(ctx *C.mpix_ctx, comm C.MPI_Comm, info C.MPI_
 //export mpixgo_MPI_Comm_f2c
 func mpixgo_MPI_Comm_f2c(ctx *C.mpix_ctx, comm C.MPI_Fint) (rc C.MPI_Comm) {
 	defer recoverValue(fnMPI_Comm_f2c)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Comm_f2c, nil, err)
-		return
-	}
 	return impl_MPI_Comm_f2c(ctx, comm)
 }
 
@@ -4749,10 +4755,6 @@ func mpixgo_MPI_Dist_graph_neighbors_count(ctx *C.mpix_ctx, comm C.MPI_Comm, ind
 //export mpixgo_MPI_Errhandler_c2f
 func mpixgo_MPI_Errhandler_c2f(ctx *C.mpix_ctx, errhandler C.MPI_Errhandler) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Errhandler_c2f)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Errhandler_c2f, nil, err)
-		return
-	}
 	return impl_MPI_Errhandler_c2f(ctx, errhandler)
 }
 
@@ -4777,10 +4779,6 @@ func mpixgo_MPI_Errhandler_create(ctx *C.mpix_ctx, comm_errhandler_fn unsafe.Poi
 //export mpixgo_MPI_Errhandler_f2c
 func mpixgo_MPI_Errhandler_f2c(ctx *C.mpix_ctx, errhandler C.MPI_Fint) (rc C.MPI_Errhandler) {
 	defer recoverValue(fnMPI_Errhandler_f2c)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Errhandler_f2c, nil, err)
-		return
-	}
 	return impl_MPI_Errhandler_f2c(ctx, errhandler)
 }
 
@@ -5013,8 +5011,7 @@ func mpixgo_MPI_Fetch_and_op(ctx *C.mpix_ctx, origin_addr unsafe.Pointer, result
 //export mpixgo_MPI_File_c2f
 func mpixgo_MPI_File_c2f(ctx *C.mpix_ctx, file C.MPI_File) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_File_c2f)
-	raise(fnMPI_File_c2f, nil, errNotImplemented(fnMPI_File_c2f))
-	return
+	return impl_MPI_File_c2f(ctx, file)
 }
 
 //export mpixgo_MPI_File_call_errhandler
@@ -5044,8 +5041,7 @@ func mpixgo_MPI_File_delete(ctx *C.mpix_ctx, filename *C.char, info C.MPI_Info) 
 //export mpixgo_MPI_File_f2c
 func mpixgo_MPI_File_f2c(ctx *C.mpix_ctx, file C.MPI_Fint) (rc C.MPI_File) {
 	defer recoverValue(fnMPI_File_f2c)
-	raise(fnMPI_File_f2c, nil, errNotImplemented(fnMPI_File_f2c))
-	return
+	return impl_MPI_File_f2c(ctx, file)
 }
 
 //export mpixgo_MPI_File_get_amode
@@ -6214,8 +6210,7 @@ func mpixgo_MPI_Grequest_start(ctx *C.mpix_ctx, query_fn unsafe.Pointer, free_fn
 //export mpixgo_MPI_Group_c2f
 func mpixgo_MPI_Group_c2f(ctx *C.mpix_ctx, group C.MPI_Group) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Group_c2f)
-	raise(fnMPI_Group_c2f, nil, errNotImplemented(fnMPI_Group_c2f))
-	return
+	return impl_MPI_Group_c2f(ctx, group)
 }
 
 //export mpixgo_MPI_Group_compare
@@ -6286,8 +6281,7 @@ func mpixgo_MPI_Group_excl(ctx *C.mpix_ctx, group C.MPI_Group, n C.int, ranks *C
 //export mpixgo_MPI_Group_f2c
 func mpixgo_MPI_Group_f2c(ctx *C.mpix_ctx, group C.MPI_Fint) (rc C.MPI_Group) {
 	defer recoverValue(fnMPI_Group_f2c)
-	raise(fnMPI_Group_f2c, nil, errNotImplemented(fnMPI_Group_f2c))
-	return
+	return impl_MPI_Group_f2c(ctx, group)
 }
 
 //export mpixgo_MPI_Group_free
@@ -7449,10 +7443,6 @@ func mpixgo_MPI_Ineighbor_alltoallw_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointer, s
 //export mpixgo_MPI_Info_c2f
 func mpixgo_MPI_Info_c2f(ctx *C.mpix_ctx, info C.MPI_Info) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Info_c2f)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Info_c2f, nil, err)
-		return
-	}
 	return impl_MPI_Info_c2f(ctx, info)
 }
 
@@ -7515,10 +7505,6 @@ func mpixgo_MPI_Info_dup(ctx *C.mpix_ctx, info C.MPI_Info, newinfo *C.MPI_Info) 
 //export mpixgo_MPI_Info_f2c
 func mpixgo_MPI_Info_f2c(ctx *C.mpix_ctx, info C.MPI_Fint) (rc C.MPI_Info) {
 	defer recoverValue(fnMPI_Info_f2c)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Info_f2c, nil, err)
-		return
-	}
 	return impl_MPI_Info_f2c(ctx, info)
 }
 
@@ -8527,15 +8513,13 @@ func mpixgo_MPI_Lookup_name(ctx *C.mpix_ctx, service_name *C.char, info C.MPI_In
 //export mpixgo_MPI_Message_c2f
 func mpixgo_MPI_Message_c2f(ctx *C.mpix_ctx, message C.MPI_Message) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Message_c2f)
-	raise(fnMPI_Message_c2f, nil, errNotImplemented(fnMPI_Message_c2f))
-	return
+	return impl_MPI_Message_c2f(ctx, message)
 }
 
 //export mpixgo_MPI_Message_f2c
 func mpixgo_MPI_Message_f2c(ctx *C.mpix_ctx, message C.MPI_Fint) (rc C.MPI_Message) {
 	defer recoverValue(fnMPI_Message_f2c)
-	raise(fnMPI_Message_f2c, nil, errNotImplemented(fnMPI_Message_f2c))
-	return
+	return impl_MPI_Message_f2c(ctx, message)
 }
 
 //export mpixgo_MPI_Mprobe
@@ -9219,10 +9203,6 @@ func mpixgo_MPI_Neighbor_alltoallw_init_c(ctx *C.mpix_ctx, sendbuf unsafe.Pointe
 //export mpixgo_MPI_Op_c2f
 func mpixgo_MPI_Op_c2f(ctx *C.mpix_ctx, op_ C.MPI_Op) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Op_c2f)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Op_c2f, nil, err)
-		return
-	}
 	return impl_MPI_Op_c2f(ctx, op_)
 }
 
@@ -9278,10 +9258,6 @@ func mpixgo_MPI_Op_create_c(ctx *C.mpix_ctx, user_fn unsafe.Pointer, commute C.i
 //export mpixgo_MPI_Op_f2c
 func mpixgo_MPI_Op_f2c(ctx *C.mpix_ctx, op_ C.MPI_Fint) (rc C.MPI_Op) {
 	defer recoverValue(fnMPI_Op_f2c)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Op_f2c, nil, err)
-		return
-	}
 	return impl_MPI_Op_f2c(ctx, op_)
 }
 
@@ -10369,15 +10345,13 @@ func mpixgo_MPI_Remove_error_string(ctx *C.mpix_ctx, errorcode C.int) (rc C.int)
 //export mpixgo_MPI_Request_c2f
 func mpixgo_MPI_Request_c2f(ctx *C.mpix_ctx, request C.MPI_Request) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Request_c2f)
-	raise(fnMPI_Request_c2f, nil, errNotImplemented(fnMPI_Request_c2f))
-	return
+	return impl_MPI_Request_c2f(ctx, request)
 }
 
 //export mpixgo_MPI_Request_f2c
 func mpixgo_MPI_Request_f2c(ctx *C.mpix_ctx, request C.MPI_Fint) (rc C.MPI_Request) {
 	defer recoverValue(fnMPI_Request_f2c)
-	raise(fnMPI_Request_f2c, nil, errNotImplemented(fnMPI_Request_f2c))
-	return
+	return impl_MPI_Request_f2c(ctx, request)
 }
 
 //export mpixgo_MPI_Request_free
@@ -11474,10 +11448,6 @@ func mpixgo_MPI_Session_attach_buffer_c(ctx *C.mpix_ctx, session C.MPI_Session, 
 //export mpixgo_MPI_Session_c2f
 func mpixgo_MPI_Session_c2f(ctx *C.mpix_ctx, session C.MPI_Session) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Session_c2f)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Session_c2f, nil, err)
-		return
-	}
 	return impl_MPI_Session_c2f(ctx, session)
 }
 
@@ -11521,10 +11491,6 @@ func mpixgo_MPI_Session_detach_buffer_c(ctx *C.mpix_ctx, session C.MPI_Session, 
 //export mpixgo_MPI_Session_f2c
 func mpixgo_MPI_Session_f2c(ctx *C.mpix_ctx, session C.MPI_Fint) (rc C.MPI_Session) {
 	defer recoverValue(fnMPI_Session_f2c)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Session_f2c, nil, err)
-		return
-	}
 	return impl_MPI_Session_f2c(ctx, session)
 }
 
@@ -11848,37 +11814,55 @@ func mpixgo_MPI_Startall(ctx *C.mpix_ctx, count C.int, array_of_requests *C.MPI_
 //export mpixgo_MPI_Status_c2f
 func mpixgo_MPI_Status_c2f(ctx *C.mpix_ctx, c_status *C.MPI_Status, f_status *C.MPI_Fint) (rc C.int) {
 	defer recoverCall(fnMPI_Status_c2f, &rc)
-	return raise(fnMPI_Status_c2f, nil, errNotImplemented(fnMPI_Status_c2f))
+	if err := impl_MPI_Status_c2f(ctx, c_status, f_status); err != nil {
+		return raise(fnMPI_Status_c2f, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_c2f08
 func mpixgo_MPI_Status_c2f08(ctx *C.mpix_ctx, c_status *C.MPI_Status, f08_status *C.MPI_F08_status) (rc C.int) {
 	defer recoverCall(fnMPI_Status_c2f08, &rc)
-	return raise(fnMPI_Status_c2f08, nil, errNotImplemented(fnMPI_Status_c2f08))
+	if err := impl_MPI_Status_c2f08(ctx, c_status, f08_status); err != nil {
+		return raise(fnMPI_Status_c2f08, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_f082c
 func mpixgo_MPI_Status_f082c(ctx *C.mpix_ctx, f08_status *C.MPI_F08_status, c_status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Status_f082c, &rc)
-	return raise(fnMPI_Status_f082c, nil, errNotImplemented(fnMPI_Status_f082c))
+	if err := impl_MPI_Status_f082c(ctx, f08_status, c_status); err != nil {
+		return raise(fnMPI_Status_f082c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_f082f
 func mpixgo_MPI_Status_f082f(ctx *C.mpix_ctx, f08_status *C.MPI_F08_status, f_status *C.MPI_Fint) (rc C.int) {
 	defer recoverCall(fnMPI_Status_f082f, &rc)
-	return raise(fnMPI_Status_f082f, nil, errNotImplemented(fnMPI_Status_f082f))
+	if err := impl_MPI_Status_f082f(ctx, f08_status, f_status); err != nil {
+		return raise(fnMPI_Status_f082f, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_f2c
 func mpixgo_MPI_Status_f2c(ctx *C.mpix_ctx, f_status *C.MPI_Fint, c_status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_Status_f2c, &rc)
-	return raise(fnMPI_Status_f2c, nil, errNotImplemented(fnMPI_Status_f2c))
+	if err := impl_MPI_Status_f2c(ctx, f_status, c_status); err != nil {
+		return raise(fnMPI_Status_f2c, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_f2f08
 func mpixgo_MPI_Status_f2f08(ctx *C.mpix_ctx, f_status *C.MPI_Fint, f08_status *C.MPI_F08_status) (rc C.int) {
 	defer recoverCall(fnMPI_Status_f2f08, &rc)
-	return raise(fnMPI_Status_f2f08, nil, errNotImplemented(fnMPI_Status_f2f08))
+	if err := impl_MPI_Status_f2f08(ctx, f_status, f08_status); err != nil {
+		return raise(fnMPI_Status_f2f08, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Status_get_error
@@ -12693,10 +12677,6 @@ func mpixgo_MPI_Topo_test(ctx *C.mpix_ctx, comm C.MPI_Comm, status *C.int) (rc C
 //export mpixgo_MPI_Type_c2f
 func mpixgo_MPI_Type_c2f(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Type_c2f)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Type_c2f, nil, err)
-		return
-	}
 	return impl_MPI_Type_c2f(ctx, datatype_)
 }
 
@@ -13220,10 +13200,6 @@ func mpixgo_MPI_Type_extent(ctx *C.mpix_ctx, datatype_ C.MPI_Datatype, extent *C
 //export mpixgo_MPI_Type_f2c
 func mpixgo_MPI_Type_f2c(ctx *C.mpix_ctx, datatype_ C.MPI_Fint) (rc C.MPI_Datatype) {
 	defer recoverValue(fnMPI_Type_f2c)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Type_f2c, nil, err)
-		return
-	}
 	return impl_MPI_Type_f2c(ctx, datatype_)
 }
 
@@ -14124,10 +14100,6 @@ func mpixgo_MPI_Win_attach(ctx *C.mpix_ctx, win C.MPI_Win, base unsafe.Pointer, 
 //export mpixgo_MPI_Win_c2f
 func mpixgo_MPI_Win_c2f(ctx *C.mpix_ctx, win C.MPI_Win) (rc C.MPI_Fint) {
 	defer recoverValue(fnMPI_Win_c2f)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Win_c2f, nil, err)
-		return
-	}
 	return impl_MPI_Win_c2f(ctx, win)
 }
 
@@ -14300,10 +14272,6 @@ func mpixgo_MPI_Win_detach(ctx *C.mpix_ctx, win C.MPI_Win, base unsafe.Pointer) 
 //export mpixgo_MPI_Win_f2c
 func mpixgo_MPI_Win_f2c(ctx *C.mpix_ctx, win C.MPI_Fint) (rc C.MPI_Win) {
 	defer recoverValue(fnMPI_Win_f2c)
-	if err := core.CheckInitialized(); err != nil {
-		raise(fnMPI_Win_f2c, nil, err)
-		return
-	}
 	return impl_MPI_Win_f2c(ctx, win)
 }
 

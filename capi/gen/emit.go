@@ -31,6 +31,11 @@ var anytime = map[string]bool{
 	"MPI_Wtime":        true, "MPI_Wtick": true,
 }
 
+// isConversion reports whether f converts a handle or a status between the C and
+// Fortran forms (MPI_Comm_c2f, MPI_Status_f082c, ...), the conversion functions that
+// anytime's comment means: MPI allows them before MPI_Init and after MPI_Finalize.
+func isConversion(f string) bool { return statusConverters.MatchString(f) }
+
 // isTool reports whether f belongs to the tools interface: MPI_T procedures work
 // before MPI_Init and after MPI_Finalize (MPI-4.1 §15.3.4), and report bad arguments
 // as MPI_T_ERR_INVALID.
@@ -409,7 +414,7 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 		fmt.Fprintf(b, "\t%s\n}\n", strings.Replace(raise("nil", "errNotImplemented("+id+")"), "\n\t\t", "\n\t", 1))
 		return
 	}
-	if !anytime[f.Name] && !isTool(f.Name) {
+	if !anytime[f.Name] && !isTool(f.Name) && !isConversion(f.Name) {
 		fmt.Fprintf(b, "\tif err := core.CheckInitialized(); err != nil {\n\t\t%s\n\t}\n", raise("nil", "err"))
 	}
 	target := "nil"
