@@ -26,6 +26,13 @@
 //
 // # One-sided access
 //
+// Atomics (transport.Atomics, atomic.go) come with it where the provider also grants
+// FI_ATOMIC (asked for first; MPIX_OFI_ATOMICS=0 does not ask): fi_atomicmsg
+// (FI_DELIVERY_COMPLETE), fi_fetch_atomicmsg and fi_compare_atomicmsg, split at the
+// count fi_*atomicvalid gives, on the RMA operations' contexts, counts and Flush.
+// NativeAtomics is false for the software providers (ofi_rxm emulates them with
+// messages the target's progress applies), which rma then leaves to its engine.
+//
 // The endpoint implements transport.RemoteMemory when the provider grants RMA (FI_RMA
 // with FI_READ, FI_WRITE, FI_REMOTE_READ and FI_REMOTE_WRITE): Open asks the chosen
 // provider again with those capabilities, and keeps the plain fi_info when it has
