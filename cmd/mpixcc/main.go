@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -62,6 +63,7 @@ func run(argv []string, stdout io.Writer) error {
 		cxx:    isCXX(filepath.Base(argv[0])),
 		fort:   isFortran(filepath.Base(argv[0])),
 		env:    os.Getenv,
+		fflags: gfortranFlags,
 	}
 	out, cmdline, err := w.plan(argv[1:])
 	if err != nil {
@@ -96,6 +98,29 @@ type wrapper struct {
 	cxx    bool
 	fort   bool
 	env    func(string) string
+	// fflags gives the flags a Fortran compiler needs besides the include directory
+	// (nil: none).
+	fflags func(compiler string) []string
+}
+
+// gfortranFlags: gfortran 10 and later reject calls that pass different types to the
+// same choice argument of a procedure without an interface, which is what every
+// program using mpif.h does (MPI_Send of an INTEGER, then of a REAL);
+// -fallow-argument-mismatch makes that a warning again, as MPICH's mpifort does.
+func gfortranFlags(compiler string) []string {
+	words := strings.Fields(compiler)
+	if len(words) == 0 || !strings.Contains(filepath.Base(words[0]), "gfortran") {
+		return nil
+	}
+	out, err := exec.Command(words[0], "-dumpversion").Output()
+	if err != nil {
+		return nil
+	}
+	major := strings.SplitN(strings.TrimSpace(string(out)), ".", 2)[0]
+	if n, err := strconv.Atoi(major); err == nil && n >= 10 {
+		return []string{"-fallow-argument-mismatch"}
+	}
+	return nil
 }
 
 func (w wrapper) envNames() []string {
@@ -112,6 +137,14 @@ func (w wrapper) incdir() string { return filepath.Join(w.prefix, "include") }
 func (w wrapper) libdir() string { return filepath.Join(w.prefix, "lib") }
 
 func (w wrapper) compileFlags() []string { return []string{"-I" + w.incdir()} }
+
+// langFlags are the compile flags the compiler in use needs for the language.
+func (w wrapper) langFlags(compiler string) []string {
+	if w.fort && w.fflags != nil {
+		return w.fflags(compiler)
+	}
+	return nil
+}
 
 func (w wrapper) linkFlags() []string {
 	return append([]string{"-L" + w.libdir(), "-Wl,-rpath," + w.libdir()}, w.libFlags()...)
@@ -187,7 +220,8 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 		}
 		user = append(user, a)
 	}
-	line := append(strings.Fields(compiler), w.compileFlags()...)
+	cflags := append(w.compileFlags(), w.langFlags(compiler)...)
+	line := append(strings.Fields(compiler), cflags...)
 	line = append(line, user...)
 	if link {
 		line = append(line, w.linkFlags()...)
@@ -198,7 +232,7 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 	case "show":
 		return quoteLine(line) + "\n", nil, nil
 	case "compile":
-		return quoteLine(append(w.compileFlags(), user...)) + "\n", nil, nil
+		return quoteLine(append(cflags, user...)) + "\n", nil, nil
 	case "link":
 		return quoteLine(append(user, w.linkFlags()...)) + "\n", nil, nil
 	case "command":

@@ -36,13 +36,14 @@ func TestPlan(t *testing.T) {
 	inc, link := "-I/p/include", []string{"-L/p/lib", "-Wl,-rpath,/p/lib", "-lmpix"}
 	withLink := func(s ...string) []string { return append(s, link...) }
 	tests := []struct {
-		name string
-		cxx  bool
-		fort bool
-		env  map[string]string
-		args []string
-		want []string // the command run; nil when the wrapper prints
-		out  string   // what it prints
+		name   string
+		cxx    bool
+		fort   bool
+		fflags bool // the compiler wants -fallow-argument-mismatch
+		env    map[string]string
+		args   []string
+		want   []string // the command run; nil when the wrapper prints
+		out    string   // what it prints
 	}{
 		{name: "compile and link", args: []string{"a.c", "-o", "a"},
 			want: withLink("cc", inc, "a.c", "-o", "a")},
@@ -101,12 +102,19 @@ func TestPlan(t *testing.T) {
 			out: "-L/p/lib -Wl,-rpath,/p/lib -lmpixfort -lmpix\n"},
 		{name: "fortran -showme:libs", fort: true, args: []string{"-showme:libs"}, out: "mpixfort mpix\n"},
 		{name: "fortran -showme:command", fort: true, args: []string{"-showme:command"}, out: "gfortran\n"},
+		{name: "fortran flags of the compiler", fort: true, fflags: true, args: []string{"-c", "a.f"},
+			want: []string{"gfortran", inc, "-fallow-argument-mismatch", "-c", "a.f"}},
+		{name: "fortran -showme:compile", fort: true, fflags: true, args: []string{"-showme:compile"},
+			out: "-I/p/include -fallow-argument-mismatch\n"},
 		{name: "fortran -showme:version", fort: true, args: []string{"-showme:version"},
 			out: "mpicc: mpix unknown (Language: Fortran)\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w := wrapper{name: "mpicc", prefix: "/p", cxx: tc.cxx, fort: tc.fort, env: func(k string) string { return tc.env[k] }}
+			if tc.fflags {
+				w.fflags = func(string) []string { return []string{"-fallow-argument-mismatch"} }
+			}
 			out, got, err := w.plan(tc.args)
 			if err != nil {
 				t.Fatal(err)
