@@ -1189,19 +1189,19 @@ void pmpi_get_address_(const void *location, MPI_Aint *address, MPI_Fint *ierror
 
 void pmpi_get_count_(const MPI_Fint *status, const MPI_Datatype *datatype, int *count, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_count(mpixf_status(status), *datatype, count);
+    *ierror = PMPI_Get_count((const MPI_Status *)status, *datatype, count);
 }
 #pragma weak mpi_get_count_ = pmpi_get_count_
 
 void pmpi_get_elements_(const MPI_Fint *status, const MPI_Datatype *datatype, int *count, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_elements(mpixf_status(status), *datatype, count);
+    *ierror = PMPI_Get_elements((const MPI_Status *)status, *datatype, count);
 }
 #pragma weak mpi_get_elements_ = pmpi_get_elements_
 
 void pmpi_get_elements_x_(const MPI_Fint *status, const MPI_Datatype *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_elements_x(mpixf_status(status), *datatype, count);
+    *ierror = PMPI_Get_elements_x((const MPI_Status *)status, *datatype, count);
 }
 #pragma weak mpi_get_elements_x_ = pmpi_get_elements_x_
 
@@ -2270,37 +2270,37 @@ void pmpi_startall_(const int *count, MPI_Request *array_of_requests, MPI_Fint *
 
 void pmpi_status_get_error_(const MPI_Fint *status, int *error, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Status_get_error(mpixf_status(status), error);
+    *ierror = PMPI_Status_get_error((const MPI_Status *)status, error);
 }
 #pragma weak mpi_status_get_error_ = pmpi_status_get_error_
 
 void pmpi_status_get_source_(const MPI_Fint *status, int *source, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Status_get_source(mpixf_status(status), source);
+    *ierror = PMPI_Status_get_source((const MPI_Status *)status, source);
 }
 #pragma weak mpi_status_get_source_ = pmpi_status_get_source_
 
 void pmpi_status_get_tag_(const MPI_Fint *status, int *tag, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Status_get_tag(mpixf_status(status), tag);
+    *ierror = PMPI_Status_get_tag((const MPI_Status *)status, tag);
 }
 #pragma weak mpi_status_get_tag_ = pmpi_status_get_tag_
 
 void pmpi_status_set_cancelled_(MPI_Fint *status, const MPI_Fint *flag, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Status_set_cancelled(mpixf_status(status), (*flag != MPIXF_FALSE));
+    *ierror = PMPI_Status_set_cancelled((MPI_Status *)status, (*flag != MPIXF_FALSE));
 }
 #pragma weak mpi_status_set_cancelled_ = pmpi_status_set_cancelled_
 
 void pmpi_status_set_elements_(MPI_Fint *status, const MPI_Datatype *datatype, const int *count, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Status_set_elements(mpixf_status(status), *datatype, *count);
+    *ierror = PMPI_Status_set_elements((MPI_Status *)status, *datatype, *count);
 }
 #pragma weak mpi_status_set_elements_ = pmpi_status_set_elements_
 
 void pmpi_status_set_elements_x_(MPI_Fint *status, const MPI_Datatype *datatype, const MPI_Count *count, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Status_set_elements_x(mpixf_status(status), *datatype, *count);
+    *ierror = PMPI_Status_set_elements_x((MPI_Status *)status, *datatype, *count);
 }
 #pragma weak mpi_status_set_elements_x_ = pmpi_status_set_elements_x_
 
@@ -2334,7 +2334,7 @@ void pmpi_test_(MPI_Request *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint
 void pmpi_test_cancelled_(const MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int t_flag = 0;
-    int rc = PMPI_Test_cancelled(mpixf_status(status), &t_flag);
+    int rc = PMPI_Test_cancelled((const MPI_Status *)status, &t_flag);
     *flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;
     *ierror = rc;
 }

@@ -105,7 +105,13 @@ func cWrapper(f *fproc) (string, error) {
 			post = append(post, fmt.Sprintf("mpixf_fstr(t_%s, %s, flen_%s);", n, n, n))
 		case clStatus:
 			params = append(params, constq+"MPI_Fint *"+n)
-			call = append(call, "mpixf_status("+n+")")
+			if p.Dir == "out" {
+				call = append(call, "mpixf_status("+n+")")
+			} else {
+				// a status read (MPI_Get_count) is never ignored: MPI_STATUS_IGNORE
+				// passed here is read as the zeros it holds, not C's (MPI_Status *)1
+				call = append(call, "("+constq+"MPI_Status *)"+n)
+			}
 		case clWeights:
 			params = append(params, constq+"MPI_Fint *"+n)
 			call = append(call, "mpixf_weights("+n+")")
