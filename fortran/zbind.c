@@ -6,8 +6,6 @@
 #include "mpixf.h"
 
 /* No Fortran binding yet (procedure: the argument no wrapper converts):
- *   MPI_Comm_spawn: kind STRING_ARRAY
- *   MPI_Comm_spawn_multiple: kind STRING_ARRAY
  *   MPI_Register_datarep: callback MPI_Datarep_conversion_function
  *   MPI_Status_f082f: kind F08_STATUS
  *   MPI_Status_f2f08: kind F90_STATUS

@@ -1514,6 +1514,31 @@
           INTEGER :: size
           INTEGER :: ierror
         END SUBROUTINE MPI_Comm_size
+        SUBROUTINE MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+            & array_of_errcodes, ierror)
+          CHARACTER(LEN=*) :: command
+          CHARACTER(LEN=*) :: argv(*)
+          INTEGER :: maxprocs
+          INTEGER :: info
+          INTEGER :: root
+          INTEGER :: comm
+          INTEGER :: intercomm
+          INTEGER :: array_of_errcodes(*)
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Comm_spawn
+        SUBROUTINE MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+            & array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+          INTEGER :: count
+          CHARACTER(LEN=*) :: array_of_commands(*)
+          CHARACTER(LEN=*) :: array_of_argv(count,*)
+          INTEGER :: array_of_maxprocs(*)
+          INTEGER :: array_of_info(*)
+          INTEGER :: root
+          INTEGER :: comm
+          INTEGER :: intercomm
+          INTEGER :: array_of_errcodes(*)
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Comm_spawn_multiple
         SUBROUTINE MPI_Comm_split(comm, color, key, newcomm, ierror)
           INTEGER :: comm
           INTEGER :: color

@@ -64,14 +64,15 @@ var handWritten = map[string]bool{
 	"MPI_Attr_put": true, "MPI_Attr_get": true,
 	"MPI_Comm_create_keyval": true, "MPI_Type_create_keyval": true, "MPI_Win_create_keyval": true,
 	"MPI_Keyval_create": true, "MPI_Grequest_start": true,
+	"MPI_Comm_spawn": true, "MPI_Comm_spawn_multiple": true, // fortran/spawn.c: argument vectors
 }
 
-// unbound are kinds no generated wrapper converts yet; a procedure with one gets no
-// Fortran binding (the report lists them): argument vectors of MPI_Comm_spawn(_multiple),
-// the f08 status conversions (mpi_f08's), user data representations.
+// unbound are kinds no wrapper converts yet; a procedure with one gets no Fortran
+// binding (the generated zbind.c lists them): C's argv outside MPI_Init, the f08
+// status conversions (mpi_f08's). The argument vectors of MPI_Comm_spawn(_multiple)
+// (STRING_ARRAY, STRING_2DARRAY) only its hand-written wrappers convert.
 var unbound = map[string]bool{
-	"STRING_ARRAY": true, "STRING_2DARRAY": true, "ARGUMENT_LIST": true,
-	"F08_STATUS": true, "F90_STATUS": true,
+	"ARGUMENT_LIST": true, "F08_STATUS": true, "F90_STATUS": true,
 }
 
 var unboundFunc = map[string]bool{
@@ -116,6 +117,16 @@ func classify(f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
 		return a, nil
 	case unbound[p.Kind]:
 		return a, fmt.Errorf("kind %s", p.Kind)
+	case p.Kind == "STRING_ARRAY" || p.Kind == "STRING_2DARRAY":
+		if !handWritten[f.Name] {
+			return a, fmt.Errorf("kind %s", p.Kind)
+		}
+		// CHARACTER*(*) ARGV(*), ended by a blank entry; ARRAY_OF_ARGV(COUNT, *)
+		a.Class, a.FType, a.Dims = clHand, "CHARACTER(LEN=*)", "(*)"
+		if p.Kind == "STRING_2DARRAY" {
+			a.Dims = "(" + p.Length + ",*)"
+		}
+		return a, nil
 	case p.IsFuncPtr() || strings.HasSuffix(p.Kind, "FUNCTION"):
 		if unboundFunc[p.Base] {
 			return a, fmt.Errorf("callback %s", p.Base)
