@@ -121,6 +121,8 @@ void pmpix_win_allocate_notify_(const MPI_Aint *size, const int *disp_unit, cons
     *ierror = PMPIX_Win_allocate_notify(*size, *disp_unit, *info, *comm, baseptr, win);
 }
 #pragma weak mpix_win_allocate_notify_ = pmpix_win_allocate_notify_
+#pragma weak mpix_win_allocate_notify_cptr_ = pmpix_win_allocate_notify_
+#pragma weak pmpix_win_allocate_notify_cptr_ = pmpix_win_allocate_notify_
 
 void pmpix_win_create_notify_(void *base, const MPI_Aint *size, const int *disp_unit, const MPI_Info *info, const MPI_Comm *comm, MPI_Win *win, MPI_Fint *ierror)
 {
@@ -246,6 +248,8 @@ void pmpi_alloc_mem_(const MPI_Aint *size, const MPI_Info *info, MPI_Aint *basep
     *ierror = PMPI_Alloc_mem(*size, *info, baseptr);
 }
 #pragma weak mpi_alloc_mem_ = pmpi_alloc_mem_
+#pragma weak mpi_alloc_mem_cptr_ = pmpi_alloc_mem_
+#pragma weak pmpi_alloc_mem_cptr_ = pmpi_alloc_mem_
 
 void pmpi_allreduce_(const void *sendbuf, void *recvbuf, const int *count, const MPI_Datatype *datatype, const MPI_Op *op, const MPI_Comm *comm, MPI_Fint *ierror)
 {
@@ -2639,12 +2643,16 @@ void pmpi_win_allocate_(const MPI_Aint *size, const int *disp_unit, const MPI_In
     *ierror = PMPI_Win_allocate(*size, *disp_unit, *info, *comm, baseptr, win);
 }
 #pragma weak mpi_win_allocate_ = pmpi_win_allocate_
+#pragma weak mpi_win_allocate_cptr_ = pmpi_win_allocate_
+#pragma weak pmpi_win_allocate_cptr_ = pmpi_win_allocate_
 
 void pmpi_win_allocate_shared_(const MPI_Aint *size, const int *disp_unit, const MPI_Info *info, const MPI_Comm *comm, MPI_Aint *baseptr, MPI_Win *win, MPI_Fint *ierror)
 {
     *ierror = PMPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, baseptr, win);
 }
 #pragma weak mpi_win_allocate_shared_ = pmpi_win_allocate_shared_
+#pragma weak mpi_win_allocate_shared_cptr_ = pmpi_win_allocate_shared_
+#pragma weak pmpi_win_allocate_shared_cptr_ = pmpi_win_allocate_shared_
 
 void pmpi_win_attach_(const MPI_Win *win, void *base, const MPI_Aint *size, MPI_Fint *ierror)
 {
@@ -2818,6 +2826,8 @@ void pmpi_win_shared_query_(const MPI_Win *win, const int *rank, MPI_Aint *size,
     *ierror = PMPI_Win_shared_query(*win, *rank, size, disp_unit, baseptr);
 }
 #pragma weak mpi_win_shared_query_ = pmpi_win_shared_query_
+#pragma weak mpi_win_shared_query_cptr_ = pmpi_win_shared_query_
+#pragma weak pmpi_win_shared_query_cptr_ = pmpi_win_shared_query_
 
 void pmpi_win_start_(const MPI_Group *group, const int *assert, const MPI_Win *win, MPI_Fint *ierror)
 {

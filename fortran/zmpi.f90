@@ -854,16 +854,6 @@
           INTEGER :: threadcomm
           INTEGER :: ierror
         END SUBROUTINE MPIX_Threadcomm_start
-        SUBROUTINE MPIX_Win_allocate_notify(size, disp_unit, info, comm, baseptr, win, ierror)
-          IMPORT :: MPI_ADDRESS_KIND
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-          INTEGER :: disp_unit
-          INTEGER :: info
-          INTEGER :: comm
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-          INTEGER :: win
-          INTEGER :: ierror
-        END SUBROUTINE MPIX_Win_allocate_notify
         SUBROUTINE MPIX_Win_create_notify(base, size, disp_unit, info, comm, win, ierror)
           IMPORT :: MPI_ADDRESS_KIND
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
@@ -1024,13 +1014,6 @@
           INTEGER :: request
           INTEGER :: ierror
         END SUBROUTINE MPI_Allgatherv_init
-        SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
-          IMPORT :: MPI_ADDRESS_KIND
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-          INTEGER :: info
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-          INTEGER :: ierror
-        END SUBROUTINE MPI_Alloc_mem
         SUBROUTINE MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
           TYPE(*), DIMENSION(*) :: sendbuf
@@ -4285,26 +4268,6 @@
           INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
           INTEGER :: ierror
         END SUBROUTINE MPI_Waitsome
-        SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
-          IMPORT :: MPI_ADDRESS_KIND
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-          INTEGER :: disp_unit
-          INTEGER :: info
-          INTEGER :: comm
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-          INTEGER :: win
-          INTEGER :: ierror
-        END SUBROUTINE MPI_Win_allocate
-        SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
-          IMPORT :: MPI_ADDRESS_KIND
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-          INTEGER :: disp_unit
-          INTEGER :: info
-          INTEGER :: comm
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-          INTEGER :: win
-          INTEGER :: ierror
-        END SUBROUTINE MPI_Win_allocate_shared
         SUBROUTINE MPI_Win_attach(win, base, size, ierror)
           IMPORT :: MPI_ADDRESS_KIND
           INTEGER :: win
@@ -4473,15 +4436,6 @@
           CHARACTER(LEN=*) :: win_name
           INTEGER :: ierror
         END SUBROUTINE MPI_Win_set_name
-        SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
-          IMPORT :: MPI_ADDRESS_KIND
-          INTEGER :: win
-          INTEGER :: rank
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-          INTEGER :: disp_unit
-          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-          INTEGER :: ierror
-        END SUBROUTINE MPI_Win_shared_query
         SUBROUTINE MPI_Win_start(group, assert, win, ierror)
           INTEGER :: group
           INTEGER :: assert
@@ -4521,4 +4475,111 @@
           TYPE(*), DIMENSION(*) :: buf
         END SUBROUTINE MPI_F_sync_reg
       END INTERFACE
+      INTERFACE MPIX_Win_allocate_notify
+        SUBROUTINE MPIX_Win_allocate_notify(size, disp_unit, info, comm, baseptr, win, ierror)
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          INTEGER :: info
+          INTEGER :: comm
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+          INTEGER :: win
+          INTEGER :: ierror
+        END SUBROUTINE MPIX_Win_allocate_notify
+        SUBROUTINE MPIX_Win_allocate_notify_cptr(size, disp_unit, info, comm, baseptr, win, ierror)
+          USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          INTEGER :: info
+          INTEGER :: comm
+          TYPE(C_PTR) :: baseptr
+          INTEGER :: win
+          INTEGER :: ierror
+        END SUBROUTINE MPIX_Win_allocate_notify_cptr
+      END INTERFACE MPIX_Win_allocate_notify
+      INTERFACE MPI_Alloc_mem
+        SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: info
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Alloc_mem
+        SUBROUTINE MPI_Alloc_mem_cptr(size, info, baseptr, ierror)
+          USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: info
+          TYPE(C_PTR) :: baseptr
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Alloc_mem_cptr
+      END INTERFACE MPI_Alloc_mem
+      INTERFACE MPI_Win_allocate
+        SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          INTEGER :: info
+          INTEGER :: comm
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+          INTEGER :: win
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Win_allocate
+        SUBROUTINE MPI_Win_allocate_cptr(size, disp_unit, info, comm, baseptr, win, ierror)
+          USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          INTEGER :: info
+          INTEGER :: comm
+          TYPE(C_PTR) :: baseptr
+          INTEGER :: win
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Win_allocate_cptr
+      END INTERFACE MPI_Win_allocate
+      INTERFACE MPI_Win_allocate_shared
+        SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          INTEGER :: info
+          INTEGER :: comm
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+          INTEGER :: win
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Win_allocate_shared
+        SUBROUTINE MPI_Win_allocate_shared_cptr(size, disp_unit, info, comm, baseptr, win, ierror)
+          USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          INTEGER :: info
+          INTEGER :: comm
+          TYPE(C_PTR) :: baseptr
+          INTEGER :: win
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Win_allocate_shared_cptr
+      END INTERFACE MPI_Win_allocate_shared
+      INTERFACE MPI_Win_shared_query
+        SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER :: win
+          INTEGER :: rank
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Win_shared_query
+        SUBROUTINE MPI_Win_shared_query_cptr(win, rank, size, disp_unit, baseptr, ierror)
+          USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+          IMPORT :: MPI_ADDRESS_KIND
+          INTEGER :: win
+          INTEGER :: rank
+          INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+          INTEGER :: disp_unit
+          TYPE(C_PTR) :: baseptr
+          INTEGER :: ierror
+        END SUBROUTINE MPI_Win_shared_query_cptr
+      END INTERFACE MPI_Win_shared_query
       END MODULE MPI

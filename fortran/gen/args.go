@@ -231,6 +231,17 @@ func bind(f *apispec.Proc, fromJSON bool) (*fproc, error) {
 	return fp, nil
 }
 
+// HasCPtr reports whether the procedure returns a C pointer (MPI_Alloc_mem's
+// baseptr), which module mpi also takes as a TYPE(C_PTR).
+func (f *fproc) HasCPtr() bool {
+	for _, a := range f.Args {
+		if a.Class == clAddrOut {
+			return true
+		}
+	}
+	return false
+}
+
 // Dummies are the arguments Fortran passes, in order (IERROR not included).
 func (f *fproc) Dummies() []farg {
 	var out []farg

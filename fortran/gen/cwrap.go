@@ -169,6 +169,11 @@ func cWrapper(f *fproc) (string, error) {
 		b.WriteString("    *ierror = rc;\n")
 	}
 	fmt.Fprintf(&b, "}\n#pragma weak %s = p%s\n", sym, sym)
+	if f.HasCPtr() {
+		// module mpi's TYPE(C_PTR) form: the same arguments, a pointer stored as one
+		c := Symbol(f.C.Name + "_cptr")
+		fmt.Fprintf(&b, "#pragma weak %s = p%s\n#pragma weak p%s = p%s\n", c, sym, c, sym)
+	}
 	return b.String(), nil
 }
 

@@ -132,13 +132,34 @@ func emitModuleMPI(m *Model) (map[string][]byte, error) {
 	specialDecls(&b)
 	predefDecls(&b, m)
 	b.WriteString("      INTERFACE\n")
+	var generic []*fproc
 	for _, f := range m.Procs {
+		if f.HasCPtr() {
+			generic = append(generic, f)
+			continue
+		}
 		iface(&b, f.FName(), f.Dummies(), f.Result)
 	}
 	// MPI_F_sync_reg has no C procedure (apis.json: c_expressible false); the library
 	// defines it as an empty wrapper whose call the compiler cannot see through.
 	iface(&b, "MPI_F_sync_reg", []farg{{P: paramNamed("buf"), Class: clChoice, FType: "TYPE(*)", Dims: "(*)"}}, "none")
-	b.WriteString("      END INTERFACE\n      END MODULE MPI\n")
+	b.WriteString("      END INTERFACE\n")
+	// A procedure that returns a C pointer (MPI_Alloc_mem's baseptr) is generic, as
+	// MPI-3 asks: the INTEGER(KIND=MPI_ADDRESS_KIND) form and the TYPE(C_PTR) form
+	// MPI_X_cptr, which zbind.c makes a second name of the same wrapper.
+	for _, f := range generic {
+		fmt.Fprintf(&b, "      INTERFACE %s\n", f.FName())
+		iface(&b, f.FName(), f.Dummies(), f.Result)
+		cptr := append([]farg{}, f.Dummies()...)
+		for i, a := range cptr {
+			if a.Class == clAddrOut {
+				cptr[i].FType = "TYPE(C_PTR)"
+			}
+		}
+		iface(&b, f.FName()+"_cptr", cptr, f.Result)
+		fmt.Fprintf(&b, "      END INTERFACE %s\n", f.FName())
+	}
+	b.WriteString("      END MODULE MPI\n")
 	return map[string][]byte{"fortran/zmpi.f90": []byte(b.String())}, nil
 }
 
@@ -165,6 +186,12 @@ func iface(b *strings.Builder, name string, args []farg, result string) {
 		kw = "FUNCTION"
 	}
 	fmt.Fprintf(b, "        %s %s(%s)\n", kw, name, wrapList(names, 10+len(kw)+len(name)))
+	for _, a := range args {
+		if a.FType == "TYPE(C_PTR)" {
+			b.WriteString("          USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR\n")
+			break
+		}
+	}
 	if len(imports) > 0 {
 		var ks []string
 		for k := range imports {
