@@ -78,10 +78,11 @@ static inline MPI_Fint mpixf_file_c2f(MPI_File f) { return (MPI_Fint)(intptr_t)f
  * reports the argument); mpixf_cstr_info also drops leading blanks, as info keys and
  * values do. mpixf_obuf allocates a C output buffer of flen + extra + 1 bytes, empty;
  * mpixf_fstr copies it into the Fortran string, blank-padded or truncated to flen, and
- * frees it. */
+ * frees it; mpixf_fstr_if only when copy is true (it frees it either way). */
 char *mpixf_cstr(const char *f, size_t flen);
 char *mpixf_cstr_info(const char *f, size_t flen);
 char *mpixf_obuf(size_t flen, size_t extra);
 void mpixf_fstr(char *c, char *f, size_t flen);
+void mpixf_fstr_if(int copy, char *c, char *f, size_t flen);
 
 #endif

@@ -52,3 +52,11 @@ void mpixf_fstr(char *c, char *f, size_t flen)
     }
     free(c);
 }
+
+void mpixf_fstr_if(int copy, char *c, char *f, size_t flen)
+{
+    if (copy)
+        mpixf_fstr(c, f, flen);
+    else
+        free(c);
+}

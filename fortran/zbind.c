@@ -567,7 +567,7 @@ void pmpi_comm_get_name_(const MPI_Comm *comm, char *comm_name, int *resultlen, 
 {
     char *t_comm_name = mpixf_obuf(flen_comm_name, MPI_MAX_OBJECT_NAME);
     int rc = PMPI_Comm_get_name(*comm, t_comm_name, resultlen);
-    mpixf_fstr(t_comm_name, comm_name, flen_comm_name);
+    mpixf_fstr_if(1, t_comm_name, comm_name, flen_comm_name);
     *ierror = rc;
 }
 #pragma weak mpi_comm_get_name_ = pmpi_comm_get_name_
@@ -729,7 +729,7 @@ void pmpi_error_string_(const int *errorcode, char *string, int *resultlen, MPI_
 {
     char *t_string = mpixf_obuf(flen_string, MPI_MAX_ERROR_STRING);
     int rc = PMPI_Error_string(*errorcode, t_string, resultlen);
-    mpixf_fstr(t_string, string, flen_string);
+    mpixf_fstr_if(1, t_string, string, flen_string);
     *ierror = rc;
 }
 #pragma weak mpi_error_string_ = pmpi_error_string_
@@ -849,7 +849,7 @@ void pmpi_file_get_view_(const MPI_Fint *fh, MPI_Offset *disp, MPI_Datatype *ety
 {
     char *t_datarep = mpixf_obuf(flen_datarep, MPI_MAX_INFO_VAL);
     int rc = PMPI_File_get_view(mpixf_file_f2c(*fh), disp, etype, filetype, t_datarep);
-    mpixf_fstr(t_datarep, datarep, flen_datarep);
+    mpixf_fstr_if(1, t_datarep, datarep, flen_datarep);
     *ierror = rc;
 }
 #pragma weak mpi_file_get_view_ = pmpi_file_get_view_
@@ -1217,7 +1217,7 @@ void pmpi_get_library_version_(char *version, int *resultlen, MPI_Fint *ierror, 
 {
     char *t_version = mpixf_obuf(flen_version, MPI_MAX_LIBRARY_VERSION_STRING);
     int rc = PMPI_Get_library_version(t_version, resultlen);
-    mpixf_fstr(t_version, version, flen_version);
+    mpixf_fstr_if(1, t_version, version, flen_version);
     *ierror = rc;
 }
 #pragma weak mpi_get_library_version_ = pmpi_get_library_version_
@@ -1226,7 +1226,7 @@ void pmpi_get_processor_name_(char *name, int *resultlen, MPI_Fint *ierror, size
 {
     char *t_name = mpixf_obuf(flen_name, MPI_MAX_PROCESSOR_NAME);
     int rc = PMPI_Get_processor_name(t_name, resultlen);
-    mpixf_fstr(t_name, name, flen_name);
+    mpixf_fstr_if(1, t_name, name, flen_name);
     *ierror = rc;
 }
 #pragma weak mpi_get_processor_name_ = pmpi_get_processor_name_
@@ -1516,7 +1516,7 @@ void pmpi_info_get_(const MPI_Info *info, const char *key, const int *valuelen, 
     char *t_value = mpixf_obuf(flen_value, (size_t)(*valuelen > 0 ? *valuelen : 0));
     int t_flag = 0;
     int rc = PMPI_Info_get(*info, t_key, *valuelen, t_value, &t_flag);
-    mpixf_fstr(t_value, value, flen_value);
+    mpixf_fstr_if(t_flag, t_value, value, flen_value);
     *flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;
     free(t_key);
     *ierror = rc;
@@ -1533,7 +1533,7 @@ void pmpi_info_get_nthkey_(const MPI_Info *info, const int *n, char *key, MPI_Fi
 {
     char *t_key = mpixf_obuf(flen_key, MPI_MAX_INFO_VAL);
     int rc = PMPI_Info_get_nthkey(*info, *n, t_key);
-    mpixf_fstr(t_key, key, flen_key);
+    mpixf_fstr_if(1, t_key, key, flen_key);
     *ierror = rc;
 }
 #pragma weak mpi_info_get_nthkey_ = pmpi_info_get_nthkey_
@@ -1541,10 +1541,12 @@ void pmpi_info_get_nthkey_(const MPI_Info *info, const int *n, char *key, MPI_Fi
 void pmpi_info_get_string_(const MPI_Info *info, const char *key, int *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t flen_key, size_t flen_value)
 {
     char *t_key = mpixf_cstr_info(key, flen_key);
-    char *t_value = mpixf_obuf(flen_value, (size_t)(*buflen > 0 ? *buflen : 0) + MPI_MAX_INFO_VAL);
+    int in_buflen = *buflen, t_buflen = in_buflen > 0 ? in_buflen + 1 : 0;
+    char *t_value = mpixf_obuf(flen_value, (size_t)(*buflen > 0 ? *buflen : 0) + 1);
     int t_flag = 0;
-    int rc = PMPI_Info_get_string(*info, t_key, buflen, t_value, &t_flag);
-    mpixf_fstr(t_value, value, flen_value);
+    int rc = PMPI_Info_get_string(*info, t_key, &t_buflen, t_value, &t_flag);
+    *buflen = t_buflen > 0 ? t_buflen - 1 : 0;
+    mpixf_fstr_if(in_buflen > 0 && t_flag, t_value, value, flen_value);
     *flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;
     free(t_key);
     *ierror = rc;
@@ -1716,7 +1718,7 @@ void pmpi_lookup_name_(const char *service_name, const MPI_Info *info, char *por
     char *t_service_name = mpixf_cstr(service_name, flen_service_name);
     char *t_port_name = mpixf_obuf(flen_port_name, MPI_MAX_PORT_NAME);
     int rc = PMPI_Lookup_name(t_service_name, *info, t_port_name);
-    mpixf_fstr(t_port_name, port_name, flen_port_name);
+    mpixf_fstr_if(1, t_port_name, port_name, flen_port_name);
     free(t_service_name);
     *ierror = rc;
 }
@@ -1819,7 +1821,7 @@ void pmpi_open_port_(const MPI_Info *info, char *port_name, MPI_Fint *ierror, si
 {
     char *t_port_name = mpixf_obuf(flen_port_name, MPI_MAX_PORT_NAME);
     int rc = PMPI_Open_port(*info, t_port_name);
-    mpixf_fstr(t_port_name, port_name, flen_port_name);
+    mpixf_fstr_if(1, t_port_name, port_name, flen_port_name);
     *ierror = rc;
 }
 #pragma weak mpi_open_port_ = pmpi_open_port_
@@ -2206,9 +2208,11 @@ void pmpi_session_get_info_(const MPI_Session *session, MPI_Info *info_used, MPI
 
 void pmpi_session_get_nth_pset_(const MPI_Session *session, const MPI_Info *info, const int *n, int *pset_len, char *pset_name, MPI_Fint *ierror, size_t flen_pset_name)
 {
-    char *t_pset_name = mpixf_obuf(flen_pset_name, (size_t)(*pset_len > 0 ? *pset_len : 0) + MPI_MAX_INFO_VAL);
-    int rc = PMPI_Session_get_nth_pset(*session, *info, *n, pset_len, t_pset_name);
-    mpixf_fstr(t_pset_name, pset_name, flen_pset_name);
+    int in_pset_len = *pset_len, t_pset_len = in_pset_len > 0 ? in_pset_len + 1 : 0;
+    char *t_pset_name = mpixf_obuf(flen_pset_name, (size_t)(*pset_len > 0 ? *pset_len : 0) + 1);
+    int rc = PMPI_Session_get_nth_pset(*session, *info, *n, &t_pset_len, t_pset_name);
+    *pset_len = t_pset_len > 0 ? t_pset_len - 1 : 0;
+    mpixf_fstr_if(in_pset_len > 0, t_pset_name, pset_name, flen_pset_name);
     *ierror = rc;
 }
 #pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
@@ -2526,7 +2530,7 @@ void pmpi_type_get_name_(const MPI_Datatype *datatype, char *type_name, int *res
 {
     char *t_type_name = mpixf_obuf(flen_type_name, MPI_MAX_OBJECT_NAME);
     int rc = PMPI_Type_get_name(*datatype, t_type_name, resultlen);
-    mpixf_fstr(t_type_name, type_name, flen_type_name);
+    mpixf_fstr_if(1, t_type_name, type_name, flen_type_name);
     *ierror = rc;
 }
 #pragma weak mpi_type_get_name_ = pmpi_type_get_name_
@@ -2766,7 +2770,7 @@ void pmpi_win_get_name_(const MPI_Win *win, char *win_name, int *resultlen, MPI_
 {
     char *t_win_name = mpixf_obuf(flen_win_name, MPI_MAX_OBJECT_NAME);
     int rc = PMPI_Win_get_name(*win, t_win_name, resultlen);
-    mpixf_fstr(t_win_name, win_name, flen_win_name);
+    mpixf_fstr_if(1, t_win_name, win_name, flen_win_name);
     *ierror = rc;
 }
 #pragma weak mpi_win_get_name_ = pmpi_win_get_name_

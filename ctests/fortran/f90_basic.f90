@@ -81,8 +81,20 @@ program f90_basic
   call check(flag .and. val == 'blue sky', 'info get: ['//val//']')
   call MPI_Info_get_valuelen(info, 'color ', n, flag, ierr)
   call check(flag .and. n == 8, 'info valuelen')
+  val = 'unchanged'
   call MPI_Info_get(info, 'nokey', len(val), val, flag, ierr)
-  call check(.not. flag, 'info get of a missing key')
+  call check(.not. flag .and. val == 'unchanged', 'info get of a missing key')
+  ! MPI_Info_get_string: Fortran's buflen counts characters only (no NUL); 0 asks.
+  n = 4
+  call MPI_Info_get_string(info, 'color', n, val, flag, ierr)
+  call check(flag .and. val == 'blue' .and. n == 8, 'info get_string truncated: ['//trim(val)//']')
+  n = 0
+  val = 'unchanged'
+  call MPI_Info_get_string(info, 'color', n, val, flag, ierr)
+  call check(flag .and. val == 'unchanged' .and. n == 8, 'info get_string of length 0')
+  n = len(val)
+  call MPI_Info_get_string(info, 'color', n, val, flag, ierr)
+  call check(flag .and. val == 'blue sky' .and. n == 8, 'info get_string')
   call MPI_Info_get_nkeys(info, n, ierr)
   call check(n == 1, 'one key')
   call MPI_Info_get_nthkey(info, 0, val, ierr)

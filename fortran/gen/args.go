@@ -26,6 +26,7 @@ const (
 	clWeights                    // graph weights: MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY mapped
 	clFunc                       // a procedure the C side calls with the same (by-reference) convention
 	clFile                       // an MPI_File handle: a C pointer, a Fortran INTEGER
+	clStrLen                     // a string's buffer length, inout, that counts C's NUL and not Fortran's
 	clHand                       // only in hand-written wrappers (attribute values, extra states, adapted callbacks)
 )
 
@@ -78,6 +79,11 @@ var unbound = map[string]bool{
 var unboundFunc = map[string]bool{
 	"MPI_Datarep_extent_function": true, "MPI_Datarep_conversion_function": true,
 }
+
+// nulCounted are the inout string lengths that count the terminating NUL in C and
+// only the characters in Fortran (MPI-4.1's MPI_Info_get_string: buflen 4 gets
+// "abcd" in Fortran, "abc" in C).
+var nulCounted = map[string]bool{"MPI_Info_get_string.buflen": true, "MPI_Session_get_nth_pset.pset_len": true}
 
 // handleBases are the C handle types, Fortran INTEGERs by identity.
 var handleBases = map[string]bool{"MPI_Comm": true, "MPI_Group": true, "MPI_Datatype": true,
@@ -185,6 +191,9 @@ func classify(f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
 		default:
 			a.Class = clLogicalOut
 		}
+		return a, nil
+	case nulCounted[f.Name+"."+p.Name]:
+		a.Class, a.FType = clStrLen, "INTEGER"
 		return a, nil
 	case p.Kind == "WEIGHT" && p.Array:
 		a.Class, a.FType = clWeights, "INTEGER"

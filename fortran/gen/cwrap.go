@@ -102,7 +102,7 @@ func cWrapper(f *fproc) (string, error) {
 			lens = append(lens, "size_t flen_"+n)
 			pre = append(pre, fmt.Sprintf("char *t_%s = mpixf_obuf(flen_%s, %s);", n, n, outSize(f, a)))
 			call = append(call, "t_"+n)
-			post = append(post, fmt.Sprintf("mpixf_fstr(t_%s, %s, flen_%s);", n, n, n))
+			post = append(post, fmt.Sprintf("mpixf_fstr_if(%s, t_%s, %s, flen_%s);", copyBack(f), n, n, n))
 		case clStatus:
 			params = append(params, constq+"MPI_Fint *"+n)
 			if p.Dir == "out" {
@@ -118,6 +118,12 @@ func cWrapper(f *fproc) (string, error) {
 		case clFunc:
 			params = append(params, p.Base+" *"+n)
 			call = append(call, n)
+		case clStrLen:
+			// C's buffer is one longer than Fortran's (the NUL); 0 asks for the length
+			params = append(params, "int *"+n)
+			pre = append(pre, fmt.Sprintf("int in_%s = *%s, t_%s = in_%s > 0 ? in_%s + 1 : 0;", n, n, n, n, n))
+			call = append(call, "&t_"+n)
+			post = append(post, fmt.Sprintf("*%s = t_%s > 0 ? t_%s - 1 : 0;", n, n, n))
 		case clFile:
 			switch {
 			case p.Levels() == 0:
@@ -177,6 +183,25 @@ func cWrapper(f *fproc) (string, error) {
 	return b.String(), nil
 }
 
+// copyBack is the condition under which an output string is copied back: the standard
+// leaves the caller's string unchanged when flag says the key was not there
+// (MPI_Info_get) and when a length of 0 only asks for the length (MPI_Info_get_string).
+func copyBack(f *fproc) string {
+	var cond []string
+	for _, a := range f.Args {
+		switch {
+		case a.Class == clLogicalOut && a.P.Name == "flag":
+			cond = append(cond, "t_flag")
+		case a.Class == clStrLen:
+			cond = append(cond, "in_"+a.P.Name+" > 0")
+		}
+	}
+	if len(cond) == 0 {
+		return "1"
+	}
+	return strings.Join(cond, " && ")
+}
+
 // outSize is how many bytes, besides the Fortran string's own length, the C function
 // may write into an output string: apis.json's constant (MPI_MAX_OBJECT_NAME), the
 // value of the parameter that gives the length (MPI_Info_get's valuelen), or, where
@@ -193,10 +218,11 @@ func outSize(f *fproc, a farg) string {
 		}
 	}
 	// MPI_Info_get_string and MPI_Session_get_nth_pset size the buffer by an inout
-	// length (buflen, pset_len) that apis.json does not tie to it.
+	// length (buflen, pset_len) that apis.json does not tie to it; C writes at most
+	// that many bytes and the NUL.
 	for _, o := range f.Args {
-		if o.P.Dir == "inout" && o.Class == clRef && o.P.Base == "int" && !o.P.Array {
-			return fmt.Sprintf("(size_t)(*%s > 0 ? *%s : 0) + MPI_MAX_INFO_VAL", o.P.Name, o.P.Name)
+		if o.Class == clStrLen {
+			return fmt.Sprintf("(size_t)(*%s > 0 ? *%s : 0) + 1", o.P.Name, o.P.Name)
 		}
 	}
 	return "MPI_MAX_INFO_VAL"

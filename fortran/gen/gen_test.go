@@ -100,7 +100,7 @@ func TestWrappers(t *testing.T) {
 		"MPI_Send": {"void pmpi_send_(const void *buf, const int *count, const MPI_Datatype *datatype, const int *dest, const int *tag, const MPI_Comm *comm, MPI_Fint *ierror)",
 			"*ierror = PMPI_Send(mpixf_buf(buf), *count, *datatype, *dest, *tag, *comm);", "#pragma weak mpi_send_ = pmpi_send_"},
 		// hidden lengths after IERROR; strings out through a temporary
-		"MPI_Comm_get_name":        {"MPI_Fint *ierror, size_t flen_comm_name)", "mpixf_obuf(flen_comm_name, MPI_MAX_OBJECT_NAME)", "mpixf_fstr(t_comm_name, comm_name, flen_comm_name);"},
+		"MPI_Comm_get_name":        {"MPI_Fint *ierror, size_t flen_comm_name)", "mpixf_obuf(flen_comm_name, MPI_MAX_OBJECT_NAME)", "mpixf_fstr_if(1, t_comm_name, comm_name, flen_comm_name);"},
 		"MPI_Comm_set_name":        {"mpixf_cstr(comm_name, flen_comm_name)", "free(t_comm_name);"},
 		"MPI_Info_set":             {"mpixf_cstr_info(key, flen_key)"},
 		"MPI_Test":                 {"int t_flag = 0;", "*flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;", "mpixf_status(status)"},
