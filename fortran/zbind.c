@@ -2883,3 +2883,82 @@ double pmpi_wtime_(void)
     return PMPI_Wtime();
 }
 #pragma weak mpi_wtime_ = pmpi_wtime_
+
+/* MPI_Sizeof's specifics (module mpi's generic MPI_Sizeof) */
+void pmpi_sizeof_integer1_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 1;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_integer1_ = pmpi_sizeof_integer1_
+void pmpi_sizeof_integer2_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 2;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_integer2_ = pmpi_sizeof_integer2_
+void pmpi_sizeof_integer4_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 4;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_integer4_ = pmpi_sizeof_integer4_
+void pmpi_sizeof_integer8_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 8;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_integer8_ = pmpi_sizeof_integer8_
+void pmpi_sizeof_integer16_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 16;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_integer16_ = pmpi_sizeof_integer16_
+void pmpi_sizeof_real4_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 4;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_real4_ = pmpi_sizeof_real4_
+void pmpi_sizeof_real8_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 8;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_real8_ = pmpi_sizeof_real8_
+void pmpi_sizeof_real16_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 16;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_real16_ = pmpi_sizeof_real16_
+void pmpi_sizeof_complex4_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 8;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_complex4_ = pmpi_sizeof_complex4_
+void pmpi_sizeof_complex8_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 16;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_complex8_ = pmpi_sizeof_complex8_
+void pmpi_sizeof_complex16_(const void *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    (void)x;
+    *size = 32;
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_sizeof_complex16_ = pmpi_sizeof_complex16_

@@ -4582,4 +4582,50 @@
           INTEGER :: ierror
         END SUBROUTINE MPI_Win_shared_query_cptr
       END INTERFACE MPI_Win_shared_query
+      INTERFACE MPI_Sizeof
+        SUBROUTINE MPI_Sizeof_integer1(x, size, ierror)
+          INTEGER(KIND=1), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_integer1
+        SUBROUTINE MPI_Sizeof_integer2(x, size, ierror)
+          INTEGER(KIND=2), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_integer2
+        SUBROUTINE MPI_Sizeof_integer4(x, size, ierror)
+          INTEGER(KIND=4), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_integer4
+        SUBROUTINE MPI_Sizeof_integer8(x, size, ierror)
+          INTEGER(KIND=8), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_integer8
+        SUBROUTINE MPI_Sizeof_integer16(x, size, ierror)
+          INTEGER(KIND=16), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_integer16
+        SUBROUTINE MPI_Sizeof_real4(x, size, ierror)
+          REAL(KIND=4), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_real4
+        SUBROUTINE MPI_Sizeof_real8(x, size, ierror)
+          REAL(KIND=8), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_real8
+        SUBROUTINE MPI_Sizeof_real16(x, size, ierror)
+          REAL(KIND=16), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_real16
+        SUBROUTINE MPI_Sizeof_complex4(x, size, ierror)
+          COMPLEX(KIND=4), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_complex4
+        SUBROUTINE MPI_Sizeof_complex8(x, size, ierror)
+          COMPLEX(KIND=8), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_complex8
+        SUBROUTINE MPI_Sizeof_complex16(x, size, ierror)
+          COMPLEX(KIND=16), DIMENSION(..) :: x
+          INTEGER :: size, ierror
+        END SUBROUTINE MPI_Sizeof_complex16
+      END INTERFACE MPI_Sizeof
       END MODULE MPI

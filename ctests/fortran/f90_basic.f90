@@ -56,6 +56,16 @@ program f90_basic
   call MPI_Comm_test_inter(MPI_COMM_WORLD, flag, ierr)
   call check(.not. flag, 'MPI_COMM_WORLD is an intercommunicator')
 
+  ! MPI_Sizeof: the size of one element, of a scalar or an array of any rank.
+  call MPI_Sizeof(a, n, ierr)
+  call check(n == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of a REAL(8) array')
+  call MPI_Sizeof(iv(1), n, ierr)
+  call check(n == 4, 'MPI_Sizeof of an INTEGER')
+  call MPI_Sizeof((1.0, 2.0), n, ierr)
+  call check(n == 8, 'MPI_Sizeof of a COMPLEX')
+  call MPI_Sizeof(1_8, n, ierr)
+  call check(n == 8, 'MPI_Sizeof of an INTEGER(8)')
+
   ! Names: set with trailing blanks, read back blank-padded; a short buffer truncates.
   call MPI_Comm_get_name(MPI_COMM_WORLD, name, n, ierr)
   call check(name == 'MPI_COMM_WORLD' .and. n == 14, 'name of MPI_COMM_WORLD')

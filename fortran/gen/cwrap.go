@@ -37,6 +37,7 @@ func emitCWrappers(m *Model) (map[string][]byte, error) {
 		b.WriteString("\n")
 		b.WriteString(w)
 	}
+	sizeofWrappers(&b)
 	return map[string][]byte{"fortran/zbind.c": []byte(b.String())}, nil
 }
 

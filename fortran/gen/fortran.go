@@ -159,6 +159,7 @@ func emitModuleMPI(m *Model) (map[string][]byte, error) {
 		iface(&b, f.FName()+"_cptr", cptr, f.Result)
 		fmt.Fprintf(&b, "      END INTERFACE %s\n", f.FName())
 	}
+	sizeofInterface(&b)
 	b.WriteString("      END MODULE MPI\n")
 	return map[string][]byte{"fortran/zmpi.f90": []byte(b.String())}, nil
 }
@@ -239,4 +240,46 @@ func wrapList(names []string, col int) string {
 		col += len(n)
 	}
 	return b.String()
+}
+
+// sizeofKinds are the types MPI_Sizeof takes (the numeric intrinsic types, MPI-4.1
+// §19.1.9) with the kinds gfortran has on x86_64 and their sizes in bytes; REAL and
+// COMPLEX of kind 10 are left out (their storage is padded to 16 and 32 bytes).
+var sizeofKinds = []struct {
+	typ   string
+	kind  int
+	bytes int
+}{
+	{"INTEGER", 1, 1}, {"INTEGER", 2, 2}, {"INTEGER", 4, 4}, {"INTEGER", 8, 8}, {"INTEGER", 16, 16},
+	{"REAL", 4, 4}, {"REAL", 8, 8}, {"REAL", 16, 16},
+	{"COMPLEX", 4, 8}, {"COMPLEX", 8, 16}, {"COMPLEX", 16, 32},
+}
+
+func sizeofName(typ string, kind int) string {
+	return fmt.Sprintf("MPI_Sizeof_%s%d", strings.ToLower(typ), kind)
+}
+
+// sizeofInterface writes the generic MPI_Sizeof: one specific per type and kind, each
+// with an assumed-rank argument, so a scalar or an array of any rank resolves by type
+// alone; zbind.c's specifics store the size and ignore the argument.
+func sizeofInterface(b *strings.Builder) {
+	b.WriteString("      INTERFACE MPI_Sizeof\n")
+	for _, k := range sizeofKinds {
+		n := sizeofName(k.typ, k.kind)
+		fmt.Fprintf(b, "        SUBROUTINE %s(x, size, ierror)\n", n)
+		fmt.Fprintf(b, "          %s(KIND=%d), DIMENSION(..) :: x\n", k.typ, k.kind)
+		b.WriteString("          INTEGER :: size, ierror\n")
+		fmt.Fprintf(b, "        END SUBROUTINE %s\n", n)
+	}
+	b.WriteString("      END INTERFACE MPI_Sizeof\n")
+}
+
+// sizeofWrappers writes the specifics of MPI_Sizeof: gfortran passes the assumed-rank
+// argument as a descriptor, which they do not read.
+func sizeofWrappers(b *strings.Builder) {
+	b.WriteString("\n/* MPI_Sizeof's specifics (module mpi's generic MPI_Sizeof) */\n")
+	for _, k := range sizeofKinds {
+		sym := Symbol(sizeofName(k.typ, k.kind))
+		fmt.Fprintf(b, "void p%s(const void *x, MPI_Fint *size, MPI_Fint *ierror)\n{\n    (void)x;\n    *size = %d;\n    *ierror = MPI_SUCCESS;\n}\n#pragma weak %s = p%s\n", sym, k.bytes, sym, sym)
+	}
 }
