@@ -1865,9 +1865,9 @@ void pmpi_parrived_(const MPI_Request *request, const int *partition, MPI_Fint *
 }
 #pragma weak mpi_parrived_ = pmpi_parrived_
 
-void pmpi_pcontrol_(const int *level, MPI_Fint *ierror)
+void pmpi_pcontrol_(const int *level)
 {
-    *ierror = PMPI_Pcontrol(*level);
+    (void)PMPI_Pcontrol(*level);
 }
 #pragma weak mpi_pcontrol_ = pmpi_pcontrol_
 

@@ -3203,9 +3203,8 @@
           LOGICAL :: flag
           INTEGER :: ierror
         END SUBROUTINE MPI_Parrived
-        SUBROUTINE MPI_Pcontrol(level, ierror)
+        SUBROUTINE MPI_Pcontrol(level)
           INTEGER :: level
-          INTEGER :: ierror
         END SUBROUTINE MPI_Pcontrol
         SUBROUTINE MPI_Pready(partition, request, ierror)
           INTEGER :: partition

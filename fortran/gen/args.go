@@ -43,7 +43,8 @@ type fproc struct {
 	C    *apispec.Proc
 	Args []farg
 	// Result is the Fortran type of a function's result ("DOUBLE PRECISION" for
-	// MPI_Wtime); "" for the usual subroutine with a trailing IERROR.
+	// MPI_Wtime); "" for the usual subroutine with a trailing IERROR, "none" for a
+	// subroutine without (MPI_Pcontrol).
 	Result string
 	// Hand: the C wrapper is hand-written (fortran/*.c), the interface generated.
 	Hand bool
@@ -223,6 +224,9 @@ var resultType = map[string]string{"double": "DOUBLE PRECISION", "MPI_Aint": "IN
 // bind builds a procedure's Fortran binding.
 func bind(f *apispec.Proc, fromJSON bool) (*fproc, error) {
 	fp := &fproc{C: f, Hand: handWritten[f.Name]}
+	if f.Ret == "int" && fromJSON && !f.Ierror {
+		fp.Result = "none"
+	}
 	if f.Ret != "int" {
 		t, ok := resultType[f.Ret]
 		if !ok {

@@ -147,10 +147,12 @@ func cWrapper(f *fproc) (string, error) {
 	sym := Symbol(f.C.Name)
 	var b strings.Builder
 	ret := "void"
-	if f.Result != "" {
-		ret = f.C.Ret
-	} else {
+	switch f.Result {
+	case "":
 		params = append(params, "MPI_Fint *ierror")
+	case "none":
+	default:
+		ret = f.C.Ret
 	}
 	all := append(params, lens...)
 	if len(all) == 0 {
@@ -162,6 +164,11 @@ func cWrapper(f *fproc) (string, error) {
 	}
 	c := fmt.Sprintf("%s(%s)", f.C.PName(), strings.Join(call, ", "))
 	switch {
+	case f.Result == "none":
+		fmt.Fprintf(&b, "    (void)%s;\n", c)
+		for _, s := range append(post, free...) {
+			b.WriteString("    " + s + "\n")
+		}
 	case f.Result != "" && len(post)+len(free) == 0:
 		fmt.Fprintf(&b, "    return %s;\n", c)
 	case f.Result != "":

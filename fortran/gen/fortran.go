@@ -106,7 +106,7 @@ func emitMpifH(m *Model) (map[string][]byte, error) {
 	predefDecls(&b, m)
 	b.WriteString("! Functions\n")
 	for _, f := range m.Procs {
-		if f.Result != "" {
+		if f.Result != "" && f.Result != "none" {
 			for _, n := range []string{f.C.Name, f.C.PName()} {
 				line(&b, f.Result+" "+strings.ToUpper(n))
 				line(&b, "EXTERNAL "+strings.ToUpper(n))

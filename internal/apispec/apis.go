@@ -284,6 +284,9 @@ func convert(j Entry, large bool) (*Proc, error) {
 	}
 	f.Ret = ret
 	for _, jp := range j.Parameters {
+		if jp.Name == "ierror" && jp.Kind == "ERROR_CODE" {
+			f.Ierror = true
+		}
 		if strings.Contains(jp.Suppress, "c_parameter") || (jp.LargeOnly && !large) {
 			continue
 		}

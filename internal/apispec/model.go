@@ -28,6 +28,9 @@ type Proc struct {
 	// procedures from the C headers, whose bindings their generators decide).
 	F90, F08   bool
 	Deprecated bool
+	// Ierror: the Fortran bindings end with an IERROR argument (apis.json lists it as a
+	// parameter the C binding suppresses; MPI_Pcontrol has none).
+	Ierror bool
 }
 
 // Param is one C parameter.
