@@ -100,6 +100,9 @@
       END IF
 ! MPI_BOTTOM: a struct of absolute addresses (an INTEGER and a DOUBLE
 ! PRECISION that are not adjacent) sent and received from MPI_BOTTOM.
+! The compiler cannot see that MPI_SEND reads and MPI_RECV writes IA and
+! DA: MPI_F_SYNC_REG stores them before and reloads them after (MPI-4.1
+! 19.1.17), or an optimizer may keep them in registers.
       CALL MPI_GET_ADDRESS(IA, DISPS(1), IERR)
       CALL MPI_GET_ADDRESS(DA, DISPS(2), IERR)
       TYPES(1) = MPI_INTEGER
@@ -111,13 +114,19 @@
       IF (RANK .EQ. 0) THEN
          IA = 77
          DA = 2.5D0
+         CALL MPI_F_SYNC_REG(IA)
+         CALL MPI_F_SYNC_REG(DA)
          CALL MPI_SEND(MPI_BOTTOM, 1, STYPE, 1, 5, MPI_COMM_WORLD,
      &                 IERR)
       ELSE
          IA = 0
          DA = 0
+         CALL MPI_F_SYNC_REG(IA)
+         CALL MPI_F_SYNC_REG(DA)
          CALL MPI_RECV(MPI_BOTTOM, 1, STYPE, 0, 5, MPI_COMM_WORLD,
      &                 ST, IERR)
+         CALL MPI_F_SYNC_REG(IA)
+         CALL MPI_F_SYNC_REG(DA)
          CALL CHECK(IA .EQ. 77 .AND. DA .EQ. 2.5D0, 'MPI_BOTTOM data')
       END IF
       CALL MPI_TYPE_FREE(STYPE, IERR)

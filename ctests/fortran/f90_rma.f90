@@ -60,11 +60,15 @@ program rma
   call MPI_Win_allocate(size, 4, MPI_INFO_NULL, MPI_COMM_WORLD, q, win, ierr)
   call check(ierr == MPI_SUCCESS .and. c_associated(q), 'win_allocate')
   call c_f_pointer(q, a, [N])
+  ! Window memory changes behind the compiler's back: MPI_F_sync_reg around the
+  ! synchronizations keeps it from caching a in registers (MPI-4.1 §19.1.17).
   a = -1
+  call MPI_F_sync_reg(a)
   call MPI_Win_fence(0, win, ierr)
   m = [(100 * rank + i, i = 1, N)]
   call MPI_Put(m, N, MPI_INTEGER, peer, 0_MPI_ADDRESS_KIND, N, MPI_INTEGER, win, ierr)
   call MPI_Win_fence(0, win, ierr)
+  call MPI_F_sync_reg(a)
   call check(all(a == [(100 * peer + i, i = 1, N)]), 'put between fences')
   m = 0
   call MPI_Get(m, 2, MPI_INTEGER, peer, 3_MPI_ADDRESS_KIND, 2, MPI_INTEGER, win, ierr)
@@ -107,10 +111,12 @@ program rma
   call c_f_pointer(r, a, [N])
   call MPI_Win_fence(0, swin, ierr)
   a = 1000 + rank
+  call MPI_F_sync_reg(a)
   call MPI_Win_fence(0, swin, ierr)
   call MPI_Win_shared_query(swin, peer, got(1), disp_unit, q, ierr)
   call check(ierr == MPI_SUCCESS .and. got(1) == size .and. disp_unit == 4, 'shared_query')
   call c_f_pointer(q, s, [N])
+  call MPI_F_sync_reg(s)
   call check(all(s == 1000 + peer), 'the peer''s shared segment')
   call MPI_Win_fence(0, swin, ierr)
   call MPI_Win_free(swin, ierr)
