@@ -66,6 +66,10 @@ $(LIB)/libmpixfort.so: $(FORTRAN_C) fortran/mpixf.h include/mpi.h include/mpix.h
 	$(CC_FOR_TOOLS) -shared -fPIC -O2 -Wall -Wextra -Iinclude -Ifortran \
 		-Wl,-soname,libmpixfort.so -o $@ $(FORTRAN_C) \
 		-L$(LIB) -Wl,-rpath,'$$ORIGIN' -lmpix
+	@# Drop-in names, as for libmpix.so: Fortran binaries linked against MPICH
+	@# (libmpichfort.so.12 on Debian, libmpifort.so.12 elsewhere) find mpix's.
+	ln -sf libmpixfort.so $(LIB)/libmpichfort.so.12
+	ln -sf libmpixfort.so $(LIB)/libmpifort.so.12
 
 $(PREFIX)/include/mpi.mod: fortran/zmpi.f90
 	@mkdir -p $(PREFIX)/include $(PREFIX)/fortran

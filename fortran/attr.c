@@ -2,7 +2,7 @@
  * integer value, INTEGER(KIND=MPI_ADDRESS_KIND) (INTEGER for the MPI-1 MPI_Attr_put/
  * get): it is stored as C's void * attribute itself, not as a pointer to it, and read
  * back the same way, except for the predefined attributes, which C returns as pointers
- * to their values. A keyval created from Fortran gets C adapters as its callbacks,
+ * to their values (their Fortran keyvals are C's + 1: mpixf.h). A keyval created from Fortran gets C adapters as its callbacks,
  * with a record of the Fortran procedures and extra_state as the C extra_state; the
  * adapters call the Fortran procedures with Fortran's convention. */
 #include "mpixf.h"
@@ -101,9 +101,9 @@ void pmpi_keyval_create_(void (*copy)(void), void (*del)(void), MPI_Fint *keyval
 }
 #pragma weak mpi_keyval_create_ = pmpi_keyval_create_
 
-/* The value Fortran reads for an attribute C returned as v: the predefined ones are
- * pointers to their values (an int, MPI_WIN_SIZE an MPI_Aint; MPI_WIN_BASE is the
- * address itself), everything else was stored as the value. */
+/* The value Fortran reads for an attribute C returned as v (keyval is C's): the
+ * predefined ones are pointers to their values (an int, MPI_WIN_SIZE an MPI_Aint;
+ * MPI_WIN_BASE is the address itself), everything else was stored as the value. */
 static MPI_Aint fortran_value(int keyval, void *v)
 {
     switch (keyval) {
@@ -127,7 +127,7 @@ static MPI_Aint fortran_value(int keyval, void *v)
 #define SET_ATTR(fname, cfn)                                                               \
     void p##fname(const MPI_Fint *obj, const MPI_Fint *keyval, const MPI_Aint *val, MPI_Fint *ierror) \
     {                                                                                      \
-        *ierror = cfn(*obj, *keyval, (void *)*val);                                        \
+        *ierror = cfn(*obj, mpixf_keyval(*keyval), (void *)*val);                          \
     }                                                                                      \
     _Pragma(MPIXF_STR(weak fname = p##fname))
 #define GET_ATTR(fname, cfn)                                                               \
@@ -136,9 +136,9 @@ static MPI_Aint fortran_value(int keyval, void *v)
     {                                                                                      \
         void *v = NULL;                                                                    \
         int f = 0;                                                                         \
-        int rc = cfn(*obj, *keyval, &v, &f);                                               \
+        int rc = cfn(*obj, mpixf_keyval(*keyval), &v, &f);                                 \
         if (rc == MPI_SUCCESS && f)                                                        \
-            *val = fortran_value(*keyval, v);                                              \
+            *val = fortran_value(mpixf_keyval(*keyval), v);                                \
         *flag = f ? MPIXF_TRUE : MPIXF_FALSE;                                              \
         *ierror = rc;                                                                      \
     }                                                                                      \
@@ -154,7 +154,7 @@ GET_ATTR(mpi_win_get_attr_, PMPI_Win_get_attr)
 /* MPI-1's MPI_Attr_put / MPI_Attr_get: INTEGER values. */
 void pmpi_attr_put_(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Fint *val, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Attr_put(*comm, *keyval, (void *)(intptr_t)*val);
+    *ierror = PMPI_Attr_put(*comm, mpixf_keyval(*keyval), (void *)(intptr_t)*val);
 }
 #pragma weak mpi_attr_put_ = pmpi_attr_put_
 
@@ -163,9 +163,9 @@ void pmpi_attr_get_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Fint *val,
 {
     void *v = NULL;
     int f = 0;
-    int rc = PMPI_Attr_get(*comm, *keyval, &v, &f);
+    int rc = PMPI_Attr_get(*comm, mpixf_keyval(*keyval), &v, &f);
     if (rc == MPI_SUCCESS && f)
-        *val = (MPI_Fint)fortran_value(*keyval, v);
+        *val = (MPI_Fint)fortran_value(mpixf_keyval(*keyval), v);
     *flag = f ? MPIXF_TRUE : MPIXF_FALSE;
     *ierror = rc;
 }

@@ -68,6 +68,16 @@ static inline int *mpixf_weights(const MPI_Fint *p)
     return (int *)p;
 }
 
+/* A keyval from Fortran: mpif.h's predefined attribute keyvals are C's + 1 (even,
+ * where C's are odd; MPICH's values), so that the library knows to return the value
+ * rather than C's pointer to it; mpixf_keyval gives C's. Other keyvals are C's. */
+static inline int mpixf_is_fortran_keyval(MPI_Fint k)
+{
+    unsigned v = (unsigned)k;
+    return v >> 30 == 1 && ((v >> 26) & 0xf) == 9 && (v & 1) == 0;
+}
+static inline int mpixf_keyval(MPI_Fint k) { return mpixf_is_fortran_keyval(k) ? k - 1 : k; }
+
 /* File handles: C's MPI_File is a pointer, Fortran's an INTEGER; files are converted
  * by identity until MPI_File_c2f/f2c give them a table. */
 static inline MPI_File mpixf_file_f2c(MPI_Fint f) { return (MPI_File)(intptr_t)f; }

@@ -299,9 +299,9 @@ void pmpi_alltoallw_init_(const void *sendbuf, const int *sendcounts, const int 
 }
 #pragma weak mpi_alltoallw_init_ = pmpi_alltoallw_init_
 
-void pmpi_attr_delete_(const MPI_Comm *comm, const int *keyval, MPI_Fint *ierror)
+void pmpi_attr_delete_(const MPI_Comm *comm, const MPI_Fint *keyval, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Attr_delete(*comm, *keyval);
+    *ierror = PMPI_Attr_delete(*comm, mpixf_keyval(*keyval));
 }
 #pragma weak mpi_attr_delete_ = pmpi_attr_delete_
 
@@ -500,9 +500,9 @@ void pmpi_comm_create_group_(const MPI_Comm *comm, const MPI_Group *group, const
 }
 #pragma weak mpi_comm_create_group_ = pmpi_comm_create_group_
 
-void pmpi_comm_delete_attr_(const MPI_Comm *comm, const int *comm_keyval, MPI_Fint *ierror)
+void pmpi_comm_delete_attr_(const MPI_Comm *comm, const MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Comm_delete_attr(*comm, *comm_keyval);
+    *ierror = PMPI_Comm_delete_attr(*comm, mpixf_keyval(*comm_keyval));
 }
 #pragma weak mpi_comm_delete_attr_ = pmpi_comm_delete_attr_
 
@@ -2478,9 +2478,9 @@ void pmpi_type_create_subarray_(const int *ndims, const int *array_of_sizes, con
 }
 #pragma weak mpi_type_create_subarray_ = pmpi_type_create_subarray_
 
-void pmpi_type_delete_attr_(const MPI_Datatype *datatype, const int *type_keyval, MPI_Fint *ierror)
+void pmpi_type_delete_attr_(const MPI_Datatype *datatype, const MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Type_delete_attr(*datatype, *type_keyval);
+    *ierror = PMPI_Type_delete_attr(*datatype, mpixf_keyval(*type_keyval));
 }
 #pragma weak mpi_type_delete_attr_ = pmpi_type_delete_attr_
 
@@ -2694,9 +2694,9 @@ void pmpi_win_create_errhandler_(MPI_Win_errhandler_function *win_errhandler_fn,
 }
 #pragma weak mpi_win_create_errhandler_ = pmpi_win_create_errhandler_
 
-void pmpi_win_delete_attr_(const MPI_Win *win, const int *win_keyval, MPI_Fint *ierror)
+void pmpi_win_delete_attr_(const MPI_Win *win, const MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Win_delete_attr(*win, *win_keyval);
+    *ierror = PMPI_Win_delete_attr(*win, mpixf_keyval(*win_keyval));
 }
 #pragma weak mpi_win_delete_attr_ = pmpi_win_delete_attr_
 

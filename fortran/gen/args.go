@@ -27,6 +27,7 @@ const (
 	clFunc                       // a procedure the C side calls with the same (by-reference) convention
 	clFile                       // an MPI_File handle: a C pointer, a Fortran INTEGER
 	clStrLen                     // a string's buffer length, inout, that counts C's NUL and not Fortran's
+	clKeyval                     // a keyval: mpif.h's predefined ones are C's + 1
 	clHand                       // only in hand-written wrappers (attribute values, extra states, adapted callbacks)
 )
 
@@ -192,6 +193,9 @@ func classify(f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
 		default:
 			a.Class = clLogicalOut
 		}
+		return a, nil
+	case p.Kind == "KEYVAL" && p.Levels() == 0:
+		a.Class, a.FType = clKeyval, "INTEGER"
 		return a, nil
 	case nulCounted[f.Name+"."+p.Name]:
 		a.Class, a.FType = clStrLen, "INTEGER"

@@ -10,13 +10,38 @@ import (
 	"strings"
 )
 
-// Const is one named constant Fortran sees: an INTEGER (Int) or, for the info keys
-// and values of include/mpix.h, a CHARACTER string (Str, IsStr).
+// Const is one named constant Fortran sees: an INTEGER, a LOGICAL (Logical) or, for
+// the info keys and values of include/mpix.h, a CHARACTER string (Str, IsStr).
 type Const struct {
 	Name  string
-	Int   int64 // the value as a Fortran default INTEGER (MPICH's handles above 2^31 wrap)
+	Int   int64 // C's value as a default INTEGER (MPICH's handles above 2^31 wrap)
+	F     int64 // Fortran's value: C's, except where MPICH's Fortran differs (fortranValue)
 	Str   string
 	IsStr bool
+	// Logical is a LOGICAL constant's value, ".TRUE." or ".FALSE." ("" for others).
+	Logical string
+	// Section is the title of the banner of include/mpi.h above the definition.
+	Section string
+}
+
+// Sections of include/mpi.h whose constants Fortran sees differently.
+const stringLimits = "String length limits"
+
+// fortranValue is the value Fortran sees, with MPICH's two differences from C, both
+// by rule rather than by table: string length limits count no terminating NUL (C's
+// MPI_MAX_OBJECT_NAME is 128, Fortran's 127), and a predefined attribute keyval
+// (MPICH's handle encoding: builtin, object kind 9; C's are odd) is one more than C's,
+// so that the library knows an attribute query came from Fortran and returns the
+// value, not C's pointer to it.
+func fortranValue(k Const) int64 {
+	v := uint32(k.Int)
+	switch {
+	case strings.HasPrefix(k.Section, stringLimits):
+		return k.Int - 1
+	case v>>30 == 1 && (v>>26)&0xf == 9 && v&1 == 1:
+		return k.Int + 1
+	}
+	return k.Int
 }
 
 var (
@@ -75,9 +100,18 @@ func loadConstants(paths ...string) (*Constants, error) {
 		}
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		inEnum := false
+		inEnum, banner, section := false, false, ""
 		for sc.Scan() {
 			line := strings.TrimSpace(sc.Text())
+			// a banner: "/* ====", " * Title", " * ==== */"
+			switch {
+			case strings.HasPrefix(line, "/* ===="):
+				banner = true
+				continue
+			case banner:
+				section, banner = strings.TrimSpace(strings.TrimPrefix(line, "*")), false
+				continue
+			}
 			if m := typedefInt.FindStringSubmatch(line); m != nil {
 				c.Sizes[m[2]] = size[m[1]]
 			}
@@ -109,6 +143,8 @@ func loadConstants(paths ...string) (*Constants, error) {
 			if !ok {
 				continue
 			}
+			k.Section = section
+			k.F = fortranValue(k)
 			if _, dup := c.byKey[name]; dup {
 				return nil, fmt.Errorf("%s: %s defined twice", path, name)
 			}
@@ -154,7 +190,7 @@ func (c *Constants) eval(name, val string) (Const, bool) {
 	}
 	if ref, ok := c.byKey[val]; ok {
 		ref.Name = name
-		return ref, true
+		return ref, true // F is recomputed from the new name's section
 	}
 	n, err := strconv.ParseInt(val, 0, 64)
 	if err != nil {
@@ -191,13 +227,19 @@ func (c *Constants) fortranOnly() ([]Const, error) {
 		if !ok {
 			return nil, fmt.Errorf("include/mpi.h defines no %s", f.from)
 		}
-		out = append(out, Const{Name: f.name, Int: v + f.add})
+		out = append(out, Const{Name: f.name, Int: v + f.add, F: v + f.add})
 	}
 	kinds := [][2]string{{"MPI_ADDRESS_KIND", "MPI_Aint"}, {"MPI_OFFSET_KIND", "MPI_Offset"},
 		{"MPI_COUNT_KIND", "MPI_Count"}, {"MPI_INTEGER_KIND", "MPI_Fint"}}
 	for _, k := range kinds {
-		out = append(out, Const{Name: k[0], Int: int64(c.Sizes[k[1]])})
+		n := int64(c.Sizes[k[1]])
+		out = append(out, Const{Name: k[0], Int: n, F: n})
 	}
+	// What these bindings promise (MPI-4.1 §19.1.4, §19.1.17): choice buffers are
+	// assumed-size, so array sections are copied, not described; nothing makes
+	// nonblocking buffers ASYNCHRONOUS.
+	out = append(out, Const{Name: "MPI_SUBARRAYS_SUPPORTED", Logical: ".FALSE."},
+		Const{Name: "MPI_ASYNC_PROTECTS_NONBLOCKING", Logical: ".FALSE."})
 	return out, nil
 }
 

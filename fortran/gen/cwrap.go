@@ -119,6 +119,9 @@ func cWrapper(f *fproc) (string, error) {
 		case clFunc:
 			params = append(params, p.Base+" *"+n)
 			call = append(call, n)
+		case clKeyval:
+			params = append(params, "const MPI_Fint *"+n)
+			call = append(call, "mpixf_keyval(*"+n+")")
 		case clStrLen:
 			// C's buffer is one longer than Fortran's (the NUL); 0 asks for the length
 			params = append(params, "int *"+n)

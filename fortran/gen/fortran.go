@@ -45,10 +45,16 @@ func fortranInt(v int64) string {
 func constDecls(b *strings.Builder, m *Model) {
 	b.WriteString("! Kinds and the status array: the sizes and 1-based fields of C's types\n")
 	for _, k := range m.FOnly {
+		if k.Logical != "" {
+			line(b, "LOGICAL "+k.Name)
+			line(b, fmt.Sprintf("PARAMETER (%s=%s)", k.Name, k.Logical))
+			continue
+		}
 		line(b, "INTEGER "+k.Name)
-		line(b, fmt.Sprintf("PARAMETER (%s=%s)", k.Name, fortranInt(k.Int)))
+		line(b, fmt.Sprintf("PARAMETER (%s=%s)", k.Name, fortranInt(k.F)))
 	}
-	b.WriteString("! Constants of include/mpi.h and include/mpix.h, with their C values\n")
+	b.WriteString("! Constants of include/mpi.h and include/mpix.h: C's values, except that\n")
+	b.WriteString("! string limits count no NUL and predefined keyvals are C's + 1 (MPICH's)\n")
 	for _, k := range m.Consts.List {
 		if k.IsStr {
 			line(b, "CHARACTER*(*) "+k.Name)
@@ -56,7 +62,7 @@ func constDecls(b *strings.Builder, m *Model) {
 			continue
 		}
 		line(b, "INTEGER "+k.Name)
-		line(b, fmt.Sprintf("PARAMETER (%s=%s)", k.Name, fortranInt(k.Int)))
+		line(b, fmt.Sprintf("PARAMETER (%s=%s)", k.Name, fortranInt(k.F)))
 	}
 }
 

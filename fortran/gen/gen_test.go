@@ -144,6 +144,17 @@ func TestConstants(t *testing.T) {
 			t.Errorf("%s = %+v (found %v), want %d", name, k, ok, want)
 		}
 	}
+	// Fortran's values: MPICH's, which differ from C's for string limits and
+	// predefined keyvals only.
+	for name, want := range map[string]int64{
+		"MPI_MAX_OBJECT_NAME": 127, "MPI_MAX_INFO_VAL": 1023, "MPI_MAX_LIBRARY_VERSION_STRING": 8191,
+		"MPI_TAG_UB": 0x64400002, "MPI_WIN_SIZE": 0x66000004, "MPI_KEYVAL_INVALID": 0x24000000,
+		"MPI_COMM_WORLD": 0x44000000, "MPIX_MAX_MEMHANDLE_SIZE": 256,
+	} {
+		if k, _ := c.Lookup(name); k.F != want {
+			t.Errorf("Fortran's %s = %d, want %d", name, k.F, want)
+		}
+	}
 	if k, ok := c.Lookup("MPIX_INFO_VCI"); !ok || !k.IsStr || k.Str != "vci" {
 		t.Errorf("MPIX_INFO_VCI = %+v, want the string vci", k)
 	}
