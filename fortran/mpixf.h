@@ -78,6 +78,15 @@ static inline int mpixf_is_fortran_keyval(MPI_Fint k)
 }
 static inline int mpixf_keyval(MPI_Fint k) { return mpixf_is_fortran_keyval(k) ? k - 1 : k; }
 
+/* Indices of completed requests count from 1 in Fortran: n of them (n may be
+ * MPI_UNDEFINED, and an index may be MPI_UNDEFINED: neither counts). */
+static inline void mpixf_indices_c2f(int *idx, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (idx[i] >= 0)
+            idx[i]++;
+}
+
 /* File handles: C's MPI_File is a pointer, Fortran's an INTEGER; files are converted
  * by identity until MPI_File_c2f/f2c give them a table. */
 static inline MPI_File mpixf_file_f2c(MPI_Fint f) { return (MPI_File)(intptr_t)f; }

@@ -2034,8 +2034,10 @@ void pmpi_request_get_status_all_(const int *count, const MPI_Request *array_of_
 
 void pmpi_request_get_status_any_(const int *count, const MPI_Request *array_of_requests, int *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
+    *index = MPI_UNDEFINED;
     int t_flag = 0;
     int rc = PMPI_Request_get_status_any(*count, array_of_requests, index, &t_flag, mpixf_status(status));
+    mpixf_indices_c2f(index, 1);
     *flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;
     *ierror = rc;
 }
@@ -2043,7 +2045,10 @@ void pmpi_request_get_status_any_(const int *count, const MPI_Request *array_of_
 
 void pmpi_request_get_status_some_(const int *incount, const MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Request_get_status_some(*incount, array_of_requests, outcount, array_of_indices, mpixf_status(array_of_statuses));
+    *outcount = MPI_UNDEFINED;
+    int rc = PMPI_Request_get_status_some(*incount, array_of_requests, outcount, array_of_indices, mpixf_status(array_of_statuses));
+    mpixf_indices_c2f(array_of_indices, *outcount);
+    *ierror = rc;
 }
 #pragma weak mpi_request_get_status_some_ = pmpi_request_get_status_some_
 
@@ -2357,8 +2362,10 @@ void pmpi_testall_(const int *count, MPI_Request *array_of_requests, MPI_Fint *f
 
 void pmpi_testany_(const int *count, MPI_Request *array_of_requests, int *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
+    *index = MPI_UNDEFINED;
     int t_flag = 0;
     int rc = PMPI_Testany(*count, array_of_requests, index, &t_flag, mpixf_status(status));
+    mpixf_indices_c2f(index, 1);
     *flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;
     *ierror = rc;
 }
@@ -2366,7 +2373,10 @@ void pmpi_testany_(const int *count, MPI_Request *array_of_requests, int *index,
 
 void pmpi_testsome_(const int *incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Testsome(*incount, array_of_requests, outcount, array_of_indices, mpixf_status(array_of_statuses));
+    *outcount = MPI_UNDEFINED;
+    int rc = PMPI_Testsome(*incount, array_of_requests, outcount, array_of_indices, mpixf_status(array_of_statuses));
+    mpixf_indices_c2f(array_of_indices, *outcount);
+    *ierror = rc;
 }
 #pragma weak mpi_testsome_ = pmpi_testsome_
 
@@ -2632,13 +2642,19 @@ void pmpi_waitall_(const int *count, MPI_Request *array_of_requests, MPI_Fint *a
 
 void pmpi_waitany_(const int *count, MPI_Request *array_of_requests, int *index, MPI_Fint *status, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Waitany(*count, array_of_requests, index, mpixf_status(status));
+    *index = MPI_UNDEFINED;
+    int rc = PMPI_Waitany(*count, array_of_requests, index, mpixf_status(status));
+    mpixf_indices_c2f(index, 1);
+    *ierror = rc;
 }
 #pragma weak mpi_waitany_ = pmpi_waitany_
 
 void pmpi_waitsome_(const int *incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Waitsome(*incount, array_of_requests, outcount, array_of_indices, mpixf_status(array_of_statuses));
+    *outcount = MPI_UNDEFINED;
+    int rc = PMPI_Waitsome(*incount, array_of_requests, outcount, array_of_indices, mpixf_status(array_of_statuses));
+    mpixf_indices_c2f(array_of_indices, *outcount);
+    *ierror = rc;
 }
 #pragma weak mpi_waitsome_ = pmpi_waitsome_
 

@@ -8,7 +8,8 @@
       INCLUDE 'mpif.h'
       INTEGER IERR, RANK, NP, PEER, I, N, ST(MPI_STATUS_SIZE)
       INTEGER STS(MPI_STATUS_SIZE, 4), REQS(4), BUF(10), OUT(10)
-      INTEGER IA, TYPES(2), BLENS(2), STYPE, ISUM(3)
+      INTEGER IA, TYPES(2), BLENS(2), STYPE, ISUM(3), IDX, OUTCNT
+      INTEGER INDICES(4)
       INTEGER(KIND=MPI_ADDRESS_KIND) DISPS(2)
       DOUBLE PRECISION DA, T0, T1
       LOGICAL FLAG
@@ -81,6 +82,27 @@
       CALL CHECK(REQS(2) .EQ. MPI_REQUEST_NULL, 'test did not free')
       CALL MPI_WAITALL(1, REQS, MPI_STATUSES_IGNORE, IERR)
       CALL CHECK(IERR .EQ. MPI_SUCCESS, 'waitall STATUSES_IGNORE')
+! MPI_WAITANY and MPI_WAITSOME count their indices from 1 in Fortran;
+! with no active request, MPI_WAITANY's index is MPI_UNDEFINED.
+      CALL MPI_IRECV(BUF, 1, MPI_INTEGER, PEER, 11, MPI_COMM_WORLD,
+     &               REQS(1), IERR)
+      CALL MPI_IRECV(BUF(2), 1, MPI_INTEGER, PEER, 12, MPI_COMM_WORLD,
+     &               REQS(2), IERR)
+      CALL MPI_SEND(OUT, 1, MPI_INTEGER, PEER, 11, MPI_COMM_WORLD, IERR)
+      CALL MPI_SEND(OUT, 1, MPI_INTEGER, PEER, 12, MPI_COMM_WORLD, IERR)
+      CALL MPI_WAITANY(2, REQS, IDX, ST, IERR)
+      CALL CHECK(IDX .EQ. 1 .OR. IDX .EQ. 2, 'waitany index from 1')
+      CALL CHECK(ST(MPI_TAG) .EQ. 10 + IDX, 'waitany status')
+      CALL CHECK(REQS(IDX) .EQ. MPI_REQUEST_NULL, 'waitany request')
+      INDICES(1) = -5
+      CALL MPI_WAITSOME(2, REQS, OUTCNT, INDICES, STS, IERR)
+      CALL CHECK(OUTCNT .EQ. 1 .AND. INDICES(1) .EQ. 3 - IDX,
+     &           'waitsome indices from 1')
+      CALL CHECK(STS(MPI_TAG, 1) .EQ. 13 - IDX, 'waitsome status')
+      CALL MPI_WAITANY(2, REQS, IDX, ST, IERR)
+      CALL CHECK(IDX .EQ. MPI_UNDEFINED, 'waitany of null requests')
+      CALL MPI_WAITSOME(2, REQS, OUTCNT, INDICES, STS, IERR)
+      CALL CHECK(OUTCNT .EQ. MPI_UNDEFINED, 'waitsome of nulls')
 ! Collectives in place: allreduce, reduce at the root.
       ISUM(1) = RANK + 1
       ISUM(2) = 10 * (RANK + 1)

@@ -9,7 +9,7 @@ program f90_basic
   implicit none
   integer :: ierr, rank, np, peer, n, info, i, reqs(2), st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2)
   real(8) :: a(3, 4), b(3, 4)
-  integer :: iv(4)
+  integer :: iv(4), outcount
   character(len=MPI_MAX_OBJECT_NAME) :: name
   character(len=8) :: short
   character(len=MPI_MAX_PROCESSOR_NAME) :: host
@@ -53,6 +53,22 @@ program f90_basic
     call MPI_Test(reqs(1), flag, st, ierr)
   end do
   call check(n == peer .and. st(MPI_TAG) == 5 .and. reqs(1) == MPI_REQUEST_NULL, 'MPI_Test')
+  ! MPI_Testany's and MPI_Testsome's indices count from 1.
+  reqs = MPI_REQUEST_NULL
+  call MPI_Irecv(n, 1, MPI_INTEGER, peer, 6, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Send(rank, 1, MPI_INTEGER, peer, 6, MPI_COMM_WORLD, ierr)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Testany(2, reqs, i, flag, st, ierr)
+  end do
+  call check(i == 2 .and. n == peer .and. st(MPI_TAG) == 6, 'MPI_Testany index from 1')
+  call MPI_Irecv(n, 1, MPI_INTEGER, peer, 7, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Send(rank, 1, MPI_INTEGER, peer, 7, MPI_COMM_WORLD, ierr)
+  outcount = 0
+  do while (outcount == 0)
+    call MPI_Testsome(2, reqs, outcount, iv, sts, ierr)
+  end do
+  call check(outcount == 1 .and. iv(1) == 1 .and. sts(MPI_TAG, 1) == 7, 'MPI_Testsome indices from 1')
   call MPI_Comm_test_inter(MPI_COMM_WORLD, flag, ierr)
   call check(.not. flag, 'MPI_COMM_WORLD is an intercommunicator')
 

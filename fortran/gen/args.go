@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"mpix/internal/apispec"
@@ -28,6 +29,7 @@ const (
 	clFile                       // an MPI_File handle: a C pointer, a Fortran INTEGER
 	clStrLen                     // a string's buffer length, inout, that counts C's NUL and not Fortran's
 	clKeyval                     // a keyval: mpif.h's predefined ones are C's + 1
+	clIndex                      // a completed request's index, or the indices: from 1 in Fortran, from 0 in C
 	clHand                       // only in hand-written wrappers (attribute values, extra states, adapted callbacks)
 )
 
@@ -81,6 +83,10 @@ var unbound = map[string]bool{
 var unboundFunc = map[string]bool{
 	"MPI_Datarep_extent_function": true, "MPI_Datarep_conversion_function": true,
 }
+
+// completions are the procedures that return which requests completed: their index
+// and array_of_indices count from 1 in Fortran, from 0 in C (MPI-4.1 §3.7.5).
+var completions = regexp.MustCompile(`^MPI_(Wait|Test)(any|some)$|^MPI_Request_get_status_(any|some)$`)
 
 // nulCounted are the inout string lengths that count the terminating NUL in C and
 // only the characters in Fortran (MPI-4.1's MPI_Info_get_string: buflen 4 gets
@@ -193,6 +199,9 @@ func classify(f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
 		default:
 			a.Class = clLogicalOut
 		}
+		return a, nil
+	case completions.MatchString(f.Name) && (p.Name == "index" || p.Name == "array_of_indices"):
+		a.Class, a.FType = clIndex, "INTEGER"
 		return a, nil
 	case p.Kind == "KEYVAL" && p.Levels() == 0:
 		a.Class, a.FType = clKeyval, "INTEGER"

@@ -119,6 +119,19 @@ func cWrapper(f *fproc) (string, error) {
 		case clFunc:
 			params = append(params, p.Base+" *"+n)
 			call = append(call, n)
+		case clIndex:
+			params = append(params, "int *"+n)
+			call = append(call, n)
+			// The first *outcount are set; MPI_UNDEFINED (none active) sets none. The
+			// count (or index) starts undefined, so a call that fails before setting it
+			// leaves nothing to convert.
+			if p.Array {
+				pre = append(pre, "*outcount = MPI_UNDEFINED;")
+				post = append(post, fmt.Sprintf("mpixf_indices_c2f(%s, *outcount);", n))
+			} else {
+				pre = append(pre, fmt.Sprintf("*%s = MPI_UNDEFINED;", n))
+				post = append(post, fmt.Sprintf("mpixf_indices_c2f(%s, 1);", n))
+			}
 		case clKeyval:
 			params = append(params, "const MPI_Fint *"+n)
 			call = append(call, "mpixf_keyval(*"+n+")")
