@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -241,14 +240,4 @@ func (c *Constants) fortranOnly() ([]Const, error) {
 	out = append(out, Const{Name: "MPI_SUBARRAYS_SUPPORTED", Logical: ".FALSE."},
 		Const{Name: "MPI_ASYNC_PROTECTS_NONBLOCKING", Logical: ".FALSE."})
 	return out, nil
-}
-
-// sortedNames is for tests and messages.
-func (c *Constants) sortedNames() []string {
-	var n []string
-	for _, k := range c.List {
-		n = append(n, k.Name)
-	}
-	sort.Strings(n)
-	return n
 }

@@ -13,8 +13,8 @@ import (
 
 const fixedWidth = 72
 
-// line writes one statement from column 7, continued where it is too long. split is
-// where a continuation may start (after a '=' or ','), never inside a string.
+// line writes one statement from column 7, continued where it is too long: after the
+// last '=' or ',' that fits and is not inside a string.
 func line(b *strings.Builder, stmt string) {
 	text := "      " + stmt
 	for len(text) > fixedWidth {
