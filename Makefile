@@ -8,27 +8,34 @@ NP      ?= 2
 # (cmd/mpixpart is a C program linked against the library, not part of it; part/*.txt
 # are the defaults the library embeds.)
 GOSRC   := $(shell find capi core cmd shm ofi transport vci threadcomm kernels rma part internal \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.txt' \) -not -name '*_test.go' -not -path 'cmd/mpixpart/*') go.mod
-HEADERS := include/mpi.h include/mpix.h
+HEADERS := include/mpi.h include/mpix.h include/mpif.h
 VERSION := $(shell sed -n 's/^\#define MPIX_VERSION *"\(.*\)"/\1/p' include/mpi.h)
 # The standard names build systems look for, each a link to an mpix tool: the
 # compiler wrapper picks C or C++ from the name it was called by.
 CC_NAMES   := mpixcxx mpicc mpicxx mpic++ mpiCC
+# ... and Fortran from these (mpixfort, MPICH's and Open MPI's names).
+FC_NAMES   := mpixfort mpixf77 mpixf90 mpifort mpif77 mpif90
 EXEC_NAMES := mpiexec mpirun
 # The pkg-config names: mpix, Debian's mpi, MPICH's and Open MPI's (Meson's dependency('mpi')
 # asks pkg-config for ompi-c / ompi-cxx before it tries the mpicc wrapper).
 PC_ALIASES := mpi mpi-c mpi-cxx mpich ompi ompi-c ompi-cxx
+# The Fortran library's pkg-config file, mpix-fort.pc, and its aliases.
+PC_FORT_ALIASES := mpi-fort ompi-fort
 
-.PHONY: all deps generate lib tools headers pc install demo check test gotest ctest sanitize clean bench
+.PHONY: all deps generate lib fortran tools headers pc install demo check test gotest ctest sanitize clean bench
 
-all: lib headers tools pc
+all: lib headers fortran tools pc
 
 deps:
 	@scripts/install-deps.sh
 
 # Regenerate the bindings from capi/gen's inputs (apis.json, fastpaths.txt, mpi41.h,
-# legacy.h) and include/mpix.h; nothing outside the repository is read.
+# legacy.h) and include/mpix.h; nothing outside the repository is read. fortran/gen
+# writes the Fortran bindings (include/mpif.h, fortran/zmpi.f90, fortran/zbind.c) from
+# the same description and the constants of include/mpi.h and include/mpix.h.
 generate:
 	cd capi && $(GO) generate
+	$(GO) run ./fortran/gen -root .
 
 lib: $(LIB)/libmpix.so
 
@@ -47,6 +54,27 @@ headers: $(HEADERS)
 	@mkdir -p $(PREFIX)/include
 	cp $(HEADERS) $(PREFIX)/include/
 
+# The Fortran bindings (fortran/README.md): libmpixfort.so, the wrappers with
+# gfortran's calling convention over libmpix.so (found beside it through $$ORIGIN), and
+# module mpi's mpi.mod in the include directory, compiled by gfortran. The module has no
+# procedures of its own, so nothing of its object file goes into the library.
+FC_FOR_TOOLS ?= gfortran
+FORTRAN_C    := $(wildcard fortran/*.c)
+fortran: $(LIB)/libmpixfort.so $(PREFIX)/include/mpi.mod
+
+$(LIB)/libmpixfort.so: $(FORTRAN_C) fortran/mpixf.h include/mpi.h include/mpix.h $(LIB)/libmpix.so
+	$(CC_FOR_TOOLS) -shared -fPIC -O2 -Wall -Wextra -Iinclude -Ifortran \
+		-Wl,-soname,libmpixfort.so -o $@ $(FORTRAN_C) \
+		-L$(LIB) -Wl,-rpath,'$$ORIGIN' -lmpix
+	@# Drop-in names, as for libmpix.so: Fortran binaries linked against MPICH
+	@# (libmpichfort.so.12 on Debian, libmpifort.so.12 elsewhere) find mpix's.
+	ln -sf libmpixfort.so $(LIB)/libmpichfort.so.12
+	ln -sf libmpixfort.so $(LIB)/libmpifort.so.12
+
+$(PREFIX)/include/mpi.mod: fortran/zmpi.f90
+	@mkdir -p $(PREFIX)/include $(PREFIX)/fortran
+	$(FC_FOR_TOOLS) -c -fPIC -J $(PREFIX)/include -o $(PREFIX)/fortran/zmpi.o fortran/zmpi.f90
+
 # The tools: the launcher, the compiler wrapper, mpixinfo and mpixpart (the partitioned
 # aggregation's calibration, C + OpenMP like mpixinfo, see part-calibrate), with the standard names
 # (mpicc, mpicxx, mpic++, mpiexec, mpirun) as links beside them, so that
@@ -57,7 +85,7 @@ tools: lib headers
 	@mkdir -p $(PREFIX)/bin
 	$(GO) build -trimpath -o $(PREFIX)/bin/mpixexec ./cmd/mpixexec
 	$(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o $(PREFIX)/bin/mpixcc ./cmd/mpixcc
-	for n in $(CC_NAMES); do ln -sf mpixcc $(PREFIX)/bin/$$n; done
+	for n in $(CC_NAMES) $(FC_NAMES); do ln -sf mpixcc $(PREFIX)/bin/$$n; done
 	for n in $(EXEC_NAMES); do ln -sf mpixexec $(PREFIX)/bin/$$n; done
 	install -m 755 scripts/mpixvars $(PREFIX)/bin/mpixvars
 	$(CC_FOR_TOOLS) -O2 -Wall -Wextra -I$(PREFIX)/include \
@@ -79,6 +107,9 @@ pc:
 	@printf 'prefix=$${pcfiledir}/../..\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix\nDescription: MPI library in Go with the MPICH ABI\nVersion: %s\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpix\nCflags: -I$${includedir}\n' \
 		'$(VERSION)' > $(LIB)/pkgconfig/mpix.pc
 	for n in $(PC_ALIASES); do ln -sf mpix.pc $(LIB)/pkgconfig/$$n.pc; done
+	@printf 'prefix=$${pcfiledir}/../..\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix-fort\nDescription: Fortran bindings of mpix (mpif.h, use mpi)\nVersion: %s\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpixfort -lmpix\nCflags: -I$${includedir}\n' \
+		'$(VERSION)' > $(LIB)/pkgconfig/mpix-fort.pc
+	for n in $(PC_FORT_ALIASES); do ln -sf mpix-fort.pc $(LIB)/pkgconfig/$$n.pc; done
 
 # make install PREFIX=/some/dir: copies the tree that `make` built (bin, lib with the
 # drop-in names, include, lib/pkgconfig) to $(DESTDIR)$(PREFIX). Nothing in it
@@ -102,7 +133,7 @@ check: test
 
 gotest:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./core/... ./vci/... ./transport/... ./shm/... ./ofi/... ./cmd/... ./capi/gen/... ./bench/... ./threadcomm/... ./kernels/... ./internal/... ./rma/... ./part/...
+	$(GO) test -race -count=1 ./core/... ./vci/... ./transport/... ./shm/... ./ofi/... ./cmd/... ./capi/gen/... ./bench/... ./threadcomm/... ./kernels/... ./internal/... ./rma/... ./part/... ./fortran/...
 	$(GO) test -count=1 ./capi/
 
 ctest: all

@@ -36,6 +36,10 @@ for l in 1 3 4; do
     $bin/mpixexec -n "$np" -env OMP_NUM_THREADS 4 $out/tc_listing$l
 done
 
+step "[TC] Listing 1 in Fortran (use mpi, mpixfort -fopenmp): $np processes x 4 OpenMP threads"
+$bin/mpixfort -O2 -fopenmp -o $out/tc_listing1_f90 ctests/fortran/f90_listing1.f90
+$bin/mpixexec -n "$np" $out/tc_listing1_f90
+
 step "RMA extensions ([RMA] Listings 1, 2, 6 and Figure 6): $np processes"
 # Listing 1: Rput + flush + Raccumulate signal; Listing 2: the same with mpi_win_order=true
 # and no flush (also over libfabric, where ordering is the network's to keep); Listing 6:

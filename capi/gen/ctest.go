@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 			continue
 		}
 		var args []string
-		for _, p := range f.callParams() {
+		for _, p := range f.CallParams() {
 			args = append(args, fmt.Sprintf("(%s)0", castType(p)))
 		}
 		if hasVarargs(f) {
@@ -91,7 +91,7 @@ func castType(p Param) string {
 	if p.Inner != "" {
 		return t + " (*)[" + p.Inner + "]"
 	}
-	if l := p.levels(); l > 0 {
+	if l := p.Levels(); l > 0 {
 		t += " " + strings.Repeat("*", l)
 	}
 	return t

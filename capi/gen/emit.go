@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -227,7 +226,7 @@ func deriveFromLarge(procs []*Proc, have, generic map[string]bool) map[string]st
 // counts that it widens.
 func widensScalars(f, g *Proc) bool {
 	return differOnlyWhere(f, g, func(p, q Param) bool {
-		return p.levels() == 0 && q.levels() == 0 && p.Dir == "in" && widenings[[2]string{p.Base, q.Base}]
+		return p.Levels() == 0 && q.Levels() == 0 && p.Dir == "in" && widenings[[2]string{p.Base, q.Base}]
 	})
 }
 
@@ -235,7 +234,7 @@ func widensScalars(f, g *Proc) bool {
 // width of counts and displacements (input scalars or arrays of the same depth).
 func sameButCounts(f, g *Proc) bool {
 	return differOnlyWhere(f, g, func(p, q Param) bool {
-		return countTypes[p.Base] && countTypes[q.Base] && p.levels() == q.levels() && p.Dir == "in" && q.Dir == "in"
+		return countTypes[p.Base] && countTypes[q.Base] && p.Levels() == q.Levels() && p.Dir == "in" && q.Dir == "in"
 	})
 }
 
@@ -246,7 +245,7 @@ func differOnlyWhere(f, g *Proc, allowed func(p, q Param) bool) bool {
 		return false
 	}
 	for i, p := range f.Params {
-		if q := g.Params[i]; p.GoType() != q.GoType() && !allowed(p, q) {
+		if q := g.Params[i]; goTypeOf(p) != goTypeOf(q) && !allowed(p, q) {
 			return false
 		}
 	}
@@ -303,7 +302,7 @@ func emitShim(procs []*Proc, fast map[string]bool) []byte {
 	for _, f := range procs {
 		if fast[f.Name] {
 			var names []string
-			for _, p := range f.callParams() {
+			for _, p := range f.CallParams() {
 				names = append(names, p.Name)
 			}
 			call := fmt.Sprintf("mpix_fast_%s(%s)", f.Name, strings.Join(names, ", "))
@@ -318,8 +317,8 @@ func emitShim(procs []*Proc, fast map[string]bool) []byte {
 		}
 		var args []string
 		args = append(args, "mpix_ctx_get()")
-		for _, p := range f.callParams() {
-			if p.levels() == 0 {
+		for _, p := range f.CallParams() {
+			if p.Levels() == 0 {
 				args = append(args, p.Name)
 			} else {
 				args = append(args, fmt.Sprintf("(%s)%s", p.CCast(), p.Name))
@@ -327,11 +326,11 @@ func emitShim(procs []*Proc, fast map[string]bool) []byte {
 		}
 		if fast[f.Name] {
 			fmt.Fprintf(&b, "    return mpixgo_%s(%s);\n}\n#pragma weak %s = %s\n",
-				f.GoName(), strings.Join(args, ", "), f.Name, f.PName())
+				goName(f), strings.Join(args, ", "), f.Name, f.PName())
 			continue
 		}
 		fmt.Fprintf(&b, "\n%s\n{\n    return mpixgo_%s(%s);\n}\n#pragma weak %s = %s\n",
-			f.Prototype(f.PName()), f.GoName(), strings.Join(args, ", "), f.Name, f.PName())
+			f.Prototype(f.PName()), goName(f), strings.Join(args, ", "), f.Name, f.PName())
 	}
 	return b.Bytes()
 }
@@ -352,9 +351,9 @@ func emitExports(procs []*Proc, have map[string]bool, via map[string]string, gen
 	b.WriteString("// Procedure identifiers, in the order of funcNames.\nconst (\n")
 	for i, f := range procs {
 		if i == 0 {
-			fmt.Fprintf(&b, "\tfn%s funcID = iota\n", f.GoName())
+			fmt.Fprintf(&b, "\tfn%s funcID = iota\n", goName(f))
 		} else {
-			fmt.Fprintf(&b, "\tfn%s\n", f.GoName())
+			fmt.Fprintf(&b, "\tfn%s\n", goName(f))
 		}
 	}
 	b.WriteString("\tnumFuncs\n)\n\n// funcNames are the C names of the procedures.\nvar funcNames = [numFuncs]string{\n")
@@ -364,7 +363,7 @@ func emitExports(procs []*Proc, have map[string]bool, via map[string]string, gen
 	b.WriteString("}\n\n// funcImplemented says which procedures have an implementation.\nvar funcImplemented = [numFuncs]bool{\n")
 	for _, f := range procs {
 		if have[f.Name] || via[f.Name] != "" {
-			fmt.Fprintf(&b, "\tfn%s: true,\n", f.GoName())
+			fmt.Fprintf(&b, "\tfn%s: true,\n", goName(f))
 		}
 	}
 	b.WriteString("}\n")
@@ -387,15 +386,15 @@ func emitExports(procs []*Proc, have map[string]bool, via map[string]string, gen
 // implementation takes wider scalar counts, which the export converts.
 func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 	impl := implProc != nil
-	id := "fn" + f.GoName()
+	id := "fn" + goName(f)
 	var params []string
 	params = append(params, "ctx *C.mpix_ctx")
-	for _, p := range f.callParams() {
-		params = append(params, p.GoIdent()+" "+p.GoType())
+	for _, p := range f.CallParams() {
+		params = append(params, goIdentOf(p)+" "+goTypeOf(p))
 	}
 	ret := "C." + f.Ret
 	errRet := f.Ret == "int"
-	fmt.Fprintf(b, "\n//export mpixgo_%s\nfunc mpixgo_%s(%s) (rc %s) {\n", f.GoName(), f.GoName(), strings.Join(params, ", "), ret)
+	fmt.Fprintf(b, "\n//export mpixgo_%s\nfunc mpixgo_%s(%s) (rc %s) {\n", goName(f), goName(f), strings.Join(params, ", "), ret)
 	if errRet {
 		fmt.Fprintf(b, "\tdefer recoverCall(%s, &rc)\n", id)
 	} else {
@@ -420,45 +419,45 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 	target := "nil"
 	var callArgs []string
 	callArgs = append(callArgs, "ctx")
-	for _, p := range f.callParams() {
+	for _, p := range f.CallParams() {
 		r, ok := resolvers[p.Kind]
-		isHandleIn := ok && p.levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f") && !unresolved[f.Name+"."+p.Name]
+		isHandleIn := ok && p.Levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f") && !unresolved[f.Name+"."+p.Name]
 		switch {
 		case isHandleIn:
 			lookup := r.lookup
 			if p.Kind == "INFO" && strings.HasPrefix(f.Name, "MPI_Info_") {
 				lookup = "core.LookupInfo"
 			}
-			obj := p.GoIdent() + "Obj"
+			obj := goIdentOf(p) + "Obj"
 			ctxArg := ""
 			if r.withCtx && !rawComm[f.Name] {
 				ctxArg = "ctx, "
 			} else if r.withCtx {
 				lookup = "core.LookupComm"
 			}
-			fmt.Fprintf(b, "\t%s, err := %s(%sint32(%s))\n\tif err != nil {\n\t\t%s\n\t}\n", obj, lookup, ctxArg, p.GoIdent(), raise(target, "err"))
+			fmt.Fprintf(b, "\t%s, err := %s(%sint32(%s))\n\tif err != nil {\n\t\t%s\n\t}\n", obj, lookup, ctxArg, goIdentOf(p), raise(target, "err"))
 			if r.target && target == "nil" {
 				target = obj
 			}
 			callArgs = append(callArgs, obj)
 			continue
-		case p.levels() > 0 && !p.Array && !noNullCheck[p.Kind] && (p.Dir != "in" || p.Kind == "STRING") && p.Inner == "" &&
+		case p.Levels() > 0 && !p.Array && !noNullCheck[p.Kind] && (p.Dir != "in" || p.Kind == "STRING") && p.Inner == "" &&
 			!nullable[f.Name+"."+p.Name] && !toolOptional(f.Name):
 			class := "core.ErrArg"
 			if isTool(f.Name) {
 				class = "C.MPI_T_ERR_INVALID"
 			}
-			fmt.Fprintf(b, "\tif %s == nil {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(%s, \"%s must not be NULL\")", class, p.Name)))
-		case p.levels() == 0 && p.Dir == "in" && nonNegative[p.Kind] && !lateCount[f.Name+"."+p.Name]:
-			fmt.Fprintf(b, "\tif %s < 0 {\n\t\t%s\n\t}\n", p.GoIdent(), raise(target, fmt.Sprintf("core.Errorf(core.ErrCount, \"%s must not be negative (%%d)\", int64(%s))", p.Name, p.GoIdent())))
+			fmt.Fprintf(b, "\tif %s == nil {\n\t\t%s\n\t}\n", goIdentOf(p), raise(target, fmt.Sprintf("core.Errorf(%s, \"%s must not be NULL\")", class, p.Name)))
+		case p.Levels() == 0 && p.Dir == "in" && nonNegative[p.Kind] && !lateCount[f.Name+"."+p.Name]:
+			fmt.Fprintf(b, "\tif %s < 0 {\n\t\t%s\n\t}\n", goIdentOf(p), raise(target, fmt.Sprintf("core.Errorf(core.ErrCount, \"%s must not be negative (%%d)\", int64(%s))", p.Name, goIdentOf(p))))
 		}
-		callArgs = append(callArgs, p.GoIdent())
+		callArgs = append(callArgs, goIdentOf(p))
 	}
 	emitNullChecks(b, f, func(err string) string { return raise(target, err) })
 	implName := implProc.Name
 	if widen { // the large-count twin's implementation: widen the counts
-		for i, p := range f.callParams() {
-			if q := implProc.callParams()[i]; p.GoType() != q.GoType() {
+		for i, p := range f.CallParams() {
+			if q := implProc.CallParams()[i]; goTypeOf(p) != goTypeOf(q) {
 				callArgs[i+1] = fmt.Sprintf("C.%s(%s)", q.Base, callArgs[i+1])
 			}
 		}
@@ -475,20 +474,16 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 func implSignature(f *Proc) string {
 	var params []string
 	params = append(params, "ctx *C.mpix_ctx")
-	for _, p := range f.callParams() {
-		if r, ok := resolvers[p.Kind]; ok && p.levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f") && !unresolved[f.Name+"."+p.Name] {
-			params = append(params, p.GoIdent()+" "+r.goType)
+	for _, p := range f.CallParams() {
+		if r, ok := resolvers[p.Kind]; ok && p.Levels() == 0 && p.Dir == "in" && !strings.HasSuffix(f.Name, "_c2f") && !unresolved[f.Name+"."+p.Name] {
+			params = append(params, goIdentOf(p)+" "+r.goType)
 			continue
 		}
-		params = append(params, p.GoIdent()+" "+p.GoType())
+		params = append(params, goIdentOf(p)+" "+goTypeOf(p))
 	}
 	ret := "error"
 	if f.Ret != "int" {
 		ret = "C." + f.Ret
 	}
-	return fmt.Sprintf("func impl_%s(%s) %s", f.GoName(), strings.Join(params, ", "), ret)
-}
-
-func sortProcs(procs []*Proc) {
-	sort.SliceStable(procs, func(i, j int) bool { return procs[i].Name < procs[j].Name })
+	return fmt.Sprintf("func impl_%s(%s) %s", goName(f), strings.Join(params, ", "), ret)
 }

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 		fmt.Fprintf(&b, "#ifdef %s\n    features++;\n", feature)
 		for _, f := range byFeature[feature] {
 			var args []string
-			for _, p := range f.callParams() {
+			for _, p := range f.CallParams() {
 				args = append(args, fmt.Sprintf("(%s)0", castType(p)))
 			}
 			for _, name := range []string{f.Name, f.PName()} {

@@ -51,10 +51,10 @@ func isP2P(f *Proc) bool {
 // nullChecks lists f's address checks in parameter order.
 func nullChecks(f *Proc) []nullCheck {
 	var out []nullCheck
-	ps := f.callParams()
+	ps := f.CallParams()
 	count := ""
 	for _, p := range ps {
-		if p.Kind == "ARRAY_LENGTH_NNI" && p.levels() == 0 {
+		if p.Kind == "ARRAY_LENGTH_NNI" && p.Levels() == 0 {
 			count = p.Name
 			break
 		}
@@ -64,7 +64,7 @@ func nullChecks(f *Proc) []nullCheck {
 		case p.Kind == "STATUS" && !p.Array && !statusConverters.MatchString(f.Name) && !isTool(f.Name):
 			out = append(out, nullCheck{
 				c:     p.Name + " == NULL",
-				goIf:  p.GoIdent() + " == nil",
+				goIf:  goIdentOf(p) + " == nil",
 				class: "core.ErrArg",
 				msg:   p.Name + " must not be NULL (MPI_STATUS_IGNORE ignores it)",
 			})
@@ -72,7 +72,7 @@ func nullChecks(f *Proc) []nullCheck {
 			(p.Kind == "REQUEST" || p.Kind == "STATUS" || p.Kind == "INDEX"):
 			out = append(out, nullCheck{
 				c:     fmt.Sprintf("(%s > 0) & (%s == NULL)", count, p.Name),
-				goIf:  fmt.Sprintf("%s > 0 && %s == nil", goIdent(count), p.GoIdent()),
+				goIf:  fmt.Sprintf("%s > 0 && %s == nil", goIdent(count), goIdentOf(p)),
 				class: "core.ErrArg",
 				msg:   fmt.Sprintf("%s must not be NULL when %s is positive", p.Name, count),
 			})
@@ -82,10 +82,10 @@ func nullChecks(f *Proc) []nullCheck {
 			out = append(out, nullCheck{
 				c: fmt.Sprintf("(%s == NULL) & (%s > 0)", p.Name, n.Name),
 				goIf: fmt.Sprintf("%s == nil && %s > 0 && core.NullBufferIsError(%sObj)",
-					p.GoIdent(), n.GoIdent(), t.GoIdent()),
+					goIdentOf(p), goIdentOf(n), goIdentOf(t)),
 				class: "core.ErrBuffer",
 				msg:   fmt.Sprintf("%s is NULL with %s %%d", p.Name, n.Name),
-				arg:   "int64(" + n.GoIdent() + ")",
+				arg:   "int64(" + goIdentOf(n) + ")",
 			})
 		}
 	}
@@ -93,7 +93,7 @@ func nullChecks(f *Proc) []nullCheck {
 }
 
 // goIdent is the Go name of the C parameter name.
-func goIdent(name string) string { return Param{Name: name}.GoIdent() }
+func goIdent(name string) string { return goIdentOf(Param{Name: name}) }
 
 // shimGuard is the C condition under which the shim skips f's fast path ("" when f
 // has no address to check).

@@ -1,11 +1,14 @@
-// Command mpixcc compiles and links C and C++ programs against mpix: it runs the
-// system compiler with mpix's include directory and, when linking, with libmpix and
-// an rpath to it, so programs run without LD_LIBRARY_PATH.
+// Command mpixcc compiles and links C, C++ and Fortran programs against mpix: it runs
+// the system compiler with mpix's include directory and, when linking, with libmpix
+// (and for Fortran libmpixfort) and an rpath to it, so programs run without
+// LD_LIBRARY_PATH.
 //
 //	mpixcc [query flag] [-cc=COMPILER] [compiler flags] files...
 //
 // One executable serves every name: invoked as mpixcxx, mpicxx, mpic++ or mpiCC it
-// compiles C++, as anything else (mpixcc, mpicc) C. Build systems look for MPICH's
+// compiles C++, as mpixfort, mpixf77, mpixf90, mpifort, mpif77 or mpif90 Fortran (the
+// include directory holds mpif.h and module mpi's mpi.mod), as anything else (mpixcc,
+// mpicc) C. Build systems look for MPICH's
 // and Open MPI's names and ask the wrapper what it adds, so it answers both
 // families' query flags (query below):
 //
@@ -17,8 +20,9 @@
 //	-showme:command         the compiler
 //	-showme:incdirs|libdirs|libs|libs_static|version|help
 //
-// The compiler is, first to last: -cc= or -cxx=, then $MPIX_CC, $MPICH_CC, $OMPI_CC
-// (for C++ $MPIX_CXX, $MPICH_CXX, $OMPI_CXX), then cc (c++).
+// The compiler is, first to last: -cc= or -cxx= (-fc=, -f77=, -f90= for Fortran), then
+// $MPIX_CC, $MPICH_CC, $OMPI_CC (for C++ $MPIX_CXX, $MPICH_CXX, $OMPI_CXX; for
+// Fortran $MPIX_FC, $MPICH_FC, $MPICH_F90, $OMPI_FC), then cc (c++, gfortran).
 //
 // The prefix is found from the location of this executable (<prefix>/bin), so an
 // installed tree works wherever it is moved: the include path and the rpath follow it.
@@ -30,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -56,7 +61,9 @@ func run(argv []string, stdout io.Writer) error {
 		name:   filepath.Base(argv[0]),
 		prefix: filepath.Dir(filepath.Dir(exe)),
 		cxx:    isCXX(filepath.Base(argv[0])),
+		fort:   isFortran(filepath.Base(argv[0])),
 		env:    os.Getenv,
+		fflags: gfortranFlags,
 	}
 	out, cmdline, err := w.plan(argv[1:])
 	if err != nil {
@@ -79,15 +86,47 @@ func isCXX(name string) bool {
 		strings.HasSuffix(name, "CC")
 }
 
+// isFortran reports whether the wrapper was invoked under a Fortran name.
+func isFortran(name string) bool {
+	return strings.Contains(name, "fort") || strings.Contains(name, "f77") || strings.Contains(name, "f90")
+}
+
 // wrapper holds what a run depends on besides its arguments.
 type wrapper struct {
 	name   string // the name it was invoked as, for messages and -showme:version
 	prefix string // the installation: <prefix>/include, <prefix>/lib
 	cxx    bool
+	fort   bool
 	env    func(string) string
+	// fflags gives the flags a Fortran compiler needs besides the include directory
+	// (nil: none).
+	fflags func(compiler string) []string
+}
+
+// gfortranFlags: gfortran 10 and later reject calls that pass different types to the
+// same choice argument of a procedure without an interface, which is what every
+// program using mpif.h does (MPI_Send of an INTEGER, then of a REAL);
+// -fallow-argument-mismatch makes that a warning again, as MPICH's mpifort does.
+func gfortranFlags(compiler string) []string {
+	words := strings.Fields(compiler)
+	if len(words) == 0 || !strings.Contains(filepath.Base(words[0]), "gfortran") {
+		return nil
+	}
+	out, err := exec.Command(words[0], "-dumpversion").Output()
+	if err != nil {
+		return nil
+	}
+	major := strings.SplitN(strings.TrimSpace(string(out)), ".", 2)[0]
+	if n, err := strconv.Atoi(major); err == nil && n >= 10 {
+		return []string{"-fallow-argument-mismatch"}
+	}
+	return nil
 }
 
 func (w wrapper) envNames() []string {
+	if w.fort {
+		return []string{"MPIX_FC", "MPICH_FC", "MPICH_F90", "OMPI_FC"}
+	}
 	if w.cxx {
 		return []string{"MPIX_CXX", "MPICH_CXX", "OMPI_CXX"}
 	}
@@ -99,8 +138,44 @@ func (w wrapper) libdir() string { return filepath.Join(w.prefix, "lib") }
 
 func (w wrapper) compileFlags() []string { return []string{"-I" + w.incdir()} }
 
+// langFlags are the compile flags the compiler in use needs for the language.
+func (w wrapper) langFlags(compiler string) []string {
+	if w.fort && w.fflags != nil {
+		return w.fflags(compiler)
+	}
+	return nil
+}
+
 func (w wrapper) linkFlags() []string {
-	return []string{"-L" + w.libdir(), "-Wl,-rpath," + w.libdir(), "-lmpix"}
+	return append([]string{"-L" + w.libdir(), "-Wl,-rpath," + w.libdir()}, w.libFlags()...)
+}
+
+// libs are the libraries a program links: Fortran's wrappers come before the C library
+// they call.
+func (w wrapper) libs() []string {
+	if w.fort {
+		return []string{"mpixfort", "mpix"}
+	}
+	return []string{"mpix"}
+}
+
+func (w wrapper) libFlags() []string {
+	var f []string
+	for _, l := range w.libs() {
+		f = append(f, "-l"+l)
+	}
+	return f
+}
+
+// defaultCompiler is the compiler when neither a flag nor the environment names one.
+func (w wrapper) defaultCompiler() string {
+	switch {
+	case w.fort:
+		return "gfortran"
+	case w.cxx:
+		return "c++"
+	}
+	return "cc"
 }
 
 // plan reads the arguments. It returns either text to print (a query's answer,
@@ -114,10 +189,7 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 		}
 	}
 	if compiler == "" {
-		compiler = "cc"
-		if w.cxx {
-			compiler = "c++"
-		}
+		compiler = w.defaultCompiler()
 	}
 	query := ""
 	link := true
@@ -136,7 +208,8 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 		case strings.HasPrefix(a, "-showme:") || strings.HasPrefix(a, "--showme:"):
 			query = a[strings.IndexByte(a, ':')+1:]
 			continue
-		case strings.HasPrefix(a, "-cc=") || strings.HasPrefix(a, "-cxx="):
+		case strings.HasPrefix(a, "-cc=") || strings.HasPrefix(a, "-cxx=") ||
+			strings.HasPrefix(a, "-fc=") || strings.HasPrefix(a, "-f77=") || strings.HasPrefix(a, "-f90="):
 			compiler = a[strings.IndexByte(a, '=')+1:]
 			if strings.TrimSpace(compiler) == "" {
 				return "", nil, fmt.Errorf("%s names no compiler", a)
@@ -147,7 +220,8 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 		}
 		user = append(user, a)
 	}
-	line := append(strings.Fields(compiler), w.compileFlags()...)
+	cflags := append(w.compileFlags(), w.langFlags(compiler)...)
+	line := append(strings.Fields(compiler), cflags...)
 	line = append(line, user...)
 	if link {
 		line = append(line, w.linkFlags()...)
@@ -158,7 +232,7 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 	case "show":
 		return quoteLine(line) + "\n", nil, nil
 	case "compile":
-		return quoteLine(append(w.compileFlags(), user...)) + "\n", nil, nil
+		return quoteLine(append(cflags, user...)) + "\n", nil, nil
 	case "link":
 		return quoteLine(append(user, w.linkFlags()...)) + "\n", nil, nil
 	case "command":
@@ -168,11 +242,14 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 	case "libdirs":
 		return w.libdir() + "\n", nil, nil
 	case "libs", "libs_static":
-		return "mpix\n", nil, nil
+		return strings.Join(w.libs(), " ") + "\n", nil, nil
 	case "version":
 		lang := "C"
 		if w.cxx {
 			lang = "C++"
+		}
+		if w.fort {
+			lang = "Fortran"
 		}
 		return fmt.Sprintf("%s: mpix %s (Language: %s)\n", w.name, version, lang), nil, nil
 	case "help":
@@ -183,7 +260,7 @@ func (w wrapper) plan(args []string) (out string, cmdline []string, err error) {
 
 func (w wrapper) help() string {
 	return fmt.Sprintf(`%s: compile and link with mpix %s
-usage: %s [query] [-cc=COMPILER] [compiler flags] files...
+usage: %s [query] [-cc=|-cxx=|-fc=COMPILER] [compiler flags] files...
 queries (print, do not compile):
   -show, -showme       the whole command line
   -compile_info        the compile line (MPICH)
@@ -195,8 +272,8 @@ queries (print, do not compile):
   -showme:libdirs      the library directory
   -showme:libs         the libraries
   -showme:version      the version
-the compiler: -cc=/-cxx=, else $%s, else cc or c++
-`, w.name, version, w.name, strings.Join(w.envNames(), ", $"))
+the compiler: -cc=/-cxx=/-fc=, else $%s, else %s
+`, w.name, version, w.name, strings.Join(w.envNames(), ", $"), w.defaultCompiler())
 }
 
 // quoteLine joins a command line for a shell, quoting the words that need it.

@@ -21,16 +21,29 @@ func TestIsCXX(t *testing.T) {
 	}
 }
 
+func TestIsFortran(t *testing.T) {
+	for name, want := range map[string]bool{
+		"mpixfort": true, "mpifort": true, "mpif77": true, "mpif90": true, "mpixf77": true,
+		"mpixf90": true, "mpicc": false, "mpicxx": false, "mpiCC": false,
+	} {
+		if got := isFortran(name); got != want {
+			t.Errorf("isFortran(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 func TestPlan(t *testing.T) {
 	inc, link := "-I/p/include", []string{"-L/p/lib", "-Wl,-rpath,/p/lib", "-lmpix"}
 	withLink := func(s ...string) []string { return append(s, link...) }
 	tests := []struct {
-		name string
-		cxx  bool
-		env  map[string]string
-		args []string
-		want []string // the command run; nil when the wrapper prints
-		out  string   // what it prints
+		name   string
+		cxx    bool
+		fort   bool
+		fflags bool // the compiler wants -fallow-argument-mismatch
+		env    map[string]string
+		args   []string
+		want   []string // the command run; nil when the wrapper prints
+		out    string   // what it prints
 	}{
 		{name: "compile and link", args: []string{"a.c", "-o", "a"},
 			want: withLink("cc", inc, "a.c", "-o", "a")},
@@ -71,10 +84,37 @@ func TestPlan(t *testing.T) {
 		{name: "-showme:libs", args: []string{"-showme:libs"}, out: "mpix\n"},
 		{name: "-showme:version", cxx: true, args: []string{"-showme:version"},
 			out: "mpicc: mpix unknown (Language: C++)\n"},
+		// Fortran: gfortran by default, libmpixfort before libmpix, its own variables.
+		{name: "fortran by name", fort: true, args: []string{"a.f90", "-o", "a"},
+			want: []string{"gfortran", inc, "a.f90", "-o", "a", "-L/p/lib", "-Wl,-rpath,/p/lib", "-lmpixfort", "-lmpix"}},
+		{name: "fortran compile only", fort: true, args: []string{"-c", "a.f"}, want: []string{"gfortran", inc, "-c", "a.f"}},
+		{name: "-fc=", fort: true, env: map[string]string{"MPIX_FC": "flang"}, args: []string{"-fc=gfortran-12", "-c", "a.f"},
+			want: []string{"gfortran-12", inc, "-c", "a.f"}},
+		{name: "MPIX_FC before MPICH_FC", fort: true, env: map[string]string{"MPIX_FC": "flang", "MPICH_FC": "ifx"},
+			args: []string{"-c", "a.f"}, want: []string{"flang", inc, "-c", "a.f"}},
+		{name: "MPICH_F90", fort: true, env: map[string]string{"MPICH_F90": "gfortran-12", "OMPI_FC": "ifx"},
+			args: []string{"-c", "a.f"}, want: []string{"gfortran-12", inc, "-c", "a.f"}},
+		{name: "OMPI_FC", fort: true, env: map[string]string{"OMPI_FC": "ifx"},
+			args: []string{"-c", "a.f"}, want: []string{"ifx", inc, "-c", "a.f"}},
+		{name: "Fortran ignores the C variables", fort: true, env: map[string]string{"MPIX_CC": "clang"},
+			args: []string{"-c", "a.f"}, want: []string{"gfortran", inc, "-c", "a.f"}},
+		{name: "fortran -showme:link", fort: true, args: []string{"-showme:link"},
+			out: "-L/p/lib -Wl,-rpath,/p/lib -lmpixfort -lmpix\n"},
+		{name: "fortran -showme:libs", fort: true, args: []string{"-showme:libs"}, out: "mpixfort mpix\n"},
+		{name: "fortran -showme:command", fort: true, args: []string{"-showme:command"}, out: "gfortran\n"},
+		{name: "fortran flags of the compiler", fort: true, fflags: true, args: []string{"-c", "a.f"},
+			want: []string{"gfortran", inc, "-fallow-argument-mismatch", "-c", "a.f"}},
+		{name: "fortran -showme:compile", fort: true, fflags: true, args: []string{"-showme:compile"},
+			out: "-I/p/include -fallow-argument-mismatch\n"},
+		{name: "fortran -showme:version", fort: true, args: []string{"-showme:version"},
+			out: "mpicc: mpix unknown (Language: Fortran)\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := wrapper{name: "mpicc", prefix: "/p", cxx: tc.cxx, env: func(k string) string { return tc.env[k] }}
+			w := wrapper{name: "mpicc", prefix: "/p", cxx: tc.cxx, fort: tc.fort, env: func(k string) string { return tc.env[k] }}
+			if tc.fflags {
+				w.fflags = func(string) []string { return []string{"-fallow-argument-mismatch"} }
+			}
 			out, got, err := w.plan(tc.args)
 			if err != nil {
 				t.Fatal(err)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# toolchain.sh cmake|autotools|meson|pkgconfig|install
+# toolchain.sh cmake|autotools|meson|pkgconfig|fortran|install
 #
 # Builds the small project in project/ the way a user's build system would, given
 # nothing but PATH=$MPIX_PREFIX/bin:$PATH (pkg-config and Meson's first method also
@@ -8,9 +8,12 @@
 # and they run under mpix's mpiexec on 2 processes, each rank checking that
 # MPI_Get_library_version names mpix. "install" runs `make install PREFIX=<tmp>`,
 # moves the tree elsewhere and builds and runs with the moved wrappers, pkg-config
-# file and mpixinfo. Exits 77 (skipped) when the build system is not installed.
+# file and mpixinfo. "fortran" builds the project's Fortran programs (use mpi and
+# mpif.h) through CMake's find_package(MPI COMPONENTS Fortran), through pkg-config's
+# mpi-fort and ompi-fort, and with each wrapper name (mpifort, mpif90, mpif77,
+# mpixfort). Exits 77 (skipped) when the build system is not installed.
 set -eu
-kind=${1:?usage: toolchain.sh cmake|autotools|meson|pkgconfig|install}
+kind=${1:?usage: toolchain.sh cmake|autotools|meson|pkgconfig|fortran|install}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/project
 prefix=$(cd "${MPIX_PREFIX:?MPIX_PREFIX names the mpix tree}" && pwd)
@@ -19,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Nothing from the caller's environment picks an MPI or a compiler.
 unset MPICC MPICXX MPIX_CC MPIX_CXX MPICH_CC MPICH_CXX OMPI_CC OMPI_CXX CC CXX \
-    CFLAGS LDFLAGS PKG_CONFIG_PATH MPI_HOME MAKEFLAGS MAKELEVEL MFLAGS 2>/dev/null || true
+    MPIFC MPIX_FC MPICH_FC MPICH_F90 OMPI_FC FC FFLAGS CFLAGS LDFLAGS PKG_CONFIG_PATH MPI_HOME MAKEFLAGS MAKELEVEL MFLAGS 2>/dev/null || true
 syspath=$PATH
 export PATH="$prefix/bin:$syspath"
 
@@ -39,6 +42,12 @@ quietly() {
 # uses_mpix BINARY LIBDIR: BINARY loads libmpix.so from LIBDIR and no other MPI.
 uses_mpix() {
     libs=$(ldd "$1")
+    if [ "${want_fort:-0}" = 1 ]; then
+        ffile=$(printf '%s\n' "$libs" | sed -n 's/.*libmpixfort\.so => \(.*\) (0x.*/\1/p')
+        [ "$(readlink -f "$ffile")" = "$(readlink -f "$2/libmpixfort.so")" ] ||
+            fail "$1 does not load $2/libmpixfort.so:
+$libs"
+    fi
     file=$(printf '%s\n' "$libs" | sed -n 's/.*libmpix\.so => \(.*\) (0x.*/\1/p')
     [ -n "$file" ] || fail "$1 does not load libmpix.so:
 $libs"
@@ -127,6 +136,40 @@ pkgconfig)
         run_job "$(command -v mpiexec)" "$tmp/$p"
     done
     ;;
+fortran)
+    need cmake
+    need gfortran
+    need pkg-config
+    want_fort=1
+    quietly cmake -S "$src" -B "$tmp/b" -DCMAKE_BUILD_TYPE=Release -DWITH_FORTRAN=ON
+    cat "$tmp/b/found.txt"
+    grep -qE "^MPI_Fortran_COMPILER=$prefix/bin/mpi(fort|f90|f77)$" "$tmp/b/found.txt" || fail "FindMPI's Fortran compiler is not mpix's"
+    grep -qx "MPI_Fortran_LIBRARIES=$prefix/lib/libmpixfort.so;$prefix/lib/libmpix.so" "$tmp/b/found.txt" ||
+        fail "FindMPI's Fortran libraries are not libmpixfort.so and libmpix.so"
+    grep -qx "MPI_Fortran_HAVE_F77_HEADER=TRUE" "$tmp/b/found.txt" || fail "FindMPI found no mpif.h"
+    grep -qx "MPI_Fortran_HAVE_F90_MODULE=TRUE" "$tmp/b/found.txt" || fail "FindMPI found no module mpi"
+    mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE=//p' "$tmp/b/found.txt")
+    quietly cmake --build "$tmp/b"
+    for p in hello_f90 hello_f77; do
+        uses_mpix "$tmp/b/$p" "$prefix/lib"
+        run_job "$mpiexec" "$tmp/b/$p"
+    done
+    export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+    for name in mpi-fort ompi-fort; do
+        [ "$(pkg-config --modversion $name)" = "$(pkg-config --modversion mpix)" ] ||
+            fail "pkg-config $name is not mpix"
+        quietly gfortran -o "$tmp/pc_$name" "$src/hello.f90" $(pkg-config --cflags --libs $name)
+        uses_mpix "$tmp/pc_$name" "$prefix/lib"
+        run_job "$(command -v mpiexec)" "$tmp/pc_$name"
+    done
+    for w in mpifort mpif90 mpif77 mpixfort; do
+        [ "$(readlink -f "$(command -v $w)")" = "$(readlink -f "$prefix/bin/mpixcc")" ] || fail "$w is not mpix's wrapper"
+        "$w" -showme:version | grep -q "Language: Fortran" || fail "$w does not compile Fortran"
+        quietly "$w" -o "$tmp/w_$w" "$src/hello77.f"
+        uses_mpix "$tmp/w_$w" "$prefix/lib"
+        run_job "$(command -v mpiexec)" "$tmp/w_$w"
+    done
+    ;;
 install)
     need make
     root=$(cd "$here/../.." && pwd)
@@ -135,7 +178,9 @@ install)
     quietly make -C "$root" install PREFIX="$tmp/a"
     for f in bin/mpixcc bin/mpixcxx bin/mpicc bin/mpicxx bin/mpic++ bin/mpixexec bin/mpiexec bin/mpirun \
         bin/mpixinfo bin/mpixvars lib/libmpix.so lib/libmpi.so lib/libmpi.so.12 lib/libmpich.so.12 \
-        include/mpi.h include/mpix.h lib/pkgconfig/mpix.pc lib/pkgconfig/ompi-c.pc; do
+        include/mpi.h include/mpix.h lib/pkgconfig/mpix.pc lib/pkgconfig/ompi-c.pc \
+        bin/mpifort bin/mpif77 bin/mpif90 bin/mpixfort lib/libmpixfort.so include/mpif.h include/mpi.mod \
+        lib/pkgconfig/mpi-fort.pc lib/pkgconfig/ompi-fort.pc; do
         [ -e "$tmp/a/$f" ] || fail "make install did not install $f"
     done
     mv "$tmp/a" "$tmp/moved"
@@ -145,6 +190,13 @@ install)
     mpicc -show
     mpicc -o "$tmp/hello_c" "$src/hello.c"
     mpicxx -o "$tmp/hello_cxx" "$src/hello.cc"
+    if command -v gfortran >/dev/null 2>&1; then
+        mpifort -o "$tmp/hello_f90" "$src/hello.f90"
+        want_fort=1
+        uses_mpix "$tmp/hello_f90" "$moved/lib"
+        want_fort=0
+        run_job "$(command -v mpiexec)" "$tmp/hello_f90"
+    fi
     (
         eval "$("$moved/bin/mpixvars")"
         quietly cc -o "$tmp/hello_pc" "$src/hello.c" $(pkg-config --cflags --libs mpix)

@@ -1,4 +1,4 @@
-package main
+package apispec
 
 import (
 	"bufio"
@@ -26,8 +26,8 @@ var typeKind = map[string]string{
 // above it; the feature test (features.go) checks those of every defined macro.
 var featureLine = regexp.MustCompile(`^/\* feature (MPIX_HAVE_[A-Z0-9_]+) \*/$`)
 
-// loadProtoFile parses the one-line prototypes of a header. A missing file yields none.
-func loadProtoFile(path string, ext bool) ([]*Proc, error) {
+// LoadProtoFile parses the one-line prototypes of a header. A missing file yields none.
+func LoadProtoFile(path string, ext bool) ([]*Proc, error) {
 	fh, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -53,7 +53,7 @@ func loadProtoFile(path string, ext bool) ([]*Proc, error) {
 		f := &Proc{Name: m[2], Ret: m[1], Ext: ext, Feature: feature}
 		if strings.TrimSpace(m[3]) != "void" && strings.TrimSpace(m[3]) != "" {
 			for _, ps := range strings.Split(m[3], ",") {
-				p, err := parseParam(strings.TrimSpace(ps))
+				p, err := ParseParam(strings.TrimSpace(ps))
 				if err != nil {
 					return nil, fmt.Errorf("%s:%d: %s: %w", path, n, f.Name, err)
 				}
@@ -79,9 +79,9 @@ var (
 	kindComment = regexp.MustCompile(`^(.*?)\s*/\*\s*([A-Z_]+)\s*\*/$`)
 )
 
-// parseParam parses "const MPI_Datatype types[]", "int *flag", or with mpi41.h's
+// ParseParam parses "const MPI_Datatype types[]", "int *flag", or with mpi41.h's
 // annotations "int array_of_indices[incount] /* INDEX */".
-func parseParam(s string) (Param, error) {
+func ParseParam(s string) (Param, error) {
 	var p Param
 	if s == "..." {
 		p.Varargs = true
@@ -137,7 +137,7 @@ func markLengths(f *Proc) error {
 		}
 		found := false
 		for i, p := range f.Params {
-			if p.Name == a.Length && p.levels() == 0 && (p.Kind == "SCALAR" || p.Kind == "ARRAY_LENGTH_NNI") {
+			if p.Name == a.Length && p.Levels() == 0 && (p.Kind == "SCALAR" || p.Kind == "ARRAY_LENGTH_NNI") {
 				f.Params[i].Kind, found = "ARRAY_LENGTH_NNI", true
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package apispec
 
 import (
 	"encoding/json"
@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// jsonProc mirrors the parts of an apis.json entry the generator reads.
-type jsonProc struct {
+// Entry mirrors the parts of an apis.json entry the generators read.
+type Entry struct {
 	Name       string `json:"name"`
 	ReturnKind string `json:"return_kind"`
 	Attributes struct {
@@ -17,6 +17,8 @@ type jsonProc struct {
 		Callback     bool `json:"callback"`
 		Predefined   any  `json:"predefined_function"`
 		Deprecated   bool `json:"deprecated"`
+		F90          bool `json:"f90_expressible"`
+		F08          bool `json:"f08_expressible"`
 	} `json:"attributes"`
 	Parameters []struct {
 		Name      string `json:"name"`
@@ -213,15 +215,25 @@ var alwaysPointer = map[string]int{
 	"STRING_ARRAY": 2, "STRING_2DARRAY": 2, "ARGUMENT_LIST": 3,
 }
 
-// loadAPIs reads apis.json and returns every C procedure, large-count variants included.
-func loadAPIs(path string) ([]*Proc, error) {
+// LoadEntries reads apis.json as it is, keyed by lowercase procedure name: the
+// procedures with no C binding and the predefined callbacks included.
+func LoadEntries(path string) (map[string]Entry, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var all map[string]jsonProc
+	var all map[string]Entry
 	if err := json.Unmarshal(raw, &all); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return all, nil
+}
+
+// LoadAPIs reads apis.json and returns every C procedure, large-count variants included.
+func LoadAPIs(path string) ([]*Proc, error) {
+	all, err := LoadEntries(path)
+	if err != nil {
+		return nil, err
 	}
 	keys := make([]string, 0, len(all))
 	for k := range all {
@@ -251,7 +263,7 @@ func loadAPIs(path string) ([]*Proc, error) {
 	return procs, nil
 }
 
-func hasPoly(j jsonProc) bool {
+func hasPoly(j Entry) bool {
 	for _, p := range j.Parameters {
 		if strings.HasPrefix(p.Kind, "POLY") || p.LargeOnly {
 			return true
@@ -260,8 +272,9 @@ func hasPoly(j jsonProc) bool {
 	return false
 }
 
-func convert(j jsonProc, large bool) (*Proc, error) {
-	f := &Proc{Name: j.Name}
+func convert(j Entry, large bool) (*Proc, error) {
+	f := &Proc{Name: j.Name, Large: large, F90: j.Attributes.F90, F08: j.Attributes.F08,
+		Deprecated: j.Attributes.Deprecated}
 	if large {
 		f.Name += "_c"
 	}
@@ -271,10 +284,13 @@ func convert(j jsonProc, large bool) (*Proc, error) {
 	}
 	f.Ret = ret
 	for _, jp := range j.Parameters {
+		if jp.Name == "ierror" && jp.Kind == "ERROR_CODE" {
+			f.Ierror = true
+		}
 		if strings.Contains(jp.Suppress, "c_parameter") || (jp.LargeOnly && !large) {
 			continue
 		}
-		p := Param{Name: jp.Name, Kind: jp.Kind, Dir: jp.Dir}
+		p := Param{Name: jp.Name, Kind: jp.Kind, Dir: jp.Dir, Suppress: jp.Suppress, Optional: jp.Optional}
 		if jp.Kind == "VARARGS" {
 			p.Varargs = true
 			f.Params = append(f.Params, p)
@@ -299,6 +315,9 @@ func convert(j jsonProc, large bool) (*Proc, error) {
 		p.Array = jp.Length != nil
 		if l, ok := jp.Length.(string); ok && l != "*" {
 			p.Length = l
+			if strings.HasPrefix(l, "MPI_") {
+				p.LengthConst, p.Length = l, ""
+			}
 		}
 		if dims, ok := jp.Length.([]any); ok && len(dims) == 2 {
 			p.Inner = fmt.Sprint(dims[1]) // int ranges[][3]
