@@ -15,11 +15,12 @@ type Impl struct {
 	Env   map[string]string
 }
 
-// Builds are the compilers each benchmark program is built with, by build name.
-var builds = []struct{ Name, CC string }{
-	{"mpix", "build/bin/mpixcc"},
-	{"mpich", "mpicc.mpich"},
-	{"openmpi", "mpicc.openmpi"},
+// Builds are the compilers each benchmark program is built with, by build name: CC
+// for bench/*.c, FC for bench/*.f90.
+var builds = []struct{ Name, CC, FC string }{
+	{"mpix", "build/bin/mpixcc", "build/bin/mpixfort"},
+	{"mpich", "mpicc.mpich", "mpif90.mpich"},
+	{"openmpi", "mpicc.openmpi", "mpif90.openmpi"},
 }
 
 var (
@@ -93,7 +94,7 @@ type Point struct {
 type Figure struct {
 	Name    string // unique; names the plot file
 	Title   string
-	Program string   // bench/PROGRAM.c, built once per implementation
+	Program string   // bench/PROGRAM.c (or .f90), built once per implementation
 	Args    []string // program arguments
 	NP      int      // processes
 	Env     map[string]string
@@ -175,6 +176,16 @@ var figures = []Figure{
 	partStrategiesPerceived,
 	collectives(2),
 	collectives(4),
+	{
+		Name: "fortran_calls", Title: "Calling MPI from Fortran: module mpi_f08, module mpi and C in one program, 2 processes",
+		Program: "fcall", NP: 2,
+		Parse: Parse{Key: "fcall"},
+		Unit:  "ns", Better: Lower, Rows: Names, RowHead: "binding and call",
+		Plot: Dots, XLabel: "binding and call",
+		Note: "comm_rank: one MPI_Comm_rank(MPI_COMM_WORLD); send/recv_8B: one-way latency of an 8-byte MPI_Send/MPI_Recv pingpong. " +
+			"Each library's own Fortran bindings (mpixfort, mpif90.mpich, mpif90.openmpi); the C rows are the same loops in C " +
+			"(bench/fortran/fcall_c.c) in the same process, so f08/C within a column is that library's Fortran overhead. Best of 3 repetitions per run.",
+	},
 	mtMsgrate("mt_msgrate_self", "Multithreaded message rate, 8-byte Isend/Irecv, one process (self-loops, ICS'20 Fig. 10/12 shape)", nil, 1,
 		[][]string{{"par_comm", "1", "single"}, {"par_comm", "1", "multiple"}, {"par_comm", "2", "multiple"},
 			{"par_comm_st", "1", "multiple"}, {"par_comm_st", "2", "multiple"},

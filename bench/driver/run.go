@@ -23,14 +23,21 @@ func binary(program, build string) string {
 	return filepath.Join(binDir, program+"_"+build)
 }
 
-// buildAll compiles every bench/*.c with every build's compiler (OpenMP programs with
-// -fopenmp, and extraFlags). It returns why a program could not be built, by "program_build"; compiler
-// output goes to build/bench/build.log.
+// buildAll compiles every bench/*.c with every build's C compiler (OpenMP programs with
+// -fopenmp, and extraFlags), and every bench/*.f90 with its Fortran compiler, together
+// with bench/fortran/PROGRAM_c.c when the program has a C half. It returns why a
+// program could not be built, by "program_build"; compiler output goes to
+// build/bench/build.log.
 func buildAll(log *os.File) (map[string]string, []string, error) {
 	srcs, err := filepath.Glob("bench/*.c")
 	if err != nil {
 		return nil, nil, err
 	}
+	fsrcs, err := filepath.Glob("bench/*.f90")
+	if err != nil {
+		return nil, nil, err
+	}
+	srcs = append(srcs, fsrcs...)
 	sort.Strings(srcs)
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return nil, nil, err
@@ -38,16 +45,26 @@ func buildAll(log *os.File) (map[string]string, []string, error) {
 	failed := map[string]string{}
 	var programs []string
 	for _, src := range srcs {
-		prog := strings.TrimSuffix(filepath.Base(src), ".c")
+		fortran := strings.HasSuffix(src, ".f90")
+		prog := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(src), ".c"), ".f90")
 		programs = append(programs, prog)
 		flags := []string{"-O2"}
 		if text, err := os.ReadFile(src); err == nil && usesOpenMP(string(text)) {
 			flags = append(flags, "-fopenmp")
 		}
+		inputs := []string{src}
+		if half := filepath.Join("bench", "fortran", prog+"_c.c"); fortran && fileExists(half) {
+			inputs = append(inputs, half)
+		}
 		for _, b := range builds {
 			out := binary(prog, b.Name)
-			args := append(append(append([]string{}, flags...), extraFlags[prog+"_"+b.Name]...), "-o", out, src)
-			if reason := compile(log, b.CC, args); reason != "" {
+			args := append(append(append([]string{}, flags...), extraFlags[prog+"_"+b.Name]...), "-o", out)
+			args = append(args, inputs...)
+			compiler := b.CC
+			if fortran {
+				compiler = b.FC
+			}
+			if reason := compile(log, compiler, args); reason != "" {
 				failed[prog+"_"+b.Name] = reason
 				os.Remove(out)
 			}
@@ -64,8 +81,13 @@ var extraFlags = map[string][]string{
 	"part_openmpi": {"-DPART_EMULATE"},
 }
 
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 func usesOpenMP(src string) bool {
-	return strings.Contains(src, "#pragma omp") || strings.Contains(src, "<omp.h>")
+	return strings.Contains(src, "#pragma omp") || strings.Contains(src, "<omp.h>") || strings.Contains(strings.ToLower(src), "!$omp")
 }
 
 // compile runs one compiler command; it returns "" or why it failed.
