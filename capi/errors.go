@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"mpix/core"
+	"mpix/mpiio"
 	"mpix/rma"
 )
 
@@ -46,6 +47,11 @@ func raise(fn funcID, target errTarget, err error) C.int {
 	}
 	if target == nil || isNilTarget(target) {
 		target = core.CommWorld
+		if isFileFunc(fn) {
+			// Errors of the file chapter that belong to no open file go to
+			// MPI_FILE_NULL's handler (MPI-4.1 §9.3), MPI_ERRORS_RETURN at first.
+			target = fileNull{}
+		}
 	}
 	return C.int(invokeHandler(fn, target, code, e.Msg))
 }
@@ -57,6 +63,8 @@ func isNilTarget(t errTarget) bool {
 	case *core.Session:
 		return o == nil
 	case *rma.Win:
+		return o == nil
+	case *mpiio.File:
 		return o == nil
 	}
 	return false
@@ -78,6 +86,10 @@ func invokeHandler(fn funcID, target errTarget, code int, msg string) int {
 			C.mpix_call_session_errhandler(eh.Fn, C.MPI_Session(o.Handle), C.int(code))
 		case *rma.Win:
 			C.mpix_call_win_errhandler(eh.Fn, C.MPI_Win(o.Handle), C.int(code))
+		case *mpiio.File:
+			C.mpix_call_file_errhandler(eh.Fn, C.uintptr_t(o.Addr), C.int(code))
+		case fileNull:
+			C.mpix_call_file_errhandler(eh.Fn, 0, C.int(code))
 		}
 	case core.ErrorsAbort:
 		fatal(fn, code, msg, "MPI_ERRORS_ABORT")
