@@ -271,8 +271,8 @@ func open(c *core.Comm, name string, amode int, info *core.Info) (*File, error) 
 
 var byteType = datatype.Predefined(0x4c00010d) // MPI_BYTE
 
-// Close is MPI_File_close, collective: the file is synced, closed at every rank,
-// then deleted by rank 0 with MPI_MODE_DELETE_ON_CLOSE.
+// Close is MPI_File_close, collective: the file is closed at every rank, then
+// deleted by rank 0 with MPI_MODE_DELETE_ON_CLOSE.
 func (f *File) Close() error {
 	f.mu.Lock()
 	if f.split != nil {
@@ -289,15 +289,17 @@ func (f *File) Close() error {
 	if berr := barrier(f.comm); err == nil {
 		err = berr
 	}
-	if f.comm.Rank == 0 {
-		f.shared.close(true)
-		if f.amode&ModeDeleteOnClose != 0 {
-			if derr := f.drv.Delete(f.path); err == nil && derr != nil {
-				err = ioError("delete "+f.path, derr)
-			}
+	f.shared.close(f.comm.Rank == 0)
+	if f.amode&ModeDeleteOnClose != 0 {
+		// Rank 0 deletes the file once every rank has closed it; every rank returns
+		// once it is gone.
+		var derr error
+		if f.comm.Rank == 0 {
+			derr = ioError("delete "+f.path, f.drv.Delete(f.path))
 		}
-	} else {
-		f.shared.close(false)
+		if derr = agree(f.comm, derr); err == nil {
+			err = derr
+		}
 	}
 	if e := f.errh.Swap(nil); e != nil {
 		e.Release()

@@ -56,10 +56,10 @@ func flatten(esize int64, ft *datatype.Type) (layout, error) {
 	if l.tsize > 0 && l.extent <= 0 {
 		return layout{}, core.Errorf(core.ErrType, "the filetype's extent must be positive (%d)", l.extent)
 	}
-	if l.tsize > 0 && l.runs[len(l.runs)-1].off+l.runs[len(l.runs)-1].n > l.extent {
+	if k := len(l.runs); k > 0 && l.runs[k-1].off+l.runs[k-1].n > l.extent+l.runs[0].off {
 		// Tiles would overlap: the next tile's data starts before this one's ends.
-		last := l.runs[len(l.runs)-1]
-		return layout{}, core.Errorf(core.ErrType, "the filetype's data (to byte %d) reaches past its extent (%d), so its tiles would overlap", last.off+last.n, l.extent)
+		return layout{}, core.Errorf(core.ErrType, "the filetype's data spans bytes %d to %d, more than its extent (%d): its tiles would overlap",
+			l.runs[0].off, l.runs[k-1].off+l.runs[k-1].n, l.extent)
 	}
 	return l, nil
 }
@@ -126,11 +126,15 @@ func (v *View) ByteOffset(offset int64) int64 {
 // byte end (the data a file of size end holds through this view).
 func (v *View) DataBelow(end int64) int64 {
 	l := &v.layout
-	rel := end - v.Disp
-	if rel <= 0 || l.tsize == 0 {
+	if l.tsize == 0 {
 		return 0
 	}
-	tiles, within := rel/l.extent, rel%l.extent
+	// Each tile's data lies within one extent from its first run's offset.
+	rel := end - v.Disp - l.runs[0].off
+	if rel <= 0 {
+		return 0
+	}
+	tiles, within := rel/l.extent, rel%l.extent+l.runs[0].off
 	d := tiles * l.tsize
 	for i, r := range l.runs {
 		if within <= r.off {
