@@ -15,11 +15,14 @@ import (
 
 // The data access calls of the file chapter (MPI-4.1 §14.4), in their large-count
 // (_c) forms; capi/gen derives the int forms. Each family is one access in mpiio:
-// at an explicit offset (At), at the individual file pointer (Individual), at the
-// shared one (Shared, Ordered). The collective forms (_all) do what the independent
-// ones do (no collective buffering yet); the nonblocking forms (MPI_File_i*) do the
-// access when posted and return a request that is already complete, which every
-// Wait and Test reports; a split collective's _begin does it and its _end reports it.
+// at an explicit offset (At, CollectiveAt), at the individual file pointer
+// (Individual, CollectiveIndividual), at the shared one (Shared, Ordered). The
+// blocking collective forms (_all, _at_all) and the split collectives' _begin use
+// collective buffering (mpiio/twophase.go); the nonblocking forms (MPI_File_i*) do
+// the access when posted, without waiting for the other ranks (so the nonblocking
+// collectives do each rank's own access), and return a request that is already
+// complete, which every Wait and Test reports; a split collective's _end reports what
+// its _begin did.
 
 func ioBuf(buf unsafe.Pointer, count C.MPI_Count, t *datatype.Type) mpiio.Buf {
 	return mpiio.Buf{Addr: buf, Count: int64(count), T: t}
@@ -71,7 +74,7 @@ func impl_MPI_File_iwrite_at_c(ctx *C.mpix_ctx, fh *mpiio.File, offset C.MPI_Off
 }
 
 func impl_MPI_File_read_at_all_c(ctx *C.mpix_ctx, fh *mpiio.File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, status *C.MPI_Status) error {
-	n, err := fh.At(int64(offset), ioBuf(buf, count, datatype_), false)
+	n, err := fh.CollectiveAt(int64(offset), ioBuf(buf, count, datatype_), false)
 	return ioDone(status, n, err)
 }
 
@@ -81,7 +84,7 @@ func impl_MPI_File_iread_at_all_c(ctx *C.mpix_ctx, fh *mpiio.File, offset C.MPI_
 }
 
 func impl_MPI_File_read_at_all_begin_c(ctx *C.mpix_ctx, fh *mpiio.File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type) error {
-	return fh.Begin("read_at_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.At(int64(offset), ioBuf(buf, count, datatype_), false) })
+	return fh.Begin("read_at_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.CollectiveAt(int64(offset), ioBuf(buf, count, datatype_), false) })
 }
 
 func impl_MPI_File_read_at_all_end(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, status *C.MPI_Status) error {
@@ -90,7 +93,7 @@ func impl_MPI_File_read_at_all_end(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.P
 }
 
 func impl_MPI_File_write_at_all_c(ctx *C.mpix_ctx, fh *mpiio.File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, status *C.MPI_Status) error {
-	n, err := fh.At(int64(offset), ioBuf(buf, count, datatype_), true)
+	n, err := fh.CollectiveAt(int64(offset), ioBuf(buf, count, datatype_), true)
 	return ioDone(status, n, err)
 }
 
@@ -100,7 +103,7 @@ func impl_MPI_File_iwrite_at_all_c(ctx *C.mpix_ctx, fh *mpiio.File, offset C.MPI
 }
 
 func impl_MPI_File_write_at_all_begin_c(ctx *C.mpix_ctx, fh *mpiio.File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type) error {
-	return fh.Begin("write_at_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.At(int64(offset), ioBuf(buf, count, datatype_), true) })
+	return fh.Begin("write_at_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.CollectiveAt(int64(offset), ioBuf(buf, count, datatype_), true) })
 }
 
 func impl_MPI_File_write_at_all_end(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, status *C.MPI_Status) error {
@@ -129,7 +132,7 @@ func impl_MPI_File_iwrite_c(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer,
 }
 
 func impl_MPI_File_read_all_c(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, status *C.MPI_Status) error {
-	n, err := fh.Individual(ioBuf(buf, count, datatype_), false)
+	n, err := fh.CollectiveIndividual(ioBuf(buf, count, datatype_), false)
 	return ioDone(status, n, err)
 }
 
@@ -139,7 +142,7 @@ func impl_MPI_File_iread_all_c(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Point
 }
 
 func impl_MPI_File_read_all_begin_c(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type) error {
-	return fh.Begin("read_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.Individual(ioBuf(buf, count, datatype_), false) })
+	return fh.Begin("read_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.CollectiveIndividual(ioBuf(buf, count, datatype_), false) })
 }
 
 func impl_MPI_File_read_all_end(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, status *C.MPI_Status) error {
@@ -148,7 +151,7 @@ func impl_MPI_File_read_all_end(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Poin
 }
 
 func impl_MPI_File_write_all_c(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type, status *C.MPI_Status) error {
-	n, err := fh.Individual(ioBuf(buf, count, datatype_), true)
+	n, err := fh.CollectiveIndividual(ioBuf(buf, count, datatype_), true)
 	return ioDone(status, n, err)
 }
 
@@ -158,7 +161,7 @@ func impl_MPI_File_iwrite_all_c(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Poin
 }
 
 func impl_MPI_File_write_all_begin_c(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, count C.MPI_Count, datatype_ *datatype.Type) error {
-	return fh.Begin("write_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.Individual(ioBuf(buf, count, datatype_), true) })
+	return fh.Begin("write_all", ioBuf(buf, count, datatype_), func() (int64, error) { return fh.CollectiveIndividual(ioBuf(buf, count, datatype_), true) })
 }
 
 func impl_MPI_File_write_all_end(ctx *C.mpix_ctx, fh *mpiio.File, buf unsafe.Pointer, status *C.MPI_Status) error {

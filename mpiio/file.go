@@ -433,13 +433,25 @@ func defaultHints(c *core.Comm) [][2]string {
 		{"cb_buffer_size", "16777216"},
 		{"romio_cb_read", "automatic"},
 		{"romio_cb_write", "automatic"},
-		{"cb_nodes", strconv.Itoa(c.Size)},
+		{"cb_nodes", strconv.Itoa(nodes(c))},
 		{"romio_no_indep_rw", "false"},
 		{"romio_ds_read", "automatic"},
 		{"romio_ds_write", "automatic"},
 		{"ind_rd_buffer_size", "4194304"},
 		{"ind_wr_buffer_size", "524288"},
 	}
+}
+
+// nodes is the number of nodes c's ranks run on: the default number of aggregators.
+func nodes(c *core.Comm) int {
+	peers := core.Peers()
+	seen := map[int]bool{}
+	for r := 0; r < c.Size; r++ {
+		if w := c.WorldRank(r); w >= 0 && w < len(peers) {
+			seen[peers[w].Node] = true
+		}
+	}
+	return max(1, len(seen))
 }
 
 // applyHints records the hints of an info (nil: none). Every key is kept, as set:

@@ -149,6 +149,31 @@ func (f *File) Individual(b Buf, write bool) (int64, error) {
 	return n, err
 }
 
+// CollectiveAt is MPI_File_read_at_all and MPI_File_write_at_all (and their
+// nonblocking and split forms): a collective access at an explicit offset.
+func (f *File) CollectiveAt(offset int64, b Buf, write bool) (int64, error) {
+	if err := f.noSequential(); err != nil {
+		return 0, err
+	}
+	return f.Collective(offset, b, write)
+}
+
+// CollectiveIndividual is MPI_File_read_all and MPI_File_write_all (and their
+// nonblocking and split forms): a collective access at the individual file pointer.
+func (f *File) CollectiveIndividual(b Buf, write bool) (int64, error) {
+	if err := f.noSequential(); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	pos, esize := f.pos, f.view.esize
+	f.mu.Unlock()
+	n, err := f.Collective(pos, b, write)
+	f.mu.Lock()
+	f.pos = pos + n/esize
+	f.mu.Unlock()
+	return n, err
+}
+
 // Shared is MPI_File_read_shared and MPI_File_write_shared: the shared file pointer
 // moves past the whole access first, then the data moves there.
 func (f *File) Shared(b Buf, write bool) (int64, error) {

@@ -1,0 +1,399 @@
+package mpiio
+
+import (
+	"sort"
+	"strconv"
+	"unsafe"
+
+	"mpix/core"
+	"mpix/core/datatype"
+)
+
+// Collective buffering (two-phase I/O, as in ROMIO): in a collective access the ranks
+// send the pieces they write to a few aggregators, each of which owns one contiguous
+// domain of the file, merges the pieces it receives into runs and writes each run with
+// one call; for a read, the aggregators read the runs and send each rank its pieces.
+// Many small strided accesses from all ranks become few large contiguous ones.
+//
+// Aggregators: the first rank of each node in the file's communicator by default; the
+// hint cb_nodes asks for another number. romio_cb_write / romio_cb_read: "disable"
+// never buffers, "enable" always does, "automatic" (the default) does when the ranks'
+// accesses interleave or one of them is not contiguous in the file.
+//
+// Memory: an aggregator holds all the data of its domain at once (no cb_buffer_size
+// rounds yet).
+
+// exchange is an all-to-all of int64 words or bytes with per-rank counts.
+func alltoallv[T int64 | byte](c *core.Comm, send []T, scounts []int64, rcounts []int64, t *datatype.Type) ([]T, error) {
+	sdispl, _ := displs(scounts)
+	rdispl, rtotal := displs(rcounts)
+	recv := make([]T, rtotal+1) // never empty: core wants an address
+	if len(send) == 0 {
+		send = make([]T, 1)
+	}
+	_, err := core.Alltoall(core.Blocking, core.AlltoallArgs{
+		Sbuf: unsafe.Pointer(&send[0]), Scounts: scounts, Sdispl: sdispl, St: t,
+		Rbuf: unsafe.Pointer(&recv[0]), Rcounts: rcounts, Rdispl: rdispl, Rt: t,
+	}, c)
+	return recv[:rtotal], err
+}
+
+func displs(counts []int64) ([]int64, int64) {
+	d := make([]int64, len(counts))
+	var sum int64
+	for i, n := range counts {
+		d[i] = sum
+		sum += n
+	}
+	return d, sum
+}
+
+// aggregators returns the ranks of c that aggregate, in rank order.
+func (f *File) aggregators() []int {
+	c := f.comm
+	f.mu.Lock()
+	s, _, _ := f.hints.Get("cb_nodes")
+	f.mu.Unlock()
+	want, _ := strconv.Atoi(s)
+	peers := core.Peers()
+	var first, rest []int
+	seen := map[int]bool{}
+	for r := 0; r < c.Size; r++ {
+		node := 0
+		if w := c.WorldRank(r); w >= 0 && w < len(peers) {
+			node = peers[w].Node
+		}
+		if !seen[node] {
+			seen[node] = true
+			first = append(first, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if want <= 0 {
+		return first
+	}
+	aggs := append(first, rest...)
+	if want < len(aggs) {
+		aggs = aggs[:want]
+	}
+	sort.Ints(aggs)
+	return aggs
+}
+
+// cbMode is a collective buffering hint's value: "enable", "disable" or "automatic".
+func (f *File) cbMode(write bool) string {
+	key := "romio_cb_read"
+	if write {
+		key = "romio_cb_write"
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, _, _ := f.hints.Get(key)
+	return v
+}
+
+// Collective is a collective access (MPI_File_write_at_all, MPI_File_read_all...) at
+// etype offset pos of the view: two-phase when the hints and the access call for it,
+// else each rank's own access. Every rank of the file's communicator must call it.
+func (f *File) Collective(pos int64, b Buf, write bool) (int64, error) {
+	v, atomic := f.state()
+	err := f.access(write)
+	if err == nil {
+		err = b.check(v)
+	}
+	if err == nil && pos < 0 {
+		err = core.Errorf(core.ErrArg, "the offset must not be negative (%d)", pos)
+	}
+	// This rank's file segments.
+	var segs []run
+	lo, hi := int64(-1), int64(-1)
+	if err == nil && b.Bytes() > 0 {
+		v.Segments(pos*v.esize, b.Bytes(), func(off, n int64) bool {
+			segs = append(segs, run{off, n})
+			return true
+		})
+		lo, hi = segs[0].off, segs[len(segs)-1].off+segs[len(segs)-1].n
+	}
+	class := int64(0)
+	if err != nil {
+		class = int64(core.AsError(err).Class)
+	}
+	all, gerr := allgather(f.comm, class, lo, hi, int64(len(segs)))
+	if gerr != nil {
+		return 0, gerr
+	}
+	if err = agree(f.comm, err); err != nil {
+		return 0, err
+	}
+	// Decide: buffer or not.
+	mode := f.cbMode(write)
+	interleaved := false
+	type span struct{ lo, hi int64 }
+	var spans []span
+	glo, ghi := int64(-1), int64(-1)
+	for r := 0; r < f.comm.Size; r++ {
+		l, h, n := all[4*r+1], all[4*r+2], all[4*r+3]
+		if n > 1 {
+			interleaved = true
+		}
+		if l < 0 {
+			continue
+		}
+		spans = append(spans, span{l, h})
+		if glo < 0 || l < glo {
+			glo = l
+		}
+		if h > ghi {
+			ghi = h
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].lo < spans[i-1].hi {
+			interleaved = true
+		}
+	}
+	if mode == "disable" || (mode != "enable" && !interleaved) || glo < 0 {
+		return f.transfer(v, pos, b, write, atomic)
+	}
+	return f.twoPhase(segs, b, write, atomic, glo, ghi)
+}
+
+// twoPhase carries out a collective access whose file segments at this rank are segs
+// (in data order) and whose ranks' data all lies in [glo, ghi).
+func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (int64, error) {
+	c := f.comm
+	aggs := f.aggregators()
+	na := int64(len(aggs))
+	dom := (ghi - glo + na - 1) / na
+	owner := func(off int64) int { return int((off - glo) / dom) }
+
+	// The data, packed (a read fills it at the end).
+	n := b.Bytes()
+	data := make([]byte, n)
+	if write {
+		if b.T.Contiguous() {
+			copy(data, unsafe.Slice((*byte)(unsafe.Add(b.Addr, b.T.TrueLB())), n))
+		} else {
+			datatype.Pack(data, b.Addr, b.Count, b.T, 0)
+		}
+	}
+	// Split the segments at domain boundaries: pieces per aggregator, in data order.
+	type piece struct{ off, n, at int64 } // at: where in data
+	perAgg := make([][]piece, na)
+	var at int64
+	for _, s := range segs {
+		for off, left := s.off, s.n; left > 0; {
+			a := owner(off)
+			end := min(off+left, glo+int64(a+1)*dom)
+			perAgg[a] = append(perAgg[a], piece{off, end - off, at})
+			at += end - off
+			left -= end - off
+			off = end
+		}
+	}
+	// Phase 1: the pieces' offsets and lengths to their aggregators.
+	meta := make([]int64, 0, 2*len(segs)+2)
+	mcounts := make([]int64, c.Size)
+	dcounts := make([]int64, c.Size)
+	var out []byte
+	for a, ps := range perAgg {
+		r := aggs[a]
+		for _, p := range ps {
+			meta = append(meta, p.off, p.n)
+			dcounts[r] += p.n
+			if write {
+				out = append(out, data[p.at:p.at+p.n]...)
+			}
+		}
+		mcounts[r] += int64(2 * len(ps))
+	}
+	rmcounts, err := alltoallv(c, mcounts, ones(c.Size), ones(c.Size), int64Type)
+	if err != nil {
+		return 0, err
+	}
+	rmeta, err := alltoallv(c, meta, mcounts, rmcounts, int64Type)
+	if err != nil {
+		return 0, err
+	}
+	rdcounts := make([]int64, c.Size)
+	{
+		i := 0
+		for r := 0; r < c.Size; r++ {
+			for k := int64(0); k < rmcounts[r]; k += 2 {
+				rdcounts[r] += rmeta[i+1]
+				i += 2
+			}
+		}
+	}
+	// What this rank aggregates: every received piece, with where its data is in the
+	// received (write) or returned (read) buffer.
+	type apiece struct{ off, n, at int64 }
+	var mine []apiece
+	{
+		var pos int64
+		for i := 0; i < len(rmeta); i += 2 {
+			mine = append(mine, apiece{rmeta[i], rmeta[i+1], pos})
+			pos += rmeta[i+1]
+		}
+	}
+	order := make([]int, len(mine))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return mine[order[i]].off < mine[order[j]].off })
+
+	var ioErr error
+	if write {
+		// Phase 2: the data to the aggregators, which write merged runs.
+		in, err := alltoallv(c, out, dcounts, rdcounts, byteType)
+		if err != nil {
+			return 0, err
+		}
+		var run []byte
+		runOff := int64(-1)
+		flush := func() {
+			if len(run) > 0 && ioErr == nil {
+				ioErr = f.writeRun(run, runOff, atomic)
+			}
+			run, runOff = run[:0], -1
+		}
+		for _, i := range order {
+			p := mine[i]
+			if runOff >= 0 && runOff+int64(len(run)) == p.off {
+				run = append(run, in[p.at:p.at+p.n]...)
+				continue
+			}
+			if runOff >= 0 && p.off < runOff+int64(len(run)) {
+				// Overlapping pieces of different ranks: the later one wins.
+				end := runOff + int64(len(run))
+				copy(run[p.off-runOff:], in[p.at:p.at+min(p.n, end-p.off)])
+				if p.off+p.n > end {
+					run = append(run, in[p.at+end-p.off:p.at+p.n]...)
+				}
+				continue
+			}
+			flush()
+			runOff = p.off
+			run = append(run, in[p.at:p.at+p.n]...)
+		}
+		flush()
+		if err := agree(c, ioErr); err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+
+	// A read: the aggregator reads merged runs (small holes read through: data
+	// sieving) and returns each piece, with how much of it the file held.
+	_, total := displs(rdcounts)
+	back := make([]byte, total)
+	valid := make([]int64, len(mine))
+	const sieveGap = 64 << 10
+	for i := 0; i < len(order) && ioErr == nil; {
+		// A span of pieces whose gaps are small.
+		start := mine[order[i]].off
+		end := start + mine[order[i]].n
+		j := i + 1
+		for ; j < len(order); j++ {
+			p := mine[order[j]]
+			if p.off > end+sieveGap {
+				break
+			}
+			end = max(end, p.off+p.n)
+		}
+		buf := make([]byte, end-start)
+		got, err := f.readRun(buf, start, atomic)
+		if err != nil {
+			ioErr = err
+			break
+		}
+		for _, k := range order[i:j] {
+			p := mine[k]
+			have := min(p.n, max(0, got-(p.off-start)))
+			copy(back[p.at:p.at+have], buf[p.off-start:])
+			valid[k] = have
+		}
+		i = j
+	}
+	if err := agree(c, ioErr); err != nil {
+		return 0, err
+	}
+	// Phase 2: pieces and their valid lengths back to their ranks.
+	vcounts := make([]int64, c.Size)
+	for r := range vcounts {
+		vcounts[r] = rmcounts[r] / 2
+	}
+	mvcounts := make([]int64, c.Size)
+	for r := range mvcounts {
+		mvcounts[r] = mcounts[r] / 2
+	}
+	rvalid, err := alltoallv(c, valid, vcounts, mvcounts, int64Type)
+	if err != nil {
+		return 0, err
+	}
+	in, err := alltoallv(c, back, rdcounts, dcounts, byteType)
+	if err != nil {
+		return 0, err
+	}
+	// Put the pieces back in data order; the count is the data before the first
+	// short piece.
+	var inAt, vi int64
+	type got struct{ at, n, have int64 }
+	var pieces []got
+	for a := range perAgg {
+		for _, p := range perAgg[a] {
+			copy(data[p.at:p.at+p.n], in[inAt:inAt+p.n])
+			pieces = append(pieces, got{p.at, p.n, rvalid[vi]})
+			inAt += p.n
+			vi++
+		}
+	}
+	sort.Slice(pieces, func(i, j int) bool { return pieces[i].at < pieces[j].at })
+	var done int64
+	for _, p := range pieces {
+		done += p.have
+		if p.have < p.n {
+			break
+		}
+	}
+	if done > 0 {
+		if b.T.Contiguous() {
+			copy(unsafe.Slice((*byte)(unsafe.Add(b.Addr, b.T.TrueLB())), done), data[:done])
+		} else {
+			datatype.Unpack(data[:done], b.Addr, b.Count, b.T, 0)
+		}
+	}
+	return done, nil
+}
+
+func ones(n int) []int64 {
+	o := make([]int64, n)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}
+
+func (f *File) writeRun(p []byte, off int64, atomic bool) error {
+	if atomic {
+		if err := f.h.Lock(off, int64(len(p)), true); err != nil {
+			return ioError("lock "+f.path, err)
+		}
+		defer f.h.Unlock(off, int64(len(p)))
+	}
+	_, err := f.h.WriteAt(p, off)
+	return ioError("write "+f.path, err)
+}
+
+func (f *File) readRun(p []byte, off int64, atomic bool) (int64, error) {
+	if atomic {
+		if err := f.h.Lock(off, int64(len(p)), false); err != nil {
+			return 0, ioError("lock "+f.path, err)
+		}
+		defer f.h.Unlock(off, int64(len(p)))
+	}
+	n, err := f.h.ReadAt(p, off)
+	return int64(n), ioError("read "+f.path, err)
+}
