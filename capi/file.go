@@ -184,14 +184,23 @@ func impl_MPI_File_get_view(ctx *C.mpix_ctx, fh *mpiio.File, disp *C.MPI_Offset,
 	return nil
 }
 
+// fileExtent is a type's extent in the file's data representation: its extent in
+// memory for native and internal; for external32, a predefined type's external32
+// size (mpix's external32 views hold only types whose size is the same in both).
+func fileExtent(fh *mpiio.File, t *datatype.Type) int64 {
+	if fh.View().Datarep == datatype.External32 && t.IsPredefined() {
+		return t.ExternalSize()
+	}
+	return t.Extent()
+}
+
 func impl_MPI_File_get_type_extent_c(ctx *C.mpix_ctx, fh *mpiio.File, datatype_ *datatype.Type, extent *C.MPI_Count) error {
-	// native and internal: the extent in memory.
-	*extent = C.MPI_Count(datatype_.Extent())
+	*extent = C.MPI_Count(fileExtent(fh, datatype_))
 	return nil
 }
 
 func impl_MPI_File_get_type_extent(ctx *C.mpix_ctx, fh *mpiio.File, datatype_ *datatype.Type, extent *C.MPI_Aint) error {
-	*extent = C.MPI_Aint(datatype_.Extent())
+	*extent = C.MPI_Aint(fileExtent(fh, datatype_))
 	return nil
 }
 

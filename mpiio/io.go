@@ -24,6 +24,11 @@ func (b Buf) check(v *View) error {
 	if !b.T.Committed() {
 		return core.Errorf(core.ErrType, "the datatype must be committed")
 	}
+	if v.Datarep == datatype.External32 {
+		if err := sameExternalSize(b.T); err != nil {
+			return err
+		}
+	}
 	if b.Bytes()%v.esize != 0 {
 		return core.Errorf(core.ErrType, "the access (%d bytes) is not a whole number of etypes (%d bytes)", b.Bytes(), v.esize)
 	}
@@ -47,16 +52,16 @@ func (f *File) transfer(v *View, pos int64, b Buf, write bool, atomic bool) (int
 	if n == 0 {
 		return 0, nil
 	}
-	// The data, packed: the buffer itself when its type is contiguous.
+	// The data, packed: the buffer itself when its type is contiguous and the file
+	// holds native data.
 	var data []byte
-	contig := b.T.Contiguous()
-	if contig {
+	direct := b.T.Contiguous() && v.Datarep != datatype.External32
+	if direct {
 		data = unsafe.Slice((*byte)(unsafe.Add(b.Addr, b.T.TrueLB())), n)
+	} else if write {
+		data = pack(v, b)
 	} else {
 		data = make([]byte, n)
-		if write {
-			datatype.Pack(data, b.Addr, b.Count, b.T, 0)
-		}
 	}
 	p := pos * v.esize
 	first := v.Disp + v.fileOffset(p)
@@ -99,10 +104,40 @@ func (f *File) transfer(v *View, pos int64, b Buf, write bool, atomic bool) (int
 		})
 		err = ioError("read "+f.path, err)
 	}
-	if !write && !contig && done > 0 {
-		datatype.Unpack(data[:done], b.Addr, b.Count, b.T, 0)
+	if !write && !direct && done > 0 {
+		unpack(v, b, data[:done])
 	}
 	return done, err
+}
+
+// pack returns the data of b as the file holds it (in the view's representation).
+func pack(v *View, b Buf) []byte {
+	data := make([]byte, b.Bytes())
+	switch {
+	case v.Datarep == datatype.External32:
+		datatype.PackExternal(data, b.Addr, b.Count, b.T)
+	case b.T.Contiguous():
+		copy(data, unsafe.Slice((*byte)(unsafe.Add(b.Addr, b.T.TrueLB())), len(data)))
+	default:
+		datatype.Pack(data, b.Addr, b.Count, b.T, 0)
+	}
+	return data
+}
+
+// unpack stores data read from the file (the first bytes of b's data, in the view's
+// representation) into b. Of an external32 file only whole elements of b's type are
+// converted.
+func unpack(v *View, b Buf, data []byte) {
+	switch {
+	case v.Datarep == datatype.External32:
+		if whole := int64(len(data)) / b.T.Size(); whole > 0 {
+			datatype.UnpackExternal(data, b.Addr, whole, b.T)
+		}
+	case b.T.Contiguous():
+		copy(unsafe.Slice((*byte)(unsafe.Add(b.Addr, b.T.TrueLB())), len(data)), data)
+	default:
+		datatype.Unpack(data, b.Addr, b.Count, b.T, 0)
+	}
 }
 
 func (f *File) noSequential() error {

@@ -171,13 +171,12 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (
 
 	// The data, packed (a read fills it at the end).
 	n := b.Bytes()
-	data := make([]byte, n)
+	v, _ := f.state()
+	var data []byte
 	if write {
-		if b.T.Contiguous() {
-			copy(data, unsafe.Slice((*byte)(unsafe.Add(b.Addr, b.T.TrueLB())), n))
-		} else {
-			datatype.Pack(data, b.Addr, b.Count, b.T, 0)
-		}
+		data = pack(v, b)
+	} else {
+		data = make([]byte, n)
 	}
 	// Split the segments at domain boundaries: pieces per aggregator, in data order.
 	type piece struct{ off, n, at int64 } // at: where in data
@@ -359,11 +358,7 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (
 		}
 	}
 	if done > 0 {
-		if b.T.Contiguous() {
-			copy(unsafe.Slice((*byte)(unsafe.Add(b.Addr, b.T.TrueLB())), done), data[:done])
-		} else {
-			datatype.Unpack(data[:done], b.Addr, b.Count, b.T, 0)
-		}
+		unpack(v, b, data[:done])
 	}
 	return done, nil
 }

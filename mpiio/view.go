@@ -164,8 +164,16 @@ func NewView(disp int64, etype, filetype *datatype.Type, datarep string) (*View,
 	}
 	switch datarep {
 	case "native", "internal":
-	case "external32":
-		return nil, core.Errorf(core.ErrUnsupportedDatarep, "mpix: the external32 data representation is not implemented yet")
+	case datatype.External32:
+		// The file holds the data big-endian. mpix supports the types whose external32
+		// size is their native size (the fixed-size integers, int, float, double,
+		// char...), so the view's layout is the same in both representations; others
+		// (MPI_LONG, MPI_LONG_DOUBLE...) would change the file's layout.
+		for _, t := range []*datatype.Type{etype, filetype} {
+			if err := sameExternalSize(t); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		return nil, core.Errorf(core.ErrUnsupportedDatarep, "unknown data representation %q", datarep)
 	}
@@ -177,4 +185,15 @@ func NewView(disp int64, etype, filetype *datatype.Type, datarep string) (*View,
 		return nil, core.Errorf(core.ErrType, "the filetype selects no data")
 	}
 	return &View{Disp: disp, Etype: etype, Filetype: filetype, Datarep: datarep, layout: l}, nil
+}
+
+// sameExternalSize refuses, for external32, a type whose external32 size differs from
+// its native size.
+func sameExternalSize(t *datatype.Type) error {
+	if t.ExternalSize() != t.Size() {
+		return core.Errorf(core.ErrUnsupportedDatarep,
+			"mpix: external32 files support only types whose external32 size is their native size (this one: %d bytes native, %d in external32)",
+			t.Size(), t.ExternalSize())
+	}
+	return nil
 }

@@ -7,7 +7,10 @@ import (
 	"mpix/core/datatype"
 )
 
-var intType = datatype.Predefined(0x4c000405) // MPI_INT
+var (
+	intType  = datatype.Predefined(0x4c000405) // MPI_INT
+	longType = datatype.Predefined(0x4c000807) // MPI_LONG: 8 bytes, 4 in external32
+)
 
 // must commits a constructed type; construction errors panic (the test's inputs are
 // valid).
@@ -130,7 +133,7 @@ func TestViewErrors(t *testing.T) {
 		{"tiles overlap", 0, intType, overlapping, "native", core.ErrType},
 		{"uncommitted", 0, intType, uncommitted, "native", core.ErrType},
 		{"unknown representation", 0, intType, intType, "ebcdic", core.ErrUnsupportedDatarep},
-		{"external32 not built", 0, intType, intType, "external32", core.ErrUnsupportedDatarep},
+		{"external32 of a type whose size changes", 0, longType, longType, "external32", core.ErrUnsupportedDatarep},
 	}
 	for _, c := range cases {
 		_, err := NewView(c.disp, c.etype, c.ft, c.rep)
@@ -138,8 +141,10 @@ func TestViewErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want class %d", c.name, err, c.class)
 		}
 	}
-	if _, err := NewView(0, intType, intType, "internal"); err != nil {
-		t.Errorf("internal: %v", err)
+	for _, rep := range []string{"internal", "external32"} {
+		if _, err := NewView(0, intType, intType, rep); err != nil {
+			t.Errorf("%s: %v", rep, err)
+		}
 	}
 }
 

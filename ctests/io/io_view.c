@@ -3,7 +3,8 @@
  * independent writes through the view, checked with POSIX byte by byte; reads back
  * through the view into a strided memory type; short reads at the end of the file;
  * the individual file pointer (seek, get_position, get_byte_offset); split
- * collectives; nonblocking accesses completed by MPI_Waitall and MPI_Test. */
+ * collectives; nonblocking accesses completed by MPI_Waitall and MPI_Test; the
+ * external32 representation, big-endian on disk. */
 #include "io_common.h"
 
 enum { B = 4, K = 3, TILES = 2, HDR = 12 };
@@ -169,6 +170,27 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_File_iread(fh, &vals[0], 1, MPI_INT, &r));
     CHECK_OK(MPI_Wait(&r, &st));
     CHECK(vals[0] == 7000 + rank, "iread at the pointer: %d", vals[0]);
+
+    /* external32: the file holds the ints big-endian; reads convert back. */
+    CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    CHECK_OK(MPI_File_get_view(fh, &d, &et, &ft, rep));
+    CHECK(strcmp(rep, "external32") == 0, "get_view datarep %s", rep);
+    int x = 0x01020304 + (rank << 8), xs[2] = {x, x + 1};
+    CHECK_OK(MPI_File_write_at_all(fh, 2 * rank, xs, 2, MPI_INT, &st));
+    MPI_Barrier(MPI_COMM_WORLD);
+    got = io_slurp(name, disk, total + 64);
+    for (int rr = 0; rr < size; rr++)
+        for (int k = 0; k < 2; k++) {
+            unsigned char *p = disk + (2 * rr + k) * 4;
+            CHECK(p[0] == 1 && p[1] == 2 && p[2] == 3 + rr && p[3] == 4 + k,
+                  "external32 int of rank %d on disk: %02x %02x %02x %02x", rr, p[0], p[1], p[2], p[3]);
+        }
+    xs[0] = xs[1] = 0;
+    CHECK_OK(MPI_File_read_at(fh, 2 * ((rank + 1) % size), xs, 2, MPI_INT, &st));
+    CHECK(xs[0] == 0x01020304 + (((rank + 1) % size) << 8) && xs[1] == xs[0] + 1, "external32 read back %#x %#x", xs[0], xs[1]);
+    long lv = 5;
+    CHECK_CLASS(MPI_File_write_at(fh, 0, &lv, 1, MPI_LONG, &st), MPI_ERR_UNSUPPORTED_DATAREP);
+    CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
 
     /* Views that are erroneous. */
     CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_CHAR, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
