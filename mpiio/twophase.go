@@ -20,8 +20,8 @@ import (
 // never buffers, "enable" always does, "automatic" (the default) does when the ranks'
 // accesses interleave or one of them is not contiguous in the file.
 //
-// Memory: an aggregator holds all the data of its domain at once (no cb_buffer_size
-// rounds yet).
+// Memory: an aggregator's domain is done in rounds of cb_buffer_size bytes of file
+// (16 MiB by default).
 
 // exchange is an all-to-all of int64 words or bytes with per-rank counts.
 func alltoallv[T int64 | byte](c *core.Comm, send []T, scounts []int64, rcounts []int64, t *datatype.Type) ([]T, error) {
@@ -48,13 +48,28 @@ func displs(counts []int64) ([]int64, int64) {
 	return d, sum
 }
 
-// aggregators returns the ranks of c that aggregate, in rank order.
-func (f *File) aggregators() []int {
-	c := f.comm
+// The values of romio_cb_read and romio_cb_write.
+const (
+	cbAutomatic = iota
+	cbEnable
+	cbDisable
+)
+
+var cbModes = map[string]int64{"automatic": cbAutomatic, "enable": cbEnable, "disable": cbDisable}
+
+// cbNodes is the cb_nodes hint (0: one aggregator per node).
+func (f *File) cbNodes() int {
 	f.mu.Lock()
 	s, _, _ := f.hints.Get("cb_nodes")
 	f.mu.Unlock()
-	want, _ := strconv.Atoi(s)
+	n, _ := strconv.Atoi(s)
+	return max(n, 0)
+}
+
+// aggregators returns the ranks of c that aggregate, in rank order: the first rank of
+// each node, or want ranks (the first of each node first) when want > 0.
+func (f *File) aggregators(want int) []int {
+	c := f.comm
 	peers := core.Peers()
 	var first, rest []int
 	seen := map[int]bool{}
@@ -119,21 +134,23 @@ func (f *File) Collective(pos int64, b Buf, write bool) (int64, error) {
 	if err != nil {
 		class = int64(core.AsError(err).Class)
 	}
-	all, gerr := allgather(f.comm, class, lo, hi, int64(len(segs)))
+	// The hints that steer collective buffering may differ between ranks (set_info
+	// is per process): rank 0's decide, so that every rank takes the same path.
+	const k = 7
+	all, gerr := allgather(f.comm, class, lo, hi, int64(len(segs)), cbModes[f.cbMode(write)], f.cbBufferSize(), int64(f.cbNodes()))
 	if gerr != nil {
 		return 0, gerr
 	}
 	if err = agree(f.comm, err); err != nil {
 		return 0, err
 	}
-	// Decide: buffer or not.
-	mode := f.cbMode(write)
+	mode, cb, cbNodes := all[4], all[5], int(all[6])
 	interleaved := false
 	type span struct{ lo, hi int64 }
 	var spans []span
 	glo, ghi := int64(-1), int64(-1)
 	for r := 0; r < f.comm.Size; r++ {
-		l, h, n := all[4*r+1], all[4*r+2], all[4*r+3]
+		l, h, n := all[k*r+1], all[k*r+2], all[k*r+3]
 		if n > 1 {
 			interleaved = true
 		}
@@ -154,50 +171,104 @@ func (f *File) Collective(pos int64, b Buf, write bool) (int64, error) {
 			interleaved = true
 		}
 	}
-	if mode == "disable" || (mode != "enable" && !interleaved) || glo < 0 {
+	if mode == cbDisable || (mode != cbEnable && !interleaved) || glo < 0 {
 		return f.transfer(v, pos, b, write, atomic)
 	}
-	return f.twoPhase(segs, b, write, atomic, glo, ghi)
+	return f.twoPhase(segs, b, write, atomic, glo, ghi, cb, f.aggregators(cbNodes))
 }
 
 // twoPhase carries out a collective access whose file segments at this rank are segs
-// (in data order) and whose ranks' data all lies in [glo, ghi).
-func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (int64, error) {
-	c := f.comm
-	aggs := f.aggregators()
+// (in data order) and whose ranks' data all lies in [glo, ghi). Each aggregator's
+// domain is done in rounds of at most cb_buffer_size bytes of file, so that no
+// aggregator holds more than that (plus the pieces' bookkeeping) at once.
+func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi, cb int64, aggs []int) (int64, error) {
 	na := int64(len(aggs))
 	dom := (ghi - glo + na - 1) / na
-	owner := func(off int64) int { return int((off - glo) / dom) }
+	dom = (dom + cb - 1) / cb * cb // a whole number of rounds
+	rounds := int(dom / cb)
 
-	// The data, packed (a read fills it at the end).
-	n := b.Bytes()
+	// The data, packed (a read fills it and unpacks it at the end).
 	v, _ := f.state()
 	var data []byte
 	if write {
 		data = pack(v, b)
 	} else {
-		data = make([]byte, n)
+		data = make([]byte, b.Bytes())
 	}
-	// Split the segments at domain boundaries: pieces per aggregator, in data order.
-	type piece struct{ off, n, at int64 } // at: where in data
-	perAgg := make([][]piece, na)
+	// Split the segments at every round boundary (domain boundaries are some of
+	// them): the pieces of each round, per aggregator, in data order.
+	perRound := make([][][]piece, rounds)
+	for r := range perRound {
+		perRound[r] = make([][]piece, na)
+	}
 	var at int64
 	for _, s := range segs {
 		for off, left := s.off, s.n; left > 0; {
-			a := owner(off)
-			end := min(off+left, glo+int64(a+1)*dom)
-			perAgg[a] = append(perAgg[a], piece{off, end - off, at})
+			w := (off - glo) / cb // the cb-sized window of the file
+			end := min(off+left, glo+(w+1)*cb)
+			a, r := int((off-glo)/dom), int(w%int64(rounds))
+			perRound[r][a] = append(perRound[r][a], piece{off: off, n: end - off, at: at})
 			at += end - off
 			left -= end - off
 			off = end
 		}
 	}
+	for r := 0; r < rounds; r++ {
+		if err := f.round(aggs, perRound[r], data, write, atomic); err != nil {
+			return 0, err
+		}
+	}
+	if write {
+		return b.Bytes(), nil
+	}
+	// The count is the data before the first piece the file did not hold whole.
+	var pieces []piece
+	for _, pr := range perRound {
+		for _, ps := range pr {
+			pieces = append(pieces, ps...)
+		}
+	}
+	sort.Slice(pieces, func(i, j int) bool { return pieces[i].at < pieces[j].at })
+	var done int64
+	for _, p := range pieces {
+		done += p.have
+		if p.have < p.n {
+			break
+		}
+	}
+	if done > 0 {
+		unpack(v, b, data[:done])
+	}
+	return done, nil
+}
+
+// piece is part of one rank's access that one aggregator serves in one round: n
+// bytes at file offset off, at offset at of the rank's packed data; have is how many
+// of them a read found in the file.
+type piece struct{ off, n, at, have int64 }
+
+// cbBufferSize is the cb_buffer_size hint (16 MiB when unset or invalid).
+func (f *File) cbBufferSize() int64 {
+	f.mu.Lock()
+	s, _, _ := f.hints.Get("cb_buffer_size")
+	f.mu.Unlock()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 16 << 20
+	}
+	return n
+}
+
+// round is one round of two-phase I/O: mine holds this rank's pieces per aggregator
+// (aggs[a] serves mine[a]); data is this rank's packed data, which a read fills.
+func (f *File) round(aggs []int, mine [][]piece, data []byte, write, atomic bool) error {
+	c := f.comm
 	// Phase 1: the pieces' offsets and lengths to their aggregators.
-	meta := make([]int64, 0, 2*len(segs)+2)
+	var meta []int64
 	mcounts := make([]int64, c.Size)
 	dcounts := make([]int64, c.Size)
 	var out []byte
-	for a, ps := range perAgg {
+	for a, ps := range mine {
 		r := aggs[a]
 		for _, p := range ps {
 			meta = append(meta, p.off, p.n)
@@ -210,45 +281,40 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (
 	}
 	rmcounts, err := alltoallv(c, mcounts, ones(c.Size), ones(c.Size), int64Type)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	rmeta, err := alltoallv(c, meta, mcounts, rmcounts, int64Type)
 	if err != nil {
-		return 0, err
+		return err
 	}
+	// What this rank aggregates: every received piece, with where its data is in the
+	// received (write) or returned (read) buffer, in rank order.
 	rdcounts := make([]int64, c.Size)
+	var agg []piece
 	{
 		i := 0
+		var pos int64
 		for r := 0; r < c.Size; r++ {
 			for k := int64(0); k < rmcounts[r]; k += 2 {
+				agg = append(agg, piece{off: rmeta[i], n: rmeta[i+1], at: pos})
 				rdcounts[r] += rmeta[i+1]
+				pos += rmeta[i+1]
 				i += 2
 			}
 		}
 	}
-	// What this rank aggregates: every received piece, with where its data is in the
-	// received (write) or returned (read) buffer.
-	type apiece struct{ off, n, at int64 }
-	var mine []apiece
-	{
-		var pos int64
-		for i := 0; i < len(rmeta); i += 2 {
-			mine = append(mine, apiece{rmeta[i], rmeta[i+1], pos})
-			pos += rmeta[i+1]
-		}
-	}
-	order := make([]int, len(mine))
+	order := make([]int, len(agg))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(i, j int) bool { return mine[order[i]].off < mine[order[j]].off })
+	sort.SliceStable(order, func(i, j int) bool { return agg[order[i]].off < agg[order[j]].off })
 
 	var ioErr error
 	if write {
 		// Phase 2: the data to the aggregators, which write merged runs.
 		in, err := alltoallv(c, out, dcounts, rdcounts, byteType)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		var run []byte
 		runOff := int64(-1)
@@ -259,7 +325,7 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (
 			run, runOff = run[:0], -1
 		}
 		for _, i := range order {
-			p := mine[i]
+			p := agg[i]
 			if runOff >= 0 && runOff+int64(len(run)) == p.off {
 				run = append(run, in[p.at:p.at+p.n]...)
 				continue
@@ -278,25 +344,22 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (
 			run = append(run, in[p.at:p.at+p.n]...)
 		}
 		flush()
-		if err := agree(c, ioErr); err != nil {
-			return 0, err
-		}
-		return n, nil
+		return agree(c, ioErr)
 	}
 
 	// A read: the aggregator reads merged runs (small holes read through: data
 	// sieving) and returns each piece, with how much of it the file held.
 	_, total := displs(rdcounts)
 	back := make([]byte, total)
-	valid := make([]int64, len(mine))
+	valid := make([]int64, len(agg))
 	const sieveGap = 64 << 10
 	for i := 0; i < len(order) && ioErr == nil; {
 		// A span of pieces whose gaps are small.
-		start := mine[order[i]].off
-		end := start + mine[order[i]].n
+		start := agg[order[i]].off
+		end := start + agg[order[i]].n
 		j := i + 1
 		for ; j < len(order); j++ {
-			p := mine[order[j]]
+			p := agg[order[j]]
 			if p.off > end+sieveGap {
 				break
 			}
@@ -309,7 +372,7 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (
 			break
 		}
 		for _, k := range order[i:j] {
-			p := mine[k]
+			p := agg[k]
 			have := min(p.n, max(0, got-(p.off-start)))
 			copy(back[p.at:p.at+have], buf[p.off-start:])
 			valid[k] = have
@@ -317,50 +380,34 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi int64) (
 		i = j
 	}
 	if err := agree(c, ioErr); err != nil {
-		return 0, err
+		return err
 	}
 	// Phase 2: pieces and their valid lengths back to their ranks.
 	vcounts := make([]int64, c.Size)
+	mvcounts := make([]int64, c.Size)
 	for r := range vcounts {
 		vcounts[r] = rmcounts[r] / 2
-	}
-	mvcounts := make([]int64, c.Size)
-	for r := range mvcounts {
 		mvcounts[r] = mcounts[r] / 2
 	}
 	rvalid, err := alltoallv(c, valid, vcounts, mvcounts, int64Type)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	in, err := alltoallv(c, back, rdcounts, dcounts, byteType)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	// Put the pieces back in data order; the count is the data before the first
-	// short piece.
 	var inAt, vi int64
-	type got struct{ at, n, have int64 }
-	var pieces []got
-	for a := range perAgg {
-		for _, p := range perAgg[a] {
+	for a := range mine {
+		for k := range mine[a] {
+			p := &mine[a][k]
 			copy(data[p.at:p.at+p.n], in[inAt:inAt+p.n])
-			pieces = append(pieces, got{p.at, p.n, rvalid[vi]})
+			p.have = rvalid[vi]
 			inAt += p.n
 			vi++
 		}
 	}
-	sort.Slice(pieces, func(i, j int) bool { return pieces[i].at < pieces[j].at })
-	var done int64
-	for _, p := range pieces {
-		done += p.have
-		if p.have < p.n {
-			break
-		}
-	}
-	if done > 0 {
-		unpack(v, b, data[:done])
-	}
-	return done, nil
+	return nil
 }
 
 func ones(n int) []int64 {

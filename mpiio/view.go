@@ -87,6 +87,11 @@ func (v *View) Segments(p, n int64, fn func(off, n int64) bool) {
 	if n <= 0 || l.tsize == 0 {
 		return
 	}
+	if len(l.runs) == 1 && l.runs[0].off == 0 && l.runs[0].n == l.extent {
+		// A filetype without holes (MPI_BYTE, MPI_INT...): the data is the file.
+		fn(v.Disp+p, n)
+		return
+	}
 	tile, within := p/l.tsize, p%l.tsize
 	i := sort.Search(len(l.runs), func(i int) bool { return l.before[i] > within }) - 1
 	skip := within - l.before[i]

@@ -3,7 +3,8 @@
  * MPI_File_write_all through a strided view, from a strided memory type; POSIX checks
  * every byte; MPI_File_read_at_all reads them back, also across the end of the file.
  * Settings: romio_cb_write/read automatic, enable with cb_nodes 1 and 2 (two-phase
- * through one or two aggregators), and disable (each rank's own access). */
+ * through one or two aggregators), the same in rounds of a 100-byte cb_buffer_size
+ * (records cut across rounds), and disable (each rank's own access). */
 #include "io_common.h"
 
 enum { REC = 3, NREC = 50 };
@@ -16,8 +17,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     char name[512];
     io_name(name, sizeof name, "coll", MPI_COMM_WORLD);
-    struct { const char *cb, *nodes; } settings[] = {
-        {"automatic", NULL}, {"enable", "1"}, {"enable", "2"}, {"disable", NULL},
+    struct { const char *cb, *nodes, *bufsize; } settings[] = {
+        {"automatic", NULL, NULL}, {"enable", "1", NULL}, {"enable", "2", NULL},
+        {"enable", "2", "100"}, {"disable", NULL, NULL},
     };
     MPI_Datatype rec, ftype, memtype;
     MPI_Type_contiguous(REC, MPI_INT, &rec);
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
         MPI_Info_set(info, "romio_cb_read", settings[s].cb);
         if (settings[s].nodes)
             MPI_Info_set(info, "cb_nodes", settings[s].nodes);
+        if (settings[s].bufsize)
+            MPI_Info_set(info, "cb_buffer_size", settings[s].bufsize);
         MPI_File fh;
         CHECK_OK(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
         MPI_Info_free(&info);
