@@ -304,6 +304,8 @@ func (f *File) Close() error {
 	if e := f.errh.Swap(nil); e != nil {
 		e.Release()
 	}
+	f.view.Etype.Release() // the references SetView took
+	f.view.Filetype.Release()
 	f.hints.Free()
 	f.comm.Free()
 	return err

@@ -141,8 +141,13 @@ func (f *File) Collective(pos int64, b Buf, write bool) (int64, error) {
 	if gerr != nil {
 		return 0, gerr
 	}
-	if err = agree(f.comm, err); err != nil {
-		return 0, err
+	for r := 0; r < f.comm.Size; r++ { // the lowest failing rank's error, as agree
+		if cl := all[k*r]; cl != 0 {
+			if r == f.comm.Rank {
+				return 0, err
+			}
+			return 0, core.Errorf(int(cl), "the collective access failed at rank %d of the file's communicator", r)
+		}
 	}
 	mode, cb, cbNodes := all[4], all[5], int(all[6])
 	interleaved := false
@@ -213,13 +218,17 @@ func (f *File) twoPhase(segs []run, b Buf, write, atomic bool, glo, ghi, cb int6
 			off = end
 		}
 	}
+	var readErr error
 	for r := 0; r < rounds; r++ {
-		if err := f.round(aggs, perRound[r], data, write, atomic); err != nil {
+		if err := f.round(aggs, perRound[r], data, write, atomic, &readErr); err != nil {
 			return 0, err
 		}
 	}
 	if write {
 		return b.Bytes(), nil
+	}
+	if readErr != nil {
+		return 0, readErr
 	}
 	// The count is the data before the first piece the file did not hold whole.
 	var pieces []piece
@@ -260,8 +269,10 @@ func (f *File) cbBufferSize() int64 {
 }
 
 // round is one round of two-phase I/O: mine holds this rank's pieces per aggregator
-// (aggs[a] serves mine[a]); data is this rank's packed data, which a read fills.
-func (f *File) round(aggs []int, mine [][]piece, data []byte, write, atomic bool) error {
+// (aggs[a] serves mine[a]); data is this rank's packed data, which a read fills. A
+// write's error is agreed by all ranks and returned; a read's reaches only the ranks
+// whose pieces it spoiled, through readErr, so that every rank does every round.
+func (f *File) round(aggs []int, mine [][]piece, data []byte, write, atomic bool, readErr *error) error {
 	c := f.comm
 	// Phase 1: the pieces' offsets and lengths to their aggregators.
 	var meta []int64
@@ -379,8 +390,12 @@ func (f *File) round(aggs []int, mine [][]piece, data []byte, write, atomic bool
 		}
 		i = j
 	}
-	if err := agree(c, ioErr); err != nil {
-		return err
+	if ioErr != nil {
+		// Every piece this rank serves reports the error's class (as a negative
+		// length) to the rank that asked for it.
+		for k := range valid {
+			valid[k] = -int64(core.AsError(ioErr).Class)
+		}
 	}
 	// Phase 2: pieces and their valid lengths back to their ranks.
 	vcounts := make([]int64, c.Size)
@@ -405,6 +420,10 @@ func (f *File) round(aggs []int, mine [][]piece, data []byte, write, atomic bool
 			p.have = rvalid[vi]
 			inAt += p.n
 			vi++
+			if p.have < 0 && *readErr == nil {
+				// Reported once every round is done: the other ranks go on.
+				*readErr = core.Errorf(int(-p.have), "mpix: the read failed at rank %d, which aggregates file bytes %d-%d", aggs[a], p.off, p.off+p.n-1)
+			}
 		}
 	}
 	return nil
