@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -32,6 +33,10 @@ type errTarget interface {
 // MPI_COMM_WORLD's handler, as in MPICH, so programs that set MPI_ERRORS_RETURN on
 // MPI_COMM_WORLD get codes back for invalid handles too.
 func raise(fn funcID, target errTarget, err error) C.int {
+	var ot *onTarget
+	if errors.As(err, &ot) {
+		target, err = ot.target, ot.err
+	}
 	e := core.AsError(err)
 	code := core.InstanceCode(e)
 	if strings.HasPrefix(funcNames[fn], "MPI_T_") {
@@ -55,6 +60,17 @@ func raise(fn funcID, target errTarget, err error) C.int {
 	}
 	return C.int(invokeHandler(fn, target, code, e.Msg))
 }
+
+// onTarget is an error an implementation raises on another object's handler than the
+// one the generated export picks (MPI_File_close's error goes to the handler of the
+// file it closed, whose handle no longer resolves).
+type onTarget struct {
+	err    error
+	target errTarget
+}
+
+func (e *onTarget) Error() string { return e.err.Error() }
+func (e *onTarget) Unwrap() error { return e.err }
 
 func isNilTarget(t errTarget) bool {
 	switch o := t.(type) {
@@ -90,6 +106,8 @@ func invokeHandler(fn funcID, target errTarget, code int, msg string) int {
 			C.mpix_call_file_errhandler(eh.Fn, C.uintptr_t(o.Addr), C.int(code))
 		case fileNull:
 			C.mpix_call_file_errhandler(eh.Fn, 0, C.int(code))
+		case closedFile:
+			C.mpix_call_file_errhandler(eh.Fn, C.uintptr_t(o.addr), C.int(code))
 		}
 	case core.ErrorsAbort:
 		fatal(fn, code, msg, "MPI_ERRORS_ABORT")

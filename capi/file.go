@@ -56,8 +56,23 @@ func impl_MPI_File_close(ctx *C.mpix_ctx, fh *C.MPI_File) error {
 		return err
 	}
 	*fh = nil
-	return f.Close()
+	eh := f.Errhandler().Ref() // Close drops the file's reference
+	if err := f.Close(); err != nil {
+		// The file's handler hears it (MPI-4.1 §14.7), given the closed handle; the
+		// reference goes with this error report.
+		return &onTarget{err, closedFile{eh, f.Addr}}
+	}
+	eh.Release()
+	return nil
 }
+
+// closedFile is a file MPI_File_close closed, as the target of its error.
+type closedFile struct {
+	eh   *core.Errhandler
+	addr uintptr
+}
+
+func (c closedFile) Errhandler() *core.Errhandler { return c.eh }
 
 func impl_MPI_File_delete(ctx *C.mpix_ctx, filename *C.char, info *core.Info) error {
 	return mpiio.Delete(C.GoString(filename))

@@ -188,6 +188,23 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_File_close(&fh));
     CHECK(!io_exists(name), "MPI_MODE_DELETE_ON_CLOSE left the file");
 
+    /* A close that fails (the file to delete on close is already gone) reports to
+     * the closed file's handler, with the handle it had. */
+    CHECK_OK(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_WRONLY | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    CHECK_OK(MPI_File_create_errhandler(file_handler, &mine));
+    CHECK_OK(MPI_File_set_errhandler(fh, mine));
+    MPI_Errhandler_free(&mine);
+    MPI_File closing = fh;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(name);
+    MPI_Barrier(MPI_COMM_WORLD);
+    handler_calls = 0;
+    CHECK_CLASS(MPI_File_close(&fh), MPI_ERR_NO_SUCH_FILE);
+    CHECK(fh == MPI_FILE_NULL, "a failed close still frees the handle");
+    CHECK(handler_calls == 1 && handler_class == MPI_ERR_NO_SUCH_FILE && handler_file == closing,
+          "close's error: handler calls %d class %d", handler_calls, handler_class);
+
     /* A file per process on MPI_COMM_SELF. */
     snprintf(local, sizeof local, "%s.rank%d", name, rank);
     CHECK_OK(MPI_File_open(MPI_COMM_SELF, local, MPI_MODE_WRONLY | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
