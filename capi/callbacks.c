@@ -19,6 +19,14 @@ void mpix_call_win_errhandler(void *fn, MPI_Win win, int code)
     ((MPI_Win_errhandler_function *)fn)(&win, &code);
 }
 
+/* The file is its C handle's address (MPI_File is a pointer, which Go holds as an
+ * integer). */
+void mpix_call_file_errhandler(void *fn, uintptr_t file, int code)
+{
+    MPI_File fh = (MPI_File)file;
+    ((MPI_File_errhandler_function *)fn)(&fh, &code);
+}
+
 /* mpix_call_user_op calls a user reduction function (MPI_Op_create), and
  * mpix_call_user_op_c one of MPI_Op_create_c. */
 void mpix_call_user_op(void *fn, void *in, void *inout, int len, MPI_Datatype dt)

@@ -33,6 +33,7 @@ static inline mpix_ctx *mpix_ctx_get(void)
 void mpix_call_comm_errhandler(void *fn, MPI_Comm comm, int code);
 void mpix_call_session_errhandler(void *fn, MPI_Session session, int code);
 void mpix_call_win_errhandler(void *fn, MPI_Win win, int code);
+void mpix_call_file_errhandler(void *fn, uintptr_t file, int code);
 void mpix_call_user_op(void *fn, void *in, void *inout, int len, MPI_Datatype dt);
 void mpix_call_user_op_c(void *fn, void *in, void *inout, MPI_Count len, MPI_Datatype dt);
 int mpix_attr_copy(void *fn, int obj, int keyval, uintptr_t extra, uintptr_t in, uintptr_t *out, int *flag);

@@ -6,12 +6,14 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"strings"
 
 	"mpix/core"
+	"mpix/mpiio"
 	"mpix/rma"
 )
 
@@ -31,6 +33,10 @@ type errTarget interface {
 // MPI_COMM_WORLD's handler, as in MPICH, so programs that set MPI_ERRORS_RETURN on
 // MPI_COMM_WORLD get codes back for invalid handles too.
 func raise(fn funcID, target errTarget, err error) C.int {
+	var ot *onTarget
+	if errors.As(err, &ot) {
+		target, err = ot.target, ot.err
+	}
 	e := core.AsError(err)
 	code := core.InstanceCode(e)
 	if strings.HasPrefix(funcNames[fn], "MPI_T_") {
@@ -46,9 +52,25 @@ func raise(fn funcID, target errTarget, err error) C.int {
 	}
 	if target == nil || isNilTarget(target) {
 		target = core.CommWorld
+		if isFileFunc(fn) {
+			// Errors of the file chapter that belong to no open file go to
+			// MPI_FILE_NULL's handler (MPI-4.1 §9.3), MPI_ERRORS_RETURN at first.
+			target = fileNull{}
+		}
 	}
 	return C.int(invokeHandler(fn, target, code, e.Msg))
 }
+
+// onTarget is an error an implementation raises on another object's handler than the
+// one the generated export picks (MPI_File_close's error goes to the handler of the
+// file it closed, whose handle no longer resolves).
+type onTarget struct {
+	err    error
+	target errTarget
+}
+
+func (e *onTarget) Error() string { return e.err.Error() }
+func (e *onTarget) Unwrap() error { return e.err }
 
 func isNilTarget(t errTarget) bool {
 	switch o := t.(type) {
@@ -57,6 +79,8 @@ func isNilTarget(t errTarget) bool {
 	case *core.Session:
 		return o == nil
 	case *rma.Win:
+		return o == nil
+	case *mpiio.File:
 		return o == nil
 	}
 	return false
@@ -78,6 +102,12 @@ func invokeHandler(fn funcID, target errTarget, code int, msg string) int {
 			C.mpix_call_session_errhandler(eh.Fn, C.MPI_Session(o.Handle), C.int(code))
 		case *rma.Win:
 			C.mpix_call_win_errhandler(eh.Fn, C.MPI_Win(o.Handle), C.int(code))
+		case *mpiio.File:
+			C.mpix_call_file_errhandler(eh.Fn, C.uintptr_t(o.Addr), C.int(code))
+		case fileNull:
+			C.mpix_call_file_errhandler(eh.Fn, 0, C.int(code))
+		case closedFile:
+			C.mpix_call_file_errhandler(eh.Fn, C.uintptr_t(o.addr), C.int(code))
 		}
 	case core.ErrorsAbort:
 		fatal(fn, code, msg, "MPI_ERRORS_ABORT")

@@ -1585,7 +1585,95 @@ var funcImplemented = [numFuncs]bool{
 	fnMPI_Exscan_init_c:                true,
 	fnMPI_Fetch_and_op:                 true,
 	fnMPI_File_c2f:                     true,
+	fnMPI_File_call_errhandler:         true,
+	fnMPI_File_close:                   true,
+	fnMPI_File_create_errhandler:       true,
+	fnMPI_File_delete:                  true,
 	fnMPI_File_f2c:                     true,
+	fnMPI_File_get_amode:               true,
+	fnMPI_File_get_atomicity:           true,
+	fnMPI_File_get_byte_offset:         true,
+	fnMPI_File_get_errhandler:          true,
+	fnMPI_File_get_group:               true,
+	fnMPI_File_get_info:                true,
+	fnMPI_File_get_position:            true,
+	fnMPI_File_get_position_shared:     true,
+	fnMPI_File_get_size:                true,
+	fnMPI_File_get_type_extent:         true,
+	fnMPI_File_get_type_extent_c:       true,
+	fnMPI_File_get_view:                true,
+	fnMPI_File_iread:                   true,
+	fnMPI_File_iread_all:               true,
+	fnMPI_File_iread_all_c:             true,
+	fnMPI_File_iread_at:                true,
+	fnMPI_File_iread_at_all:            true,
+	fnMPI_File_iread_at_all_c:          true,
+	fnMPI_File_iread_at_c:              true,
+	fnMPI_File_iread_c:                 true,
+	fnMPI_File_iread_shared:            true,
+	fnMPI_File_iread_shared_c:          true,
+	fnMPI_File_iwrite:                  true,
+	fnMPI_File_iwrite_all:              true,
+	fnMPI_File_iwrite_all_c:            true,
+	fnMPI_File_iwrite_at:               true,
+	fnMPI_File_iwrite_at_all:           true,
+	fnMPI_File_iwrite_at_all_c:         true,
+	fnMPI_File_iwrite_at_c:             true,
+	fnMPI_File_iwrite_c:                true,
+	fnMPI_File_iwrite_shared:           true,
+	fnMPI_File_iwrite_shared_c:         true,
+	fnMPI_File_open:                    true,
+	fnMPI_File_preallocate:             true,
+	fnMPI_File_read:                    true,
+	fnMPI_File_read_all:                true,
+	fnMPI_File_read_all_begin:          true,
+	fnMPI_File_read_all_begin_c:        true,
+	fnMPI_File_read_all_c:              true,
+	fnMPI_File_read_all_end:            true,
+	fnMPI_File_read_at:                 true,
+	fnMPI_File_read_at_all:             true,
+	fnMPI_File_read_at_all_begin:       true,
+	fnMPI_File_read_at_all_begin_c:     true,
+	fnMPI_File_read_at_all_c:           true,
+	fnMPI_File_read_at_all_end:         true,
+	fnMPI_File_read_at_c:               true,
+	fnMPI_File_read_c:                  true,
+	fnMPI_File_read_ordered:            true,
+	fnMPI_File_read_ordered_begin:      true,
+	fnMPI_File_read_ordered_begin_c:    true,
+	fnMPI_File_read_ordered_c:          true,
+	fnMPI_File_read_ordered_end:        true,
+	fnMPI_File_read_shared:             true,
+	fnMPI_File_read_shared_c:           true,
+	fnMPI_File_seek:                    true,
+	fnMPI_File_seek_shared:             true,
+	fnMPI_File_set_atomicity:           true,
+	fnMPI_File_set_errhandler:          true,
+	fnMPI_File_set_info:                true,
+	fnMPI_File_set_size:                true,
+	fnMPI_File_set_view:                true,
+	fnMPI_File_sync:                    true,
+	fnMPI_File_write:                   true,
+	fnMPI_File_write_all:               true,
+	fnMPI_File_write_all_begin:         true,
+	fnMPI_File_write_all_begin_c:       true,
+	fnMPI_File_write_all_c:             true,
+	fnMPI_File_write_all_end:           true,
+	fnMPI_File_write_at:                true,
+	fnMPI_File_write_at_all:            true,
+	fnMPI_File_write_at_all_begin:      true,
+	fnMPI_File_write_at_all_begin_c:    true,
+	fnMPI_File_write_at_all_c:          true,
+	fnMPI_File_write_at_all_end:        true,
+	fnMPI_File_write_at_c:              true,
+	fnMPI_File_write_c:                 true,
+	fnMPI_File_write_ordered:           true,
+	fnMPI_File_write_ordered_begin:     true,
+	fnMPI_File_write_ordered_begin_c:   true,
+	fnMPI_File_write_ordered_c:         true,
+	fnMPI_File_write_ordered_end:       true,
+	fnMPI_File_write_shared:            true,
+	fnMPI_File_write_shared_c:          true,
 	fnMPI_Finalize:                     true,
 	fnMPI_Finalized:                    true,
 	fnMPI_Free_mem:                     true,
@@ -5017,25 +5105,62 @@ func mpixgo_MPI_File_c2f(ctx *C.mpix_ctx, file C.MPI_File) (rc C.MPI_Fint) {
 //export mpixgo_MPI_File_call_errhandler
 func mpixgo_MPI_File_call_errhandler(ctx *C.mpix_ctx, fh C.MPI_File, errorcode C.int) (rc C.int) {
 	defer recoverCall(fnMPI_File_call_errhandler, &rc)
-	return raise(fnMPI_File_call_errhandler, nil, errNotImplemented(fnMPI_File_call_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_call_errhandler, nil, err)
+	}
+	if err := impl_MPI_File_call_errhandler(ctx, fh, errorcode); err != nil {
+		return raise(fnMPI_File_call_errhandler, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_close
 func mpixgo_MPI_File_close(ctx *C.mpix_ctx, fh *C.MPI_File) (rc C.int) {
 	defer recoverCall(fnMPI_File_close, &rc)
-	return raise(fnMPI_File_close, nil, errNotImplemented(fnMPI_File_close))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_close, nil, err)
+	}
+	if fh == nil {
+		return raise(fnMPI_File_close, nil, core.Errorf(core.ErrArg, "fh must not be NULL"))
+	}
+	if err := impl_MPI_File_close(ctx, fh); err != nil {
+		return raise(fnMPI_File_close, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_create_errhandler
 func mpixgo_MPI_File_create_errhandler(ctx *C.mpix_ctx, file_errhandler_fn unsafe.Pointer, errhandler *C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_File_create_errhandler, &rc)
-	return raise(fnMPI_File_create_errhandler, nil, errNotImplemented(fnMPI_File_create_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_create_errhandler, nil, err)
+	}
+	if errhandler == nil {
+		return raise(fnMPI_File_create_errhandler, nil, core.Errorf(core.ErrArg, "errhandler must not be NULL"))
+	}
+	if err := impl_MPI_File_create_errhandler(ctx, file_errhandler_fn, errhandler); err != nil {
+		return raise(fnMPI_File_create_errhandler, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_delete
 func mpixgo_MPI_File_delete(ctx *C.mpix_ctx, filename *C.char, info C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_File_delete, &rc)
-	return raise(fnMPI_File_delete, nil, errNotImplemented(fnMPI_File_delete))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_delete, nil, err)
+	}
+	if filename == nil {
+		return raise(fnMPI_File_delete, nil, core.Errorf(core.ErrArg, "filename must not be NULL"))
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_File_delete, nil, err)
+	}
+	if err := impl_MPI_File_delete(ctx, filename, infoObj); err != nil {
+		return raise(fnMPI_File_delete, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_f2c
@@ -5047,505 +5172,1859 @@ func mpixgo_MPI_File_f2c(ctx *C.mpix_ctx, file C.MPI_Fint) (rc C.MPI_File) {
 //export mpixgo_MPI_File_get_amode
 func mpixgo_MPI_File_get_amode(ctx *C.mpix_ctx, fh C.MPI_File, amode *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_amode, &rc)
-	return raise(fnMPI_File_get_amode, nil, errNotImplemented(fnMPI_File_get_amode))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_amode, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_amode, nil, err)
+	}
+	if amode == nil {
+		return raise(fnMPI_File_get_amode, fhObj, core.Errorf(core.ErrArg, "amode must not be NULL"))
+	}
+	if err := impl_MPI_File_get_amode(ctx, fhObj, amode); err != nil {
+		return raise(fnMPI_File_get_amode, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_atomicity
 func mpixgo_MPI_File_get_atomicity(ctx *C.mpix_ctx, fh C.MPI_File, flag *C.int) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_atomicity, &rc)
-	return raise(fnMPI_File_get_atomicity, nil, errNotImplemented(fnMPI_File_get_atomicity))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_atomicity, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_atomicity, nil, err)
+	}
+	if flag == nil {
+		return raise(fnMPI_File_get_atomicity, fhObj, core.Errorf(core.ErrArg, "flag must not be NULL"))
+	}
+	if err := impl_MPI_File_get_atomicity(ctx, fhObj, flag); err != nil {
+		return raise(fnMPI_File_get_atomicity, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_byte_offset
 func mpixgo_MPI_File_get_byte_offset(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, disp *C.MPI_Offset) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_byte_offset, &rc)
-	return raise(fnMPI_File_get_byte_offset, nil, errNotImplemented(fnMPI_File_get_byte_offset))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_byte_offset, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_byte_offset, nil, err)
+	}
+	if disp == nil {
+		return raise(fnMPI_File_get_byte_offset, fhObj, core.Errorf(core.ErrArg, "disp must not be NULL"))
+	}
+	if err := impl_MPI_File_get_byte_offset(ctx, fhObj, offset, disp); err != nil {
+		return raise(fnMPI_File_get_byte_offset, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_errhandler
 func mpixgo_MPI_File_get_errhandler(ctx *C.mpix_ctx, file C.MPI_File, errhandler *C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_errhandler, &rc)
-	return raise(fnMPI_File_get_errhandler, nil, errNotImplemented(fnMPI_File_get_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_errhandler, nil, err)
+	}
+	if errhandler == nil {
+		return raise(fnMPI_File_get_errhandler, nil, core.Errorf(core.ErrArg, "errhandler must not be NULL"))
+	}
+	if err := impl_MPI_File_get_errhandler(ctx, file, errhandler); err != nil {
+		return raise(fnMPI_File_get_errhandler, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_group
 func mpixgo_MPI_File_get_group(ctx *C.mpix_ctx, fh C.MPI_File, group *C.MPI_Group) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_group, &rc)
-	return raise(fnMPI_File_get_group, nil, errNotImplemented(fnMPI_File_get_group))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_group, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_group, nil, err)
+	}
+	if group == nil {
+		return raise(fnMPI_File_get_group, fhObj, core.Errorf(core.ErrArg, "group must not be NULL"))
+	}
+	if err := impl_MPI_File_get_group(ctx, fhObj, group); err != nil {
+		return raise(fnMPI_File_get_group, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_info
 func mpixgo_MPI_File_get_info(ctx *C.mpix_ctx, fh C.MPI_File, info_used *C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_info, &rc)
-	return raise(fnMPI_File_get_info, nil, errNotImplemented(fnMPI_File_get_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_info, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_info, nil, err)
+	}
+	if info_used == nil {
+		return raise(fnMPI_File_get_info, fhObj, core.Errorf(core.ErrArg, "info_used must not be NULL"))
+	}
+	if err := impl_MPI_File_get_info(ctx, fhObj, info_used); err != nil {
+		return raise(fnMPI_File_get_info, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_position
 func mpixgo_MPI_File_get_position(ctx *C.mpix_ctx, fh C.MPI_File, offset *C.MPI_Offset) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_position, &rc)
-	return raise(fnMPI_File_get_position, nil, errNotImplemented(fnMPI_File_get_position))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_position, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_position, nil, err)
+	}
+	if offset == nil {
+		return raise(fnMPI_File_get_position, fhObj, core.Errorf(core.ErrArg, "offset must not be NULL"))
+	}
+	if err := impl_MPI_File_get_position(ctx, fhObj, offset); err != nil {
+		return raise(fnMPI_File_get_position, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_position_shared
 func mpixgo_MPI_File_get_position_shared(ctx *C.mpix_ctx, fh C.MPI_File, offset *C.MPI_Offset) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_position_shared, &rc)
-	return raise(fnMPI_File_get_position_shared, nil, errNotImplemented(fnMPI_File_get_position_shared))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_position_shared, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_position_shared, nil, err)
+	}
+	if offset == nil {
+		return raise(fnMPI_File_get_position_shared, fhObj, core.Errorf(core.ErrArg, "offset must not be NULL"))
+	}
+	if err := impl_MPI_File_get_position_shared(ctx, fhObj, offset); err != nil {
+		return raise(fnMPI_File_get_position_shared, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_size
 func mpixgo_MPI_File_get_size(ctx *C.mpix_ctx, fh C.MPI_File, size *C.MPI_Offset) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_size, &rc)
-	return raise(fnMPI_File_get_size, nil, errNotImplemented(fnMPI_File_get_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_size, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_size, nil, err)
+	}
+	if size == nil {
+		return raise(fnMPI_File_get_size, fhObj, core.Errorf(core.ErrArg, "size must not be NULL"))
+	}
+	if err := impl_MPI_File_get_size(ctx, fhObj, size); err != nil {
+		return raise(fnMPI_File_get_size, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_type_extent
 func mpixgo_MPI_File_get_type_extent(ctx *C.mpix_ctx, fh C.MPI_File, datatype_ C.MPI_Datatype, extent *C.MPI_Aint) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_type_extent, &rc)
-	return raise(fnMPI_File_get_type_extent, nil, errNotImplemented(fnMPI_File_get_type_extent))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_type_extent, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_type_extent, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_get_type_extent, fhObj, err)
+	}
+	if extent == nil {
+		return raise(fnMPI_File_get_type_extent, fhObj, core.Errorf(core.ErrArg, "extent must not be NULL"))
+	}
+	if err := impl_MPI_File_get_type_extent(ctx, fhObj, datatype_Obj, extent); err != nil {
+		return raise(fnMPI_File_get_type_extent, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_type_extent_c
 func mpixgo_MPI_File_get_type_extent_c(ctx *C.mpix_ctx, fh C.MPI_File, datatype_ C.MPI_Datatype, extent *C.MPI_Count) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_type_extent_c, &rc)
-	return raise(fnMPI_File_get_type_extent_c, nil, errNotImplemented(fnMPI_File_get_type_extent_c))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_type_extent_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_type_extent_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_get_type_extent_c, fhObj, err)
+	}
+	if extent == nil {
+		return raise(fnMPI_File_get_type_extent_c, fhObj, core.Errorf(core.ErrArg, "extent must not be NULL"))
+	}
+	if err := impl_MPI_File_get_type_extent_c(ctx, fhObj, datatype_Obj, extent); err != nil {
+		return raise(fnMPI_File_get_type_extent_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_get_view
 func mpixgo_MPI_File_get_view(ctx *C.mpix_ctx, fh C.MPI_File, disp *C.MPI_Offset, etype *C.MPI_Datatype, filetype *C.MPI_Datatype, datarep *C.char) (rc C.int) {
 	defer recoverCall(fnMPI_File_get_view, &rc)
-	return raise(fnMPI_File_get_view, nil, errNotImplemented(fnMPI_File_get_view))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_get_view, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_get_view, nil, err)
+	}
+	if disp == nil {
+		return raise(fnMPI_File_get_view, fhObj, core.Errorf(core.ErrArg, "disp must not be NULL"))
+	}
+	if etype == nil {
+		return raise(fnMPI_File_get_view, fhObj, core.Errorf(core.ErrArg, "etype must not be NULL"))
+	}
+	if filetype == nil {
+		return raise(fnMPI_File_get_view, fhObj, core.Errorf(core.ErrArg, "filetype must not be NULL"))
+	}
+	if datarep == nil {
+		return raise(fnMPI_File_get_view, fhObj, core.Errorf(core.ErrArg, "datarep must not be NULL"))
+	}
+	if err := impl_MPI_File_get_view(ctx, fhObj, disp, etype, filetype, datarep); err != nil {
+		return raise(fnMPI_File_get_view, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread
 func mpixgo_MPI_File_iread(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread, &rc)
-	return raise(fnMPI_File_iread, nil, errNotImplemented(fnMPI_File_iread))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_all
 func mpixgo_MPI_File_iread_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_all, &rc)
-	return raise(fnMPI_File_iread_all, nil, errNotImplemented(fnMPI_File_iread_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_all, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_all, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_all_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_all_c
 func mpixgo_MPI_File_iread_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_all_c, &rc)
-	return raise(fnMPI_File_iread_all_c, nil, errNotImplemented(fnMPI_File_iread_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_all_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_all_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_all_c(ctx, fhObj, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_at
 func mpixgo_MPI_File_iread_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at, &rc)
-	return raise(fnMPI_File_iread_at, nil, errNotImplemented(fnMPI_File_iread_at))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_at, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_at, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_at, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_at, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_at_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_at, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_at_all
 func mpixgo_MPI_File_iread_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at_all, &rc)
-	return raise(fnMPI_File_iread_at_all, nil, errNotImplemented(fnMPI_File_iread_at_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_at_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_at_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_at_all, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_at_all, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_at_all_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_at_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_at_all_c
 func mpixgo_MPI_File_iread_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at_all_c, &rc)
-	return raise(fnMPI_File_iread_at_all_c, nil, errNotImplemented(fnMPI_File_iread_at_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_at_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_at_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_at_all_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_at_all_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_at_all_c(ctx, fhObj, offset, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_at_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_at_c
 func mpixgo_MPI_File_iread_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_at_c, &rc)
-	return raise(fnMPI_File_iread_at_c, nil, errNotImplemented(fnMPI_File_iread_at_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_at_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_at_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_at_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_at_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_at_c(ctx, fhObj, offset, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_at_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_c
 func mpixgo_MPI_File_iread_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_c, &rc)
-	return raise(fnMPI_File_iread_c, nil, errNotImplemented(fnMPI_File_iread_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_c(ctx, fhObj, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_shared
 func mpixgo_MPI_File_iread_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_shared, &rc)
-	return raise(fnMPI_File_iread_shared, nil, errNotImplemented(fnMPI_File_iread_shared))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_shared, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_shared, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_shared, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_shared, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_shared_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_shared, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iread_shared_c
 func mpixgo_MPI_File_iread_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iread_shared_c, &rc)
-	return raise(fnMPI_File_iread_shared_c, nil, errNotImplemented(fnMPI_File_iread_shared_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iread_shared_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iread_shared_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iread_shared_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iread_shared_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iread_shared_c(ctx, fhObj, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iread_shared_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite
 func mpixgo_MPI_File_iwrite(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite, &rc)
-	return raise(fnMPI_File_iwrite, nil, errNotImplemented(fnMPI_File_iwrite))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_all
 func mpixgo_MPI_File_iwrite_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_all, &rc)
-	return raise(fnMPI_File_iwrite_all, nil, errNotImplemented(fnMPI_File_iwrite_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_all, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_all, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_all_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_all_c
 func mpixgo_MPI_File_iwrite_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_all_c, &rc)
-	return raise(fnMPI_File_iwrite_all_c, nil, errNotImplemented(fnMPI_File_iwrite_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_all_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_all_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_all_c(ctx, fhObj, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_at
 func mpixgo_MPI_File_iwrite_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at, &rc)
-	return raise(fnMPI_File_iwrite_at, nil, errNotImplemented(fnMPI_File_iwrite_at))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_at, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_at, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_at_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_at, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_at_all
 func mpixgo_MPI_File_iwrite_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at_all, &rc)
-	return raise(fnMPI_File_iwrite_at_all, nil, errNotImplemented(fnMPI_File_iwrite_at_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_at_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at_all, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_at_all, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_at_all_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_at_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_at_all_c
 func mpixgo_MPI_File_iwrite_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at_all_c, &rc)
-	return raise(fnMPI_File_iwrite_at_all_c, nil, errNotImplemented(fnMPI_File_iwrite_at_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_at_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at_all_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_at_all_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_at_all_c(ctx, fhObj, offset, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_at_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_at_c
 func mpixgo_MPI_File_iwrite_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_at_c, &rc)
-	return raise(fnMPI_File_iwrite_at_c, nil, errNotImplemented(fnMPI_File_iwrite_at_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_at_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_at_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_at_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_at_c(ctx, fhObj, offset, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_at_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_c
 func mpixgo_MPI_File_iwrite_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_c, &rc)
-	return raise(fnMPI_File_iwrite_c, nil, errNotImplemented(fnMPI_File_iwrite_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_c(ctx, fhObj, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_shared
 func mpixgo_MPI_File_iwrite_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_shared, &rc)
-	return raise(fnMPI_File_iwrite_shared, nil, errNotImplemented(fnMPI_File_iwrite_shared))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_shared, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_shared, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_shared, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_shared, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_shared_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_shared, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_iwrite_shared_c
 func mpixgo_MPI_File_iwrite_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, request *C.MPI_Request) (rc C.int) {
 	defer recoverCall(fnMPI_File_iwrite_shared_c, &rc)
-	return raise(fnMPI_File_iwrite_shared_c, nil, errNotImplemented(fnMPI_File_iwrite_shared_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_iwrite_shared_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_shared_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_iwrite_shared_c, fhObj, err)
+	}
+	if request == nil {
+		return raise(fnMPI_File_iwrite_shared_c, fhObj, core.Errorf(core.ErrArg, "request must not be NULL"))
+	}
+	if err := impl_MPI_File_iwrite_shared_c(ctx, fhObj, buf, count, datatype_Obj, request); err != nil {
+		return raise(fnMPI_File_iwrite_shared_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_open
 func mpixgo_MPI_File_open(ctx *C.mpix_ctx, comm C.MPI_Comm, filename *C.char, amode C.int, info C.MPI_Info, fh *C.MPI_File) (rc C.int) {
 	defer recoverCall(fnMPI_File_open, &rc)
-	return raise(fnMPI_File_open, nil, errNotImplemented(fnMPI_File_open))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_open, nil, err)
+	}
+	commObj, err := lookupComm(ctx, int32(comm))
+	if err != nil {
+		return raise(fnMPI_File_open, nil, err)
+	}
+	if filename == nil {
+		return raise(fnMPI_File_open, nil, core.Errorf(core.ErrArg, "filename must not be NULL"))
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_File_open, nil, err)
+	}
+	if fh == nil {
+		return raise(fnMPI_File_open, nil, core.Errorf(core.ErrArg, "fh must not be NULL"))
+	}
+	if err := impl_MPI_File_open(ctx, commObj, filename, amode, infoObj, fh); err != nil {
+		return raise(fnMPI_File_open, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_preallocate
 func mpixgo_MPI_File_preallocate(ctx *C.mpix_ctx, fh C.MPI_File, size C.MPI_Offset) (rc C.int) {
 	defer recoverCall(fnMPI_File_preallocate, &rc)
-	return raise(fnMPI_File_preallocate, nil, errNotImplemented(fnMPI_File_preallocate))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_preallocate, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_preallocate, nil, err)
+	}
+	if err := impl_MPI_File_preallocate(ctx, fhObj, size); err != nil {
+		return raise(fnMPI_File_preallocate, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read
 func mpixgo_MPI_File_read(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read, &rc)
-	return raise(fnMPI_File_read, nil, errNotImplemented(fnMPI_File_read))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_all
 func mpixgo_MPI_File_read_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all, &rc)
-	return raise(fnMPI_File_read_all, nil, errNotImplemented(fnMPI_File_read_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_all, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_all, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_all_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_all_begin
 func mpixgo_MPI_File_read_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all_begin, &rc)
-	return raise(fnMPI_File_read_all_begin, nil, errNotImplemented(fnMPI_File_read_all_begin))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_all_begin, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_all_begin, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_all_begin, fhObj, err)
+	}
+	if err := impl_MPI_File_read_all_begin_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj); err != nil {
+		return raise(fnMPI_File_read_all_begin, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_all_begin_c
 func mpixgo_MPI_File_read_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all_begin_c, &rc)
-	return raise(fnMPI_File_read_all_begin_c, nil, errNotImplemented(fnMPI_File_read_all_begin_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_all_begin_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_all_begin_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_all_begin_c, fhObj, err)
+	}
+	if err := impl_MPI_File_read_all_begin_c(ctx, fhObj, buf, count, datatype_Obj); err != nil {
+		return raise(fnMPI_File_read_all_begin_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_all_c
 func mpixgo_MPI_File_read_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all_c, &rc)
-	return raise(fnMPI_File_read_all_c, nil, errNotImplemented(fnMPI_File_read_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_all_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_all_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_all_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_all_end
 func mpixgo_MPI_File_read_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_all_end, &rc)
-	return raise(fnMPI_File_read_all_end, nil, errNotImplemented(fnMPI_File_read_all_end))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_all_end, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_all_end, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_all_end, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_all_end(ctx, fhObj, buf, status); err != nil {
+		return raise(fnMPI_File_read_all_end, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_at
 func mpixgo_MPI_File_read_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at, &rc)
-	return raise(fnMPI_File_read_at, nil, errNotImplemented(fnMPI_File_read_at))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_at, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_at, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_at, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_at, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_at_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_at, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_at_all
 func mpixgo_MPI_File_read_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all, &rc)
-	return raise(fnMPI_File_read_at_all, nil, errNotImplemented(fnMPI_File_read_at_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_at_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_at_all, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_at_all_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_at_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_at_all_begin
 func mpixgo_MPI_File_read_at_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all_begin, &rc)
-	return raise(fnMPI_File_read_at_all_begin, nil, errNotImplemented(fnMPI_File_read_at_all_begin))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_at_all_begin, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all_begin, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all_begin, fhObj, err)
+	}
+	if err := impl_MPI_File_read_at_all_begin_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj); err != nil {
+		return raise(fnMPI_File_read_at_all_begin, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_at_all_begin_c
 func mpixgo_MPI_File_read_at_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all_begin_c, &rc)
-	return raise(fnMPI_File_read_at_all_begin_c, nil, errNotImplemented(fnMPI_File_read_at_all_begin_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_at_all_begin_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all_begin_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all_begin_c, fhObj, err)
+	}
+	if err := impl_MPI_File_read_at_all_begin_c(ctx, fhObj, offset, buf, count, datatype_Obj); err != nil {
+		return raise(fnMPI_File_read_at_all_begin_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_at_all_c
 func mpixgo_MPI_File_read_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all_c, &rc)
-	return raise(fnMPI_File_read_at_all_c, nil, errNotImplemented(fnMPI_File_read_at_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_at_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_at_all_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_at_all_c(ctx, fhObj, offset, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_at_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_at_all_end
 func mpixgo_MPI_File_read_at_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_all_end, &rc)
-	return raise(fnMPI_File_read_at_all_end, nil, errNotImplemented(fnMPI_File_read_at_all_end))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_at_all_end, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_at_all_end, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_at_all_end, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_at_all_end(ctx, fhObj, buf, status); err != nil {
+		return raise(fnMPI_File_read_at_all_end, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_at_c
 func mpixgo_MPI_File_read_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_at_c, &rc)
-	return raise(fnMPI_File_read_at_c, nil, errNotImplemented(fnMPI_File_read_at_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_at_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_at_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_at_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_at_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_at_c(ctx, fhObj, offset, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_at_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_c
 func mpixgo_MPI_File_read_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_c, &rc)
-	return raise(fnMPI_File_read_c, nil, errNotImplemented(fnMPI_File_read_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_ordered
 func mpixgo_MPI_File_read_ordered(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered, &rc)
-	return raise(fnMPI_File_read_ordered, nil, errNotImplemented(fnMPI_File_read_ordered))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_ordered, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_ordered, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_ordered_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_ordered, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_ordered_begin
 func mpixgo_MPI_File_read_ordered_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered_begin, &rc)
-	return raise(fnMPI_File_read_ordered_begin, nil, errNotImplemented(fnMPI_File_read_ordered_begin))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_ordered_begin, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered_begin, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered_begin, fhObj, err)
+	}
+	if err := impl_MPI_File_read_ordered_begin_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj); err != nil {
+		return raise(fnMPI_File_read_ordered_begin, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_ordered_begin_c
 func mpixgo_MPI_File_read_ordered_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered_begin_c, &rc)
-	return raise(fnMPI_File_read_ordered_begin_c, nil, errNotImplemented(fnMPI_File_read_ordered_begin_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_ordered_begin_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered_begin_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered_begin_c, fhObj, err)
+	}
+	if err := impl_MPI_File_read_ordered_begin_c(ctx, fhObj, buf, count, datatype_Obj); err != nil {
+		return raise(fnMPI_File_read_ordered_begin_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_ordered_c
 func mpixgo_MPI_File_read_ordered_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered_c, &rc)
-	return raise(fnMPI_File_read_ordered_c, nil, errNotImplemented(fnMPI_File_read_ordered_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_ordered_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_ordered_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_ordered_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_ordered_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_ordered_end
 func mpixgo_MPI_File_read_ordered_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_ordered_end, &rc)
-	return raise(fnMPI_File_read_ordered_end, nil, errNotImplemented(fnMPI_File_read_ordered_end))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_ordered_end, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_ordered_end, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_ordered_end, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_ordered_end(ctx, fhObj, buf, status); err != nil {
+		return raise(fnMPI_File_read_ordered_end, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_shared
 func mpixgo_MPI_File_read_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_shared, &rc)
-	return raise(fnMPI_File_read_shared, nil, errNotImplemented(fnMPI_File_read_shared))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_shared, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_shared, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_shared, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_shared, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_shared_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_shared, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_read_shared_c
 func mpixgo_MPI_File_read_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_read_shared_c, &rc)
-	return raise(fnMPI_File_read_shared_c, nil, errNotImplemented(fnMPI_File_read_shared_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_read_shared_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_read_shared_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_read_shared_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_read_shared_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_read_shared_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_read_shared_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_seek
 func mpixgo_MPI_File_seek(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, whence C.int) (rc C.int) {
 	defer recoverCall(fnMPI_File_seek, &rc)
-	return raise(fnMPI_File_seek, nil, errNotImplemented(fnMPI_File_seek))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_seek, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_seek, nil, err)
+	}
+	if err := impl_MPI_File_seek(ctx, fhObj, offset, whence); err != nil {
+		return raise(fnMPI_File_seek, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_seek_shared
 func mpixgo_MPI_File_seek_shared(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, whence C.int) (rc C.int) {
 	defer recoverCall(fnMPI_File_seek_shared, &rc)
-	return raise(fnMPI_File_seek_shared, nil, errNotImplemented(fnMPI_File_seek_shared))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_seek_shared, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_seek_shared, nil, err)
+	}
+	if err := impl_MPI_File_seek_shared(ctx, fhObj, offset, whence); err != nil {
+		return raise(fnMPI_File_seek_shared, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_set_atomicity
 func mpixgo_MPI_File_set_atomicity(ctx *C.mpix_ctx, fh C.MPI_File, flag C.int) (rc C.int) {
 	defer recoverCall(fnMPI_File_set_atomicity, &rc)
-	return raise(fnMPI_File_set_atomicity, nil, errNotImplemented(fnMPI_File_set_atomicity))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_set_atomicity, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_set_atomicity, nil, err)
+	}
+	if err := impl_MPI_File_set_atomicity(ctx, fhObj, flag); err != nil {
+		return raise(fnMPI_File_set_atomicity, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_set_errhandler
 func mpixgo_MPI_File_set_errhandler(ctx *C.mpix_ctx, file C.MPI_File, errhandler C.MPI_Errhandler) (rc C.int) {
 	defer recoverCall(fnMPI_File_set_errhandler, &rc)
-	return raise(fnMPI_File_set_errhandler, nil, errNotImplemented(fnMPI_File_set_errhandler))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_set_errhandler, nil, err)
+	}
+	errhandlerObj, err := core.LookupErrhandler(int32(errhandler))
+	if err != nil {
+		return raise(fnMPI_File_set_errhandler, nil, err)
+	}
+	if err := impl_MPI_File_set_errhandler(ctx, file, errhandlerObj); err != nil {
+		return raise(fnMPI_File_set_errhandler, nil, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_set_info
 func mpixgo_MPI_File_set_info(ctx *C.mpix_ctx, fh C.MPI_File, info C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_File_set_info, &rc)
-	return raise(fnMPI_File_set_info, nil, errNotImplemented(fnMPI_File_set_info))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_set_info, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_set_info, nil, err)
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_File_set_info, fhObj, err)
+	}
+	if err := impl_MPI_File_set_info(ctx, fhObj, infoObj); err != nil {
+		return raise(fnMPI_File_set_info, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_set_size
 func mpixgo_MPI_File_set_size(ctx *C.mpix_ctx, fh C.MPI_File, size C.MPI_Offset) (rc C.int) {
 	defer recoverCall(fnMPI_File_set_size, &rc)
-	return raise(fnMPI_File_set_size, nil, errNotImplemented(fnMPI_File_set_size))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_set_size, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_set_size, nil, err)
+	}
+	if err := impl_MPI_File_set_size(ctx, fhObj, size); err != nil {
+		return raise(fnMPI_File_set_size, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_set_view
 func mpixgo_MPI_File_set_view(ctx *C.mpix_ctx, fh C.MPI_File, disp C.MPI_Offset, etype C.MPI_Datatype, filetype C.MPI_Datatype, datarep *C.char, info C.MPI_Info) (rc C.int) {
 	defer recoverCall(fnMPI_File_set_view, &rc)
-	return raise(fnMPI_File_set_view, nil, errNotImplemented(fnMPI_File_set_view))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_set_view, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_set_view, nil, err)
+	}
+	etypeObj, err := datatype.Lookup(int32(etype))
+	if err != nil {
+		return raise(fnMPI_File_set_view, fhObj, err)
+	}
+	filetypeObj, err := datatype.Lookup(int32(filetype))
+	if err != nil {
+		return raise(fnMPI_File_set_view, fhObj, err)
+	}
+	if datarep == nil {
+		return raise(fnMPI_File_set_view, fhObj, core.Errorf(core.ErrArg, "datarep must not be NULL"))
+	}
+	infoObj, err := core.LookupInfoOrNull(int32(info))
+	if err != nil {
+		return raise(fnMPI_File_set_view, fhObj, err)
+	}
+	if err := impl_MPI_File_set_view(ctx, fhObj, disp, etypeObj, filetypeObj, datarep, infoObj); err != nil {
+		return raise(fnMPI_File_set_view, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_sync
 func mpixgo_MPI_File_sync(ctx *C.mpix_ctx, fh C.MPI_File) (rc C.int) {
 	defer recoverCall(fnMPI_File_sync, &rc)
-	return raise(fnMPI_File_sync, nil, errNotImplemented(fnMPI_File_sync))
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_sync, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_sync, nil, err)
+	}
+	if err := impl_MPI_File_sync(ctx, fhObj); err != nil {
+		return raise(fnMPI_File_sync, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write
 func mpixgo_MPI_File_write(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write, &rc)
-	return raise(fnMPI_File_write, nil, errNotImplemented(fnMPI_File_write))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_all
 func mpixgo_MPI_File_write_all(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all, &rc)
-	return raise(fnMPI_File_write_all, nil, errNotImplemented(fnMPI_File_write_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_all, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_all, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_all_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_all_begin
 func mpixgo_MPI_File_write_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all_begin, &rc)
-	return raise(fnMPI_File_write_all_begin, nil, errNotImplemented(fnMPI_File_write_all_begin))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_all_begin, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_all_begin, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_all_begin, fhObj, err)
+	}
+	if err := impl_MPI_File_write_all_begin_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj); err != nil {
+		return raise(fnMPI_File_write_all_begin, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_all_begin_c
 func mpixgo_MPI_File_write_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all_begin_c, &rc)
-	return raise(fnMPI_File_write_all_begin_c, nil, errNotImplemented(fnMPI_File_write_all_begin_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_all_begin_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_all_begin_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_all_begin_c, fhObj, err)
+	}
+	if err := impl_MPI_File_write_all_begin_c(ctx, fhObj, buf, count, datatype_Obj); err != nil {
+		return raise(fnMPI_File_write_all_begin_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_all_c
 func mpixgo_MPI_File_write_all_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all_c, &rc)
-	return raise(fnMPI_File_write_all_c, nil, errNotImplemented(fnMPI_File_write_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_all_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_all_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_all_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_all_end
 func mpixgo_MPI_File_write_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_all_end, &rc)
-	return raise(fnMPI_File_write_all_end, nil, errNotImplemented(fnMPI_File_write_all_end))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_all_end, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_all_end, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_all_end, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_all_end(ctx, fhObj, buf, status); err != nil {
+		return raise(fnMPI_File_write_all_end, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_at
 func mpixgo_MPI_File_write_at(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at, &rc)
-	return raise(fnMPI_File_write_at, nil, errNotImplemented(fnMPI_File_write_at))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_at, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_at, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_at, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_at, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_at_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_at, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_at_all
 func mpixgo_MPI_File_write_at_all(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all, &rc)
-	return raise(fnMPI_File_write_at_all, nil, errNotImplemented(fnMPI_File_write_at_all))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_at_all, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_at_all, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_at_all_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_at_all, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_at_all_begin
 func mpixgo_MPI_File_write_at_all_begin(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all_begin, &rc)
-	return raise(fnMPI_File_write_at_all_begin, nil, errNotImplemented(fnMPI_File_write_at_all_begin))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_at_all_begin, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all_begin, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all_begin, fhObj, err)
+	}
+	if err := impl_MPI_File_write_at_all_begin_c(ctx, fhObj, offset, buf, C.MPI_Count(count), datatype_Obj); err != nil {
+		return raise(fnMPI_File_write_at_all_begin, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_at_all_begin_c
 func mpixgo_MPI_File_write_at_all_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all_begin_c, &rc)
-	return raise(fnMPI_File_write_at_all_begin_c, nil, errNotImplemented(fnMPI_File_write_at_all_begin_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_at_all_begin_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all_begin_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all_begin_c, fhObj, err)
+	}
+	if err := impl_MPI_File_write_at_all_begin_c(ctx, fhObj, offset, buf, count, datatype_Obj); err != nil {
+		return raise(fnMPI_File_write_at_all_begin_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_at_all_c
 func mpixgo_MPI_File_write_at_all_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all_c, &rc)
-	return raise(fnMPI_File_write_at_all_c, nil, errNotImplemented(fnMPI_File_write_at_all_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_at_all_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_at_all_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_at_all_c(ctx, fhObj, offset, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_at_all_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_at_all_end
 func mpixgo_MPI_File_write_at_all_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_all_end, &rc)
-	return raise(fnMPI_File_write_at_all_end, nil, errNotImplemented(fnMPI_File_write_at_all_end))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_at_all_end, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_at_all_end, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_at_all_end, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_at_all_end(ctx, fhObj, buf, status); err != nil {
+		return raise(fnMPI_File_write_at_all_end, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_at_c
 func mpixgo_MPI_File_write_at_c(ctx *C.mpix_ctx, fh C.MPI_File, offset C.MPI_Offset, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_at_c, &rc)
-	return raise(fnMPI_File_write_at_c, nil, errNotImplemented(fnMPI_File_write_at_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_at_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_at_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_at_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_at_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_at_c(ctx, fhObj, offset, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_at_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_c
 func mpixgo_MPI_File_write_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_c, &rc)
-	return raise(fnMPI_File_write_c, nil, errNotImplemented(fnMPI_File_write_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_ordered
 func mpixgo_MPI_File_write_ordered(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered, &rc)
-	return raise(fnMPI_File_write_ordered, nil, errNotImplemented(fnMPI_File_write_ordered))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_ordered, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_ordered, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_ordered_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_ordered, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_ordered_begin
 func mpixgo_MPI_File_write_ordered_begin(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered_begin, &rc)
-	return raise(fnMPI_File_write_ordered_begin, nil, errNotImplemented(fnMPI_File_write_ordered_begin))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_ordered_begin, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered_begin, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered_begin, fhObj, err)
+	}
+	if err := impl_MPI_File_write_ordered_begin_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj); err != nil {
+		return raise(fnMPI_File_write_ordered_begin, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_ordered_begin_c
 func mpixgo_MPI_File_write_ordered_begin_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered_begin_c, &rc)
-	return raise(fnMPI_File_write_ordered_begin_c, nil, errNotImplemented(fnMPI_File_write_ordered_begin_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_ordered_begin_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered_begin_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered_begin_c, fhObj, err)
+	}
+	if err := impl_MPI_File_write_ordered_begin_c(ctx, fhObj, buf, count, datatype_Obj); err != nil {
+		return raise(fnMPI_File_write_ordered_begin_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_ordered_c
 func mpixgo_MPI_File_write_ordered_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered_c, &rc)
-	return raise(fnMPI_File_write_ordered_c, nil, errNotImplemented(fnMPI_File_write_ordered_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_ordered_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_ordered_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_ordered_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_ordered_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_ordered_end
 func mpixgo_MPI_File_write_ordered_end(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_ordered_end, &rc)
-	return raise(fnMPI_File_write_ordered_end, nil, errNotImplemented(fnMPI_File_write_ordered_end))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_ordered_end, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_ordered_end, nil, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_ordered_end, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_ordered_end(ctx, fhObj, buf, status); err != nil {
+		return raise(fnMPI_File_write_ordered_end, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_shared
 func mpixgo_MPI_File_write_shared(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.int, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_shared, &rc)
-	return raise(fnMPI_File_write_shared, nil, errNotImplemented(fnMPI_File_write_shared))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_shared, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_shared, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_shared, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_shared, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_shared_c(ctx, fhObj, buf, C.MPI_Count(count), datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_shared, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_File_write_shared_c
 func mpixgo_MPI_File_write_shared_c(ctx *C.mpix_ctx, fh C.MPI_File, buf unsafe.Pointer, count C.MPI_Count, datatype_ C.MPI_Datatype, status *C.MPI_Status) (rc C.int) {
 	defer recoverCall(fnMPI_File_write_shared_c, &rc)
-	return raise(fnMPI_File_write_shared_c, nil, errNotImplemented(fnMPI_File_write_shared_c))
+	catchFaults()
+	if err := core.CheckInitialized(); err != nil {
+		return raise(fnMPI_File_write_shared_c, nil, err)
+	}
+	fhObj, err := lookupFile(uintptr(unsafe.Pointer(fh)))
+	if err != nil {
+		return raise(fnMPI_File_write_shared_c, nil, err)
+	}
+	datatype_Obj, err := datatype.Lookup(int32(datatype_))
+	if err != nil {
+		return raise(fnMPI_File_write_shared_c, fhObj, err)
+	}
+	if status == nil {
+		return raise(fnMPI_File_write_shared_c, fhObj, core.Errorf(core.ErrArg, "status must not be NULL (MPI_STATUS_IGNORE ignores it)"))
+	}
+	if err := impl_MPI_File_write_shared_c(ctx, fhObj, buf, count, datatype_Obj, status); err != nil {
+		return raise(fnMPI_File_write_shared_c, fhObj, err)
+	}
+	return 0
 }
 
 //export mpixgo_MPI_Finalize

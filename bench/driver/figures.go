@@ -186,6 +186,16 @@ var figures = []Figure{
 			"Each library's own Fortran bindings (mpixfort, mpif90.mpich, mpif90.openmpi); the C rows are the same loops in C " +
 			"(bench/fortran/fcall_c.c) in the same process, so f08/C within a column is that library's Fortran overhead. Best of 3 repetitions per run.",
 	},
+	{
+		Name: "io", Title: "MPI-IO bandwidth (IOR-like), 2 processes, 64 MiB per process",
+		Program: "io", Args: []string{"64", "256"}, NP: 2,
+		Parse: Parse{Key: "io"},
+		Unit:  "MB/s", Better: Higher, Rows: Names, RowHead: "access",
+		Plot: Dots, XLabel: "access",
+		Note: "contig: one 64 MiB block per process in 1 MiB calls; strided: 256-byte records of the processes interleaved through a file view, 1 MiB of data per call; " +
+			"indep: MPI_File_write/read, coll: MPI_File_write_all/read_all; writes end with MPI_File_sync, reads may hit the page cache. " +
+			"dd write limit: the same 128 MiB written by one process with write(2) in 1 MiB blocks and fsync, measured in each launch. Files under $TMPDIR.",
+	},
 	mtMsgrate("mt_msgrate_self", "Multithreaded message rate, 8-byte Isend/Irecv, one process (self-loops, ICS'20 Fig. 10/12 shape)", nil, 1,
 		[][]string{{"par_comm", "1", "single"}, {"par_comm", "1", "multiple"}, {"par_comm", "2", "multiple"},
 			{"par_comm_st", "1", "multiple"}, {"par_comm_st", "2", "multiple"},

@@ -56,6 +56,10 @@ type resolver struct {
 	withCtx bool   // lookup also takes the thread's context: func(ctx, handle int32)
 }
 
+// pointerHandles are the handle kinds whose C handle is a pointer (MPI_File): their
+// lookup takes it as a uintptr.
+var pointerHandles = map[string]bool{"FILE": true}
+
 var resolvers = map[string]resolver{
 	"COMMUNICATOR": {"*core.Comm", "lookupComm", true, true}, // threadcomm: the thread's view
 	"DATATYPE":     {"*datatype.Type", "datatype.Lookup", false, false},
@@ -65,7 +69,16 @@ var resolvers = map[string]resolver{
 	"SESSION":      {"*core.Session", "core.LookupSession", true, false},
 	"OPERATION":    {"*op.Op", "op.Lookup", false, false},
 	"WINDOW":       {"*rma.Win", "rma.Lookup", true, false},
+	// MPI_File is a pointer (MPICH's struct ADIOI_FileD *): capi/file.go's lookupFile
+	// maps it back to the open file, refusing a stale or forged one.
+	"FILE": {"*mpiio.File", "lookupFile", true, false},
 }
+
+// isFileProc reports whether f belongs to the file chapter: its errors go to the
+// file's error handler, or, when no file is involved yet (MPI_File_open,
+// MPI_File_delete, an invalid file handle), to MPI_FILE_NULL's (MPI-4.1 §14.7), never
+// to the communicator's.
+func isFileProc(f string) bool { return strings.HasPrefix(f, "MPI_File_") }
 
 // rawComm lists procedures that take a threadcomm's handle object itself rather than
 // the calling thread's view of it (they work while it is inactive).
@@ -82,6 +95,11 @@ var unresolved = map[string]bool{
 	"MPI_Intercomm_create.peer_comm": true,
 	// Significant only at the local leader.
 	"MPI_Intercomm_create_from_groups.remote_group": true,
+	// MPI_FILE_NULL is a valid argument: its error handler is the one MPI_File_open
+	// and MPI_File_delete raise errors on (capi/file.go resolves the others).
+	"MPI_File_set_errhandler.file": true,
+	"MPI_File_get_errhandler.file": true,
+	"MPI_File_call_errhandler.fh":  true,
 }
 
 // lateCount lists count parameters that are significant only at some processes or
@@ -435,8 +453,12 @@ func emitExport(b *bytes.Buffer, f *Proc, implProc *Proc, widen bool) {
 			} else if r.withCtx {
 				lookup = "core.LookupComm"
 			}
-			fmt.Fprintf(b, "\t%s, err := %s(%sint32(%s))\n\tif err != nil {\n\t\t%s\n\t}\n", obj, lookup, ctxArg, goIdentOf(p), raise(target, "err"))
-			if r.target && target == "nil" {
+			conv := "int32(%s)"
+			if pointerHandles[p.Kind] {
+				conv = "uintptr(unsafe.Pointer(%s))"
+			}
+			fmt.Fprintf(b, "\t%s, err := %s(%s"+conv+")\n\tif err != nil {\n\t\t%s\n\t}\n", obj, lookup, ctxArg, goIdentOf(p), raise(target, "err"))
+			if r.target && target == "nil" && (!isFileProc(f.Name) || p.Kind == "FILE") {
 				target = obj
 			}
 			callArgs = append(callArgs, obj)

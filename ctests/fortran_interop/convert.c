@@ -2,7 +2,8 @@
  *   - every MPI_X_c2f/MPI_X_f2c round-trips its kind's handles, predefined, null and
  *     made by the program; they work before MPI_Init and after MPI_Finalize;
  *   - MPI_File (a pointer): MPI_FILE_NULL is Fortran 0 both ways, and a Fortran
- *     handle no open file has gives an invalid C handle (no MPI-IO yet: no file opens);
+ *     handle no open file has gives an invalid C handle (this program opens no file;
+ *     ctests/io/io_basic.c converts open ones);
  *   - a request of each kind mpix makes (Go, threadcomm, lite, the pre-completed send)
  *     still completes with MPI_Wait after c2f and f2c: nonblocking receives and sends,
  *     persistent requests started twice, a generalized request, and a matched message
