@@ -9,6 +9,7 @@ import (
 	"mpix/core/cvar"
 	"mpix/core/pmi"
 	"mpix/transport"
+	"mpix/transport/epshare"
 	"mpix/vci"
 )
 
@@ -24,6 +25,8 @@ type Config struct {
 	Seats       int    // MPIX_THREADCOMM_SEATS: threadcomm reductions on per-thread lines (-1: auto)
 	Async       bool   // MPIX_ASYNC_PROGRESS: a progress thread per process
 	NetAtomics  int    // MPIX_RMA_NET_ATOMICS: -1 native providers' atomics, 1 any provider's, 0 none
+	EPSharing   string // MPIX_EP_SHARING: the resource-sharing category (transport/epshare)
+	EPReport    bool   // MPIX_EP_REPORT: print the resources at MPI_Finalize
 }
 
 // Settings is the configuration in effect.
@@ -38,7 +41,11 @@ func readConfig() error {
 	cvar.Freeze()
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
 		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
-		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get()}
+		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get(),
+		EPSharing: cvar.EPSharing.Get(), EPReport: cvar.EPReport.Get()}
+	if _, err := epshare.Parse(Settings.EPSharing); err != nil {
+		return Errorf(ErrArg, "MPIX_EP_SHARING: %v", err)
+	}
 	if Settings.NumVCIs == 0 {
 		Settings.NumVCIs = runtime.NumCPU() + 1
 	}
@@ -107,7 +114,7 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 	}
 	setup := &transport.Setup{Rank: self, Size: len(peers), Node: node, PIDs: pids,
 		Job: jobName(c.KVSName(), peers[node[0]].PID), Provider: Settings.OFIProvider,
-		Put: c.Put, Get: c.Get}
+		VCIs: nvcis, EPSharing: Settings.EPSharing, Put: c.Put, Get: c.Get}
 	// Which fabrics to open depends only on the nodes, which every process knows, so
 	// all processes open the same ones and agree on the fences: the node-local fabric
 	// reaches the node, a global one is opened only when some rank is elsewhere.
@@ -116,6 +123,7 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 		eps []transport.Endpoint // by VCI
 	}
 	var opened []fabricEPs
+	accounters = nil
 	var local []transport.Endpoint // the node-local fabric's endpoints, by VCI
 	reachedAll := false
 	for _, f := range transport.Fabrics() { // node-local ones first
@@ -131,6 +139,9 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 			eps[v] = ep
 		}
 		opened = append(opened, fabricEPs{f, eps})
+		if a, ok := f.(transport.Accounter); ok {
+			accounters = append(accounters, a)
+		}
 		reachedAll = !f.Local() || len(node) == len(peers)
 		if f.Local() {
 			local, nodeJob = eps, setup.Job

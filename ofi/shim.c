@@ -97,7 +97,7 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	if (!hints)
 		return -FI_ENOMEM;
 	hints->caps = FI_MSG;
-	if (rma)
+	if (rma & 3)
 		hints->caps |= FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
 	if (rma & 2)
 		hints->caps |= FI_ATOMIC;
@@ -108,7 +108,9 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	hints->rx_attr->msg_order = FI_ORDER_SAS;
 	// One VCI owns the endpoint and serializes calls on it; each endpoint has its own
 	// domain.
-	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	// Categories that share one domain between VCIs (MPIX_EP_SHARING) ask for a
+	// thread-safe one (rma & MPIX_OFI_THREAD_SAFE).
+	hints->domain_attr->threading = (rma & MPIX_OFI_THREAD_SAFE) ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
 	hints->domain_attr->av_type = FI_AV_TABLE;
 	// The registration modes we can live with: we register our bounce and receive
 	// buffers when asked (FI_MR_LOCAL), bind them to the endpoint when asked
@@ -118,7 +120,7 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	// absolutely (FI_MR_VIRT_ADDR) or by offset, whichever the provider wants.
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
 				      FI_MR_VIRT_ADDR | FI_MR_ENDPOINT;
-	if (rma)
+	if (rma & 3)
 		hints->domain_attr->mr_mode |= FI_MR_RAW;
 	if (prov) {
 		hints->fabric_attr->prov_name = strdup(prov);
@@ -131,6 +133,20 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	fi_freeinfo(hints);
 	return rc;
 }
+
+// mpix_ofi_mrs counts the memory registrations open in this process (MPI_T's
+// mpix_ep_mrs): reg adds them, and every fi_close of a registration below takes one off.
+int64_t mpix_ofi_mrs;
+
+static inline int counted_close(struct fid *f)
+{
+	int mr = f->fclass == FI_CLASS_MR;
+	int rc = fi_close(f);
+	if (rc == 0 && mr)
+		__atomic_sub_fetch(&mpix_ofi_mrs, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+#define fi_close(f) counted_close(f)
 
 static int post_recv(mpix_ofi *s, int32_t idx)
 {
@@ -156,6 +172,13 @@ static int post_unposted(mpix_ofi *s)
 	return 0;
 }
 
+// mpix_ofi_next_key is the next key of s's domain for a registration whose key the
+// application picks.
+uint64_t mpix_ofi_next_key(mpix_ofi *s)
+{
+	return __atomic_fetch_add(&s->dom->next_key, 1, __ATOMIC_RELAXED);
+}
+
 static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key,
 	       struct fid_mr **mr, void **desc, const char **where)
 {
@@ -165,6 +188,7 @@ static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key
 		*where = "fi_mr_reg";
 		return rc;
 	}
+	__atomic_add_fetch(&mpix_ofi_mrs, 1, __ATOMIC_RELAXED);
 	if (s->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
 		rc = fi_mr_bind(*mr, &s->ep->fid, 0);
 		if (rc) {
@@ -185,7 +209,7 @@ static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key
 // over), allocates and registers the buffers and posts the receives. On failure it
 // names the failing call in *where; mpix_ofi_close frees what was built.
 static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
-		  int32_t naddrs, const char **where)
+		  int32_t naddrs, mpix_ofi_dom *dom, mpix_ofi_stx *stx, const char **where)
 {
 	int rc;
 	s->info = info;
@@ -243,16 +267,29 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 		if (!(info->mode & FI_RX_CQ_DATA))
 			s->cq_data_size = (int32_t)info->domain_attr->cq_data_size;
 	}
-	// Keys the application picks (no FI_MR_PROV_KEY) must be unique in the domain:
-	// 1 and 2 are the send and receive buffers'.
-	s->next_key = 16;
-
-	*where = "fi_fabric";
-	if ((rc = fi_fabric(info->fabric_attr, &s->fabric, NULL)))
-		return rc;
-	*where = "fi_domain";
-	if ((rc = fi_domain(s->fabric, info, &s->domain, NULL)))
-		return rc;
+	// The fabric and domain: this endpoint's own (dom NULL), or one that endpoints of
+	// other VCIs share (MPIX_EP_SHARING), which counts its users.
+	if (!dom) {
+		*where = "malloc";
+		if (!(dom = calloc(1, sizeof *dom)))
+			return -FI_ENOMEM;
+		// Keys the application picks (no FI_MR_PROV_KEY) must be unique in the
+		// domain: every registration takes the next of the domain's counter.
+		dom->next_key = 1;
+		s->dom = dom;
+		dom->refs = 1;
+		*where = "fi_fabric";
+		if ((rc = fi_fabric(info->fabric_attr, &dom->fabric, NULL)))
+			return rc;
+		*where = "fi_domain";
+		if ((rc = fi_domain(dom->fabric, info, &dom->domain, NULL)))
+			return rc;
+	} else {
+		s->dom = dom;
+		dom->refs++;
+	}
+	s->fabric = dom->fabric;
+	s->domain = dom->domain;
 
 	struct fi_cq_attr cq_attr;
 	memset(&cq_attr, 0, sizeof cq_attr);
@@ -275,9 +312,18 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 	if ((rc = fi_av_open(s->domain, &av_attr, &s->av, NULL)))
 		return rc;
 
+	if (stx) // posts through a shared transmit context (MPIX_EP_SHARING)
+		info->ep_attr->tx_ctx_cnt = FI_SHARED_CONTEXT;
 	*where = "fi_endpoint";
 	if ((rc = fi_endpoint(s->domain, info, &s->ep, NULL)))
 		return rc;
+	if (stx) {
+		*where = "fi_ep_bind (shared transmit context)";
+		if ((rc = fi_ep_bind(s->ep, &stx->stx->fid, 0)))
+			return rc;
+		s->stx = stx;
+		stx->refs++;
+	}
 	*where = "fi_ep_bind (transmit CQ)";
 	if ((rc = fi_ep_bind(s->ep, &s->txcq->fid, FI_TRANSMIT)))
 		return rc;
@@ -292,10 +338,10 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 		return rc;
 
 	if (info->domain_attr->mr_mode & FI_MR_LOCAL) {
-		if ((rc = reg(s, s->txmem, (size_t)ntx * bufsize, FI_SEND, 1, &s->txmr,
+		if ((rc = reg(s, s->txmem, (size_t)ntx * bufsize, FI_SEND, mpix_ofi_next_key(s), &s->txmr,
 			      &s->txdesc, where)))
 			return rc;
-		if ((rc = reg(s, s->rxmem, (size_t)nrx * bufsize, FI_RECV, 2, &s->rxmr,
+		if ((rc = reg(s, s->rxmem, (size_t)nrx * bufsize, FI_RECV, mpix_ofi_next_key(s), &s->rxmr,
 			      &s->rxdesc, where)))
 			return rc;
 	}
@@ -321,12 +367,12 @@ int mpix_ofi_getinfo(const char *prov, int rma, struct fi_info **out)
 }
 
 int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx, int32_t naddrs,
-		  const char **where)
+		  mpix_ofi_dom *dom, mpix_ofi_stx *stx, const char **where)
 {
 	mpix_sigguard g;
 	pthread_mutex_lock(&fab_mu);
 	mpix_sigguard_save(&g);
-	int rc = open_ep(s, info, bufsize, ntx, nrx, naddrs, where);
+	int rc = open_ep(s, info, bufsize, ntx, nrx, naddrs, dom, stx, where);
 	mpix_sigguard_restore(&g);
 	pthread_mutex_unlock(&fab_mu);
 	return rc;
@@ -369,8 +415,16 @@ static int close_ep(mpix_ofi *s)
 	rc = close_fid(s, s->av ? &s->av->fid : NULL, "fi_close (AV)", rc);
 	rc = close_fid(s, s->rxcq ? &s->rxcq->fid : NULL, "fi_close (receive CQ)", rc);
 	rc = close_fid(s, s->txcq ? &s->txcq->fid : NULL, "fi_close (transmit CQ)", rc);
-	rc = close_fid(s, s->domain ? &s->domain->fid : NULL, "fi_close (domain)", rc);
-	rc = close_fid(s, s->fabric ? &s->fabric->fid : NULL, "fi_close (fabric)", rc);
+	if (s->stx && --s->stx->refs == 0) {
+		rc = close_fid(s, &s->stx->stx->fid, "fi_close (shared transmit context)", rc);
+		free(s->stx);
+	}
+	// The domain and fabric go with their last endpoint.
+	if (s->dom && --s->dom->refs == 0) {
+		rc = close_fid(s, s->dom->domain ? &s->dom->domain->fid : NULL, "fi_close (domain)", rc);
+		rc = close_fid(s, s->dom->fabric ? &s->dom->fabric->fid : NULL, "fi_close (fabric)", rc);
+		free(s->dom);
+	}
 	const char *where = s->close_where;
 	free(s->rma_err);
 	free(s->rma_pending);
@@ -629,7 +683,7 @@ int mpix_ofi_mr_reg(mpix_ofi *s, void *buf, size_t len, struct fid_mr **mr, uint
 	void *desc;
 	uint64_t want = 0;
 	if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
-		want = s->next_key++;
+		want = mpix_ofi_next_key(s);
 	int rc = reg(s, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, want, mr, &desc, &where);
 	if (rc) {
 		if (*mr) {
@@ -699,7 +753,7 @@ ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len
 		const char *where;
 		uint64_t want = 0;
 		if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
-			want = s->next_key++;
+			want = mpix_ofi_next_key(s);
 		int rc = reg(s, buf, len, write ? FI_WRITE : FI_READ, want, &r->lmr[0], &desc, &where);
 		if (rc) {
 			release_local(r);
@@ -805,7 +859,7 @@ ssize_t mpix_ofi_atomic(mpix_ofi *s, int kind, int32_t peer, const void *buf, co
 			const char *where;
 			uint64_t want = 0;
 			if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
-				want = s->next_key++;
+				want = mpix_ofi_next_key(s);
 			int rc = reg(s, (void *)bufs[j], count * esize, j == 1 ? FI_READ : FI_WRITE, want, &r->lmr[j], &desc[j],
 				     &where);
 			if (rc) {
@@ -847,4 +901,66 @@ ssize_t mpix_ofi_atomic(mpix_ofi *s, int kind, int32_t peer, const void *buf, co
 	}
 	taken(s, r, peer);
 	return 0;
+}
+
+// mpix_ofi_dom_open opens a fabric and domain for endpoints to share (refs 0: each
+// endpoint opened on it counts itself; the last to close closes it).
+int mpix_ofi_dom_open(struct fi_info *info, mpix_ofi_dom **out)
+{
+	mpix_sigguard g;
+	pthread_mutex_lock(&fab_mu);
+	mpix_sigguard_save(&g);
+	int rc = -FI_ENOMEM;
+	mpix_ofi_dom *dom = calloc(1, sizeof *dom);
+	if (dom) {
+		dom->next_key = 1;
+		rc = fi_fabric(info->fabric_attr, &dom->fabric, NULL);
+		if (!rc)
+			rc = fi_domain(dom->fabric, info, &dom->domain, NULL);
+		if (rc) {
+			if (dom->fabric)
+				fi_close(&dom->fabric->fid);
+			free(dom);
+			dom = NULL;
+		}
+	}
+	*out = dom;
+	mpix_sigguard_restore(&g);
+	pthread_mutex_unlock(&fab_mu);
+	return rc;
+}
+
+// mpix_ofi_dom_close closes a shared domain no endpoint took.
+int mpix_ofi_dom_close(mpix_ofi_dom *dom)
+{
+	if (!dom || dom->refs)
+		return 0;
+	int rc = fi_close(&dom->domain->fid);
+	fi_close(&dom->fabric->fid);
+	free(dom);
+	return rc;
+}
+
+// mpix_ofi_stx_open opens a shared transmit context on dom, for endpoints opened later
+// with it; the last of them to close closes it and frees stx.
+int mpix_ofi_stx_open(mpix_ofi_dom *dom, struct fi_info *info, mpix_ofi_stx *stx)
+{
+	mpix_sigguard g;
+	pthread_mutex_lock(&fab_mu);
+	mpix_sigguard_save(&g);
+	memset(stx, 0, sizeof *stx);
+	int rc = fi_stx_context(dom->domain, info->tx_attr, &stx->stx, NULL);
+	mpix_sigguard_restore(&g);
+	pthread_mutex_unlock(&fab_mu);
+	return rc;
+}
+
+// mpix_ofi_stx_close closes and frees a shared transmit context that no endpoint took.
+int mpix_ofi_stx_close(mpix_ofi_stx *stx)
+{
+	if (stx->refs)
+		return 0;
+	int rc = stx->stx ? fi_close(&stx->stx->fid) : 0;
+	free(stx);
+	return rc;
 }

@@ -52,8 +52,29 @@ typedef struct mpix_ofi_rmaop {
 	struct fid_mr *lmr[3];
 } mpix_ofi_rmaop;
 
+// A fabric and domain, an endpoint's own or shared by the endpoints of several VCIs
+// (MPIX_EP_SHARING): the last endpoint to close closes them. next_key numbers the
+// registrations whose keys mpix picks, unique in the domain.
+typedef struct mpix_ofi_dom {
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	int32_t refs;
+	uint64_t next_key;
+} mpix_ofi_dom;
+
+// A shared transmit context (fi_stx_context) and the number of endpoints bound to it.
+typedef struct mpix_ofi_stx {
+	struct fid_stx *stx;
+	int32_t refs;
+} mpix_ofi_stx;
+
+// getinfo's flag for a thread-safe domain (beside RMA 1 and atomics 2).
+#define MPIX_OFI_THREAD_SAFE 4
+
 typedef struct mpix_ofi {
 	struct fi_info *info;
+	mpix_ofi_dom *dom;
+	mpix_ofi_stx *stx;
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_cq *txcq;
@@ -80,7 +101,6 @@ typedef struct mpix_ofi {
 	// write: rma is 1, and the pool, the per-peer counts and errors exist.
 	int32_t rma;
 	int32_t atomic; // the provider also granted FI_ATOMIC (fi_atomic, fi_fetch_atomic, fi_compare_atomic)
-	uint64_t next_key;       // requested keys when the provider does not pick them
 	mpix_ofi_rmaop *rmaops;    // MPIX_OFI_RMA_OPS
 	int32_t *rmafree;        // free slots (a stack)
 	int32_t nrmafree;
@@ -137,7 +157,13 @@ const char *mpix_ofi_strerror(int code);
 void mpix_ofi_freeinfo(struct fi_info *info);
 struct fi_info *mpix_ofi_dupinfo(const struct fi_info *info);
 int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
-		  int32_t naddrs, const char **where);
+		  int32_t naddrs, mpix_ofi_dom *dom, mpix_ofi_stx *stx, const char **where);
+uint64_t mpix_ofi_next_key(mpix_ofi *s);
+int mpix_ofi_dom_open(struct fi_info *info, mpix_ofi_dom **out);
+int mpix_ofi_dom_close(mpix_ofi_dom *dom);
+int mpix_ofi_stx_open(mpix_ofi_dom *dom, struct fi_info *info, mpix_ofi_stx *stx);
+extern int64_t mpix_ofi_mrs;
+int mpix_ofi_stx_close(mpix_ofi_stx *stx);
 int mpix_ofi_close(mpix_ofi *s);
 int mpix_ofi_getname(mpix_ofi *s, void *buf, size_t *len);
 int mpix_ofi_av_insert(mpix_ofi *s, int32_t rank, const void *addr);

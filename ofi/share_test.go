@@ -1,0 +1,213 @@
+//go:build cgo && !mpix_noofi
+
+package ofi
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"mpix/transport"
+)
+
+// sharedPair opens ranks 0 and 1 of a world of 2 as endpoints of one shared domain,
+// connected to each other.
+func sharedPair(t *testing.T, stx bool) (*Domain, *Endpoint, *Endpoint) {
+	t.Helper()
+	caps := Caps("")
+	if !caps.ThreadSafe {
+		skipDep(t, "provider %q opens no thread-safe domain", caps.Provider)
+	}
+	d, err := SharedDomain("")
+	if err != nil {
+		t.Fatalf("SharedDomain: %v", err)
+	}
+	var x *STX
+	if stx {
+		if !caps.SharedTx {
+			d.Release()
+			t.Skipf("provider %s offers no shared transmit contexts (max_ep_stx_ctx 0): the categories that need them fall back to dynamic", caps.Provider)
+		}
+		if x, err = OpenSTX(d, ""); err != nil {
+			t.Fatalf("OpenSTX: %v", err)
+		}
+	}
+	a, err := Open(Config{Rank: 0, Size: 2, Domain: d, STX: x})
+	if err != nil {
+		t.Fatalf("Open on the shared domain: %v", err)
+	}
+	b, err := Open(Config{Rank: 1, Size: 2, Domain: d, STX: x})
+	if err != nil {
+		a.Close()
+		t.Fatalf("second Open on the shared domain: %v", err)
+	}
+	if a.s.dom != b.s.dom || a.s.dom != d.d || d.d.refs != 2 {
+		t.Fatalf("endpoints on domains %p and %p (shared %p, %d users)", a.s.dom, b.s.dom, d.d, d.d.refs)
+	}
+	names := [][]byte{a.Name(), b.Name()}
+	for _, e := range []*Endpoint{a, b} {
+		if err := e.Connect(names); err != nil {
+			t.Fatalf("Connect: %v", err)
+		}
+	}
+	return d, a, b
+}
+
+func pump(t *testing.T, eps []transport.Endpoint, got [][]msg, want int, r int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got[r]) < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("endpoint %d: %d of %d messages after 20s", r, len(got[r]), want)
+		}
+		for i, e := range eps {
+			e.Poll(func(h *transport.Header, p []byte) { got[i] = append(got[i], msg{*h, bytes.Clone(p)}) })
+		}
+	}
+}
+
+func sendUntil(t *testing.T, e transport.Endpoint, dst int, h *transport.Header, p []byte, eps []transport.Endpoint) {
+	t.Helper()
+	for try := 0; ; try++ {
+		err := e.Send(dst, h, p)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, transport.ErrAgain) || try > 100000 {
+			t.Fatalf("Send: %v", err)
+		}
+		for _, o := range eps {
+			o.Poll(func(*transport.Header, []byte) {})
+		}
+	}
+}
+
+// Two endpoints of one domain (the dynamic categories) exchange messages both ways;
+// their registrations come from the domain's one key counter, and the domain closes
+// with the last of them.
+func TestSharedDomainEndpoints(t *testing.T) {
+	before := MemoryRegistrations()
+	_, a, b := sharedPair(t, false)
+	if n := MemoryRegistrations() - before; a.s.txmr != nil && n < 4 {
+		t.Errorf("%d registrations counted for two endpoints that registered their buffers", n)
+	}
+	eps := []transport.Endpoint{a, b}
+	got := make([][]msg, 2)
+	for i := 0; i < 20; i++ {
+		p := bytes.Repeat([]byte{byte(i)}, 1+i*1000)
+		h := transport.Header{Kind: transport.KindEager, Src: 0, Tag: int32(i), Size: int64(len(p))}
+		sendUntil(t, a, 1, &h, p, eps)
+		h.Src = 1
+		sendUntil(t, b, 0, &h, p, eps)
+	}
+	pump(t, eps, got, 20, 1)
+	pump(t, eps, got, 20, 0)
+	for r := 0; r < 2; r++ {
+		for i, m := range got[r] {
+			if m.h.Tag != int32(i) || len(m.data) != 1+i*1000 || m.data[0] != byte(i) {
+				t.Fatalf("endpoint %d message %d: tag %d, %d bytes", r, i, m.h.Tag, len(m.data))
+			}
+		}
+	}
+	for _, e := range []*Endpoint{a, b} {
+		if err := e.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+	if n := MemoryRegistrations(); n != before {
+		t.Errorf("%d registrations open after closing, %d before", n, before)
+	}
+}
+
+// Endpoints bound to one shared transmit context (shared_dynamic, static), where the
+// provider has them.
+func TestSharedTransmitContext(t *testing.T) {
+	_, a, b := sharedPair(t, true)
+	defer b.Close()
+	defer a.Close()
+	eps := []transport.Endpoint{a, b}
+	got := make([][]msg, 2)
+	h := transport.Header{Kind: transport.KindEager, Tag: 7}
+	sendUntil(t, a, 1, &h, []byte("through the shared context"), eps)
+	pump(t, eps, got, 1, 1)
+	if string(got[1][0].data) != "through the shared context" {
+		t.Fatalf("got %q", got[1][0].data)
+	}
+}
+
+// mpi_threads: VCIs share one endpoint, their messages framed with the VCI; each
+// view delivers its own VCI's messages in order and queues the others'.
+func TestMuxViews(t *testing.T) {
+	w := newWorld(t, 2)
+	const vcis = 3
+	ma, mb := newMux(w.eps[0], vcis), newMux(w.eps[1], vcis)
+	// The world's cleanup closes the endpoints; the views only count down here.
+	ma.open, mb.open = vcis+1, vcis+1
+	var a, b [vcis]*muxEP
+	var all []transport.Endpoint
+	for v := 0; v < vcis; v++ {
+		a[v], b[v] = ma.view(v), mb.view(v)
+		all = append(all, a[v], b[v])
+	}
+	if a[0].MaxPayload() != w.eps[0].MaxPayload()-vciTrailer {
+		t.Errorf("MaxPayload %d", a[0].MaxPayload())
+	}
+	for i := 0; i < 30; i++ {
+		v := i % vcis
+		h := transport.Header{Kind: transport.KindEager, Src: 0, Tag: int32(i)}
+		sendUntil(t, a[v], 1, &h, []byte{byte(v), byte(i)}, all)
+	}
+	// Polling VCI 0 alone reads everything and delivers VCI 0's ten only.
+	var got [vcis][]msg
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got[0]) < 10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("VCI 0 got %d of 10", len(got[0]))
+		}
+		b[0].Poll(func(h *transport.Header, p []byte) { got[0] = append(got[0], msg{*h, bytes.Clone(p)}) })
+		a[0].Poll(func(*transport.Header, []byte) {})
+	}
+	for v := 1; v < vcis; v++ {
+		for len(got[v]) < 10 {
+			if time.Now().After(deadline) {
+				t.Fatalf("VCI %d got %d of 10", v, len(got[v]))
+			}
+			b[v].Poll(func(h *transport.Header, p []byte) { got[v] = append(got[v], msg{*h, bytes.Clone(p)}) })
+		}
+	}
+	for v := 0; v < vcis; v++ {
+		if len(got[v]) != 10 {
+			t.Errorf("VCI %d: %d messages, want 10", v, len(got[v]))
+		}
+		for k, m := range got[v] {
+			if int(m.h.Tag) != v+vcis*k || len(m.data) != 2 || int(m.data[0]) != v || int(m.data[1]) != int(m.h.Tag) {
+				t.Errorf("VCI %d message %d: tag %d data %v", v, k, m.h.Tag, m.data)
+			}
+		}
+	}
+}
+
+func TestUnframe(t *testing.T) {
+	m := &muxShared{}
+	b := m.frame(513, []byte("abc"))
+	v, p, err := unframe(b)
+	if err != nil || v != 513 || string(p) != "abc" {
+		t.Fatalf("unframe(frame(513, abc)) = %d %q %v", v, p, err)
+	}
+	if _, _, err := unframe([]byte{1}); err == nil {
+		t.Error("a 1-byte message unframed")
+	}
+}
+
+// Caps names the provider and reports what it grants.
+func TestCaps(t *testing.T) {
+	if avail, _ := Available(); len(avail) == 0 {
+		skipDep(t, "no libfabric provider")
+	}
+	c := Caps("")
+	if c.Provider == "" {
+		t.Fatal("Caps named no provider")
+	}
+	t.Logf("%+v", c)
+}
