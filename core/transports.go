@@ -25,6 +25,7 @@ type Config struct {
 	Seats       int    // MPIX_THREADCOMM_SEATS: threadcomm reductions on per-thread lines (-1: auto)
 	Async       bool   // MPIX_ASYNC_PROGRESS: a progress thread per process
 	NetAtomics  int    // MPIX_RMA_NET_ATOMICS: -1 native providers' atomics, 1 any provider's, 0 none
+	NetMod      string // MPIX_NETMOD: the registered fabric that reaches other nodes ("libfabric", "verbs")
 	EPSharing   string // MPIX_EP_SHARING: the resource-sharing category (transport/epshare)
 	EPReport    bool   // MPIX_EP_REPORT: print the resources at MPI_Finalize
 }
@@ -42,7 +43,10 @@ func readConfig() error {
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
 		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
 		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get(),
-		EPSharing: cvar.EPSharing.Get(), EPReport: cvar.EPReport.Get()}
+		NetMod: cvar.NetMod.Get(), EPSharing: cvar.EPSharing.Get(), EPReport: cvar.EPReport.Get()}
+	if Settings.NetMod != "libfabric" && Settings.NetMod != "verbs" {
+		return Errorf(ErrArg, "MPIX_NETMOD: %q is neither libfabric nor verbs", Settings.NetMod)
+	}
 	if _, err := epshare.Parse(Settings.EPSharing); err != nil {
 		return Errorf(ErrArg, "MPIX_EP_SHARING: %v", err)
 	}
@@ -127,13 +131,16 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 	var local []transport.Endpoint // the node-local fabric's endpoints, by VCI
 	reachedAll := false
 	for _, f := range transport.Fabrics() { // node-local ones first
-		if reachedAll || f.Local() && (!Settings.SHM || local != nil) {
+		if reachedAll || f.Local() && (!Settings.SHM || local != nil) || !f.Local() && f.Name() != Settings.NetMod {
 			continue
 		}
 		eps := make([]transport.Endpoint, nvcis)
 		for v := range eps {
 			ep, err := f.Open(setup, v)
 			if err != nil {
+				if !f.Local() && Settings.NetMod != "libfabric" {
+					return Errorf(ErrOther, "MPIX_NETMOD=%s: %v", Settings.NetMod, err)
+				}
 				return Errorf(ErrOther, "%s transport: %v", f.Name(), err)
 			}
 			eps[v] = ep

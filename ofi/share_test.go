@@ -5,6 +5,7 @@ package ofi
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -210,4 +211,67 @@ func TestCaps(t *testing.T) {
 		t.Fatal("Caps named no provider")
 	}
 	t.Logf("%+v", c)
+}
+
+// mpi_threads under concurrency: a goroutine per VCI on each side, sending and
+// polling through its own view of the one endpoint (run with -race).
+func TestMuxConcurrent(t *testing.T) {
+	w := newWorld(t, 2)
+	const vcis, n = 3, 200
+	ma, mb := newMux(w.eps[0], vcis), newMux(w.eps[1], vcis)
+	ma.open, mb.open = vcis+1, vcis+1
+	done := make(chan error, 2*vcis)
+	for v := 0; v < vcis; v++ {
+		go func(v int) { // sender
+			a := ma.view(v)
+			for i := 0; i < n; i++ {
+				h := transport.Header{Kind: transport.KindEager, Tag: int32(i), Context: uint32(v)}
+				for {
+					err := a.Send(1, &h, []byte{byte(v), byte(i)})
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, transport.ErrAgain) {
+						done <- err
+						return
+					}
+					a.Poll(func(*transport.Header, []byte) {})
+				}
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for time.Now().Before(deadline) { // let the sends complete
+				a.Poll(func(*transport.Header, []byte) {})
+				ma.mu.Lock()
+				idle := len(ma.ep.free) == cap(ma.ep.free)
+				ma.mu.Unlock()
+				if idle {
+					break
+				}
+			}
+			done <- nil
+		}(v)
+		go func(v int) { // receiver
+			b := mb.view(v)
+			next := 0
+			var bad error
+			deadline := time.Now().Add(30 * time.Second)
+			for next < n && bad == nil && time.Now().Before(deadline) {
+				b.Poll(func(h *transport.Header, p []byte) {
+					if int(h.Context) != v || int(h.Tag) != next || len(p) != 2 || int(p[0]) != v || int(p[1]) != next%256 {
+						bad = fmt.Errorf("VCI %d: message %d: context %d tag %d payload %v", v, next, h.Context, h.Tag, p)
+					}
+					next++
+				})
+			}
+			if bad == nil && next != n {
+				bad = fmt.Errorf("VCI %d: %d of %d messages", v, next, n)
+			}
+			done <- bad
+		}(v)
+	}
+	for i := 0; i < 2*vcis; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
 }

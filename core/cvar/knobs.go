@@ -30,6 +30,15 @@ var (
 		Category:   Transport,
 		Mutability: BeforeInit,
 	})
+	NetMod = NewString(Spec{
+		Name:       "MPIX_NETMOD",
+		Desc:       "the transport between nodes: libfabric (the default) or verbs (libibverbs directly; it needs an RDMA device, and its data path is not built yet: MPI_Init says so)",
+		Default:    "libfabric",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeAllEq, // the two ends of a connection speak one transport
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
 	EPSharing = NewString(Spec{
 		Name:       "MPIX_EP_SHARING",
 		Desc:       "how the VCIs share network resources, the categories of the scalable-endpoints paper: mpi_everywhere (a libfabric fabric and domain per VCI, the default), 2xdynamic (one domain, two endpoints per VCI, the even one used), dynamic (one domain, an endpoint per VCI), shared_dynamic (as dynamic, two endpoints per shared transmit context), static (as dynamic, one shared transmit context for all), mpi_threads (one endpoint for all VCIs); a category the provider cannot give falls back to the nearest one it can, which MPIX_EP_REPORT and MPI_T's mpix_ep_category report",
