@@ -132,6 +132,10 @@ func (j *job) open(s *transport.Setup, idx int) (*Endpoint, error) {
 	}
 	e, err := Open(cfg)
 	if err != nil {
+		if j.dom != nil && j.dom.Unused() {
+			j.dom.Release() // no endpoint took it
+			j.dom = nil
+		}
 		return nil, err
 	}
 	j.eps[idx] = e

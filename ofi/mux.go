@@ -41,6 +41,7 @@ type muxEP struct {
 	vci     int
 	own     []muxMsg // taken from the queue, being delivered
 	polling bool
+	closed  bool
 }
 
 var _ transport.Endpoint = (*muxEP)(nil)
@@ -145,9 +146,10 @@ func (v *muxEP) Close() error {
 	m := v.sh
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if v.sh == nil || m.open == 0 {
+	if v.closed {
 		return errors.New("ofi: view closed twice")
 	}
+	v.closed = true
 	m.open--
 	if m.open > 0 {
 		return nil

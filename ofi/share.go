@@ -44,6 +44,9 @@ func SharedDomain(provider string) (*Domain, error) {
 	return &Domain{d: d}, nil
 }
 
+// Unused reports whether no endpoint took the domain.
+func (d *Domain) Unused() bool { return d.d != nil && d.d.refs == 0 }
+
 // Release closes the domain if no endpoint took it.
 func (d *Domain) Release() {
 	if d != nil && d.d != nil && d.d.refs == 0 {

@@ -42,6 +42,8 @@ type muxShared struct{}
 func SharedDomain(provider string) (*Domain, error)    { return nil, errNoOFI }
 func OpenSTX(d *Domain, provider string) (*STX, error) { return nil, errNoOFI }
 func Caps(provider string) epshare.FabricCaps          { return epshare.FabricCaps{Provider: provider} }
+func (d *Domain) Unused() bool                         { return false }
+func (d *Domain) Release()                             {}
 func MemoryRegistrations() int64                       { return 0 }
 func (e *Endpoint) BufferBytes() int64                 { return 0 }
 func newMux(ep *Endpoint, vcis int) *muxShared         { return nil }
