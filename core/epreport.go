@@ -120,9 +120,15 @@ func writeEPReport(w io.Writer) {
 		}
 		p("VCI -> endpoint: %s%s", strings.Join(vs, " "), map[bool]string{true: " (one endpoint, messages carry their VCI)"}[r.Multiplex])
 		if c, err := epshare.Parse(r.Used); err == nil {
-			if m, err := epshare.New(c, r.VCIs, 0, epshare.MLX5()); err == nil {
-				p("on an mlx5 device (ICPADS'18 model): contexts %d, PDs %d, TDs %d, QPs %d, CQs %d, UAR pages %d, uUARs %d (%d used), memory %d bytes",
-					m.Contexts, m.PDs, m.TDs, m.NumQPs(), m.CQs, m.UARs(), m.UUARs(), m.UsedUUARs(), m.Memory())
+			// An RC QP per peer process and VCI's QP (a process of one talks to itself).
+			peers := max(1, len(proc.peers)-1)
+			m, err := epshare.New(c, r.VCIs, 0, epshare.MLX5())
+			if err == nil {
+				m, err = m.ForPeers(peers, epshare.MLX5())
+			}
+			if err == nil {
+				p("on an mlx5 device (ICPADS'18 model, RC QPs to %d peers): contexts %d, PDs %d, TDs %d, QPs %d, CQs %d, UAR pages %d, uUARs %d (%d used), memory %d bytes",
+					peers, m.Contexts, m.PDs, m.TDs, m.NumQPs(), m.CQs, m.UARs(), m.UUARs(), m.UsedUUARs(), m.Memory())
 			} else {
 				p("on an mlx5 device: %v", err)
 			}

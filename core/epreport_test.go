@@ -27,7 +27,7 @@ func TestEPReportAndPvars(t *testing.T) {
 		"] fallback: no shared transmit contexts\n", "] contexts: 1\n", "] memory registrations: 2\n",
 		"] queue pairs (endpoints): 4, 4 driven by a VCI\n", "] completion queues: 8\n",
 		"] UAR pages: n/a, uUARs: n/a\n", "] memory: 1234 bytes (buffers)\n", "] VCI -> endpoint: 0->0 1->1 2->2 3->3\n",
-		"] on an mlx5 device (ICPADS'18 model): contexts 1, PDs 1, TDs 4, QPs 4, CQs 4, UAR pages 12, uUARs 24 (4 used)",
+		"] on an mlx5 device (ICPADS'18 model, RC QPs to 1 peers): contexts 1, PDs 1, TDs 4, QPs 4, CQs 4, UAR pages 12, uUARs 24 (4 used)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -321,3 +321,43 @@ func (p *Plan) check(lim Limits) error {
 	}
 	return nil
 }
+
+// ForPeers is the plan for reliable connections to peers processes: an RC QP connects
+// two QPs, so each of the plan's QPs becomes one per peer, in the same context and
+// thread domain and on the same CQ (the paper's stencil, §VII: a thread's two QPs, one
+// per neighbour, share its CQ). QPs of a TD ring the TD's uUAR; QPs without one take
+// static uUARs in order (Appendix B). QPs[i*peers+k] is QP i's connection to the k-th
+// peer; Use names the one to the first peer.
+func (p *Plan) ForPeers(peers int, lim Limits) (*Plan, error) {
+	if peers < 1 {
+		return nil, fmt.Errorf("epshare: %d peers", peers)
+	}
+	q := *p
+	q.QPs = make([]QP, 0, len(p.QPs)*peers)
+	staticQPs := map[int]int{}
+	for _, o := range p.QPs {
+		for k := 0; k < peers; k++ {
+			n := o
+			if o.TD < 0 {
+				n.UUAR = staticUUAR(staticQPs[o.Context], lim)
+				n.UAR = n.UUAR / lim.UUARsPerUAR
+				staticQPs[o.Context]++
+			}
+			q.QPs = append(q.QPs, n)
+		}
+	}
+	q.Use = make([]VCI, len(p.Use))
+	for v, u := range p.Use {
+		u.QP *= peers
+		q.Use[v] = u
+	}
+	if p.Category == Static {
+		for v := range q.Use {
+			q.Use[v].Level = q.staticLevel(v)
+		}
+	}
+	if err := q.check(lim); err != nil {
+		return nil, err
+	}
+	return &q, nil
+}

@@ -217,3 +217,52 @@ func TestParse(t *testing.T) {
 		t.Error("Parse(everything) accepted")
 	}
 }
+
+// Connections to several peers (§VII's stencil: a QP per neighbour, both on the
+// thread's CQ): QPs multiply, CQs, TDs, UAR pages and contexts do not; the QPs of a TD
+// ring its uUAR.
+func TestForPeers(t *testing.T) {
+	cases := []struct {
+		c        Category
+		qps, cqs int
+	}{
+		{MPIEverywhere, 32, 16}, {TwoXDynamic, 64, 32}, {Dynamic, 32, 16},
+		{SharedDynamic, 32, 16}, {Static, 32, 16}, {MPIThreads, 2, 1},
+	}
+	for _, tc := range cases {
+		one, _ := New(tc.c, 16, 0, MLX5())
+		p, err := one.ForPeers(2, MLX5())
+		if err != nil {
+			t.Fatalf("%s: %v", tc.c, err)
+		}
+		if p.NumQPs() != tc.qps || p.CQs != tc.cqs || p.UARs() != one.UARs() || p.Contexts != one.Contexts || p.TDs != one.TDs {
+			t.Errorf("%s: %d QPs %d CQs %d UARs, want %d, %d, %d", tc.c, p.NumQPs(), p.CQs, p.UARs(), tc.qps, tc.cqs, one.UARs())
+		}
+		for i, q := range p.QPs {
+			o := one.QPs[i/2]
+			if q.CQ != o.CQ || q.TD != o.TD || q.Context != o.Context || q.VCI != o.VCI {
+				t.Errorf("%s: QP %d %+v from %+v", tc.c, i, q, o)
+			}
+			if o.TD >= 0 && q.UUAR != o.UUAR {
+				t.Errorf("%s: QP %d of TD %d on uUAR %d, the TD's is %d", tc.c, i, q.TD, q.UUAR, o.UUAR)
+			}
+		}
+		for v, u := range p.Use {
+			if u.QP != 2*one.Use[v].QP {
+				t.Errorf("%s: VCI %d uses QP %d", tc.c, v, u.QP)
+			}
+		}
+	}
+	// Static with 2 QPs per thread on 4 threads: 8 QPs on the 16 static uUARs, the
+	// fifth (thread 2's first) on the first medium-latency one.
+	one, _ := New(Static, 4, 0, MLX5())
+	p, _ := one.ForPeers(2, MLX5())
+	if p.QPs[4].UUAR != 1 || p.QPs[3].UUAR != 15 {
+		t.Errorf("static, 8 QPs: uUARs %d and %d", p.QPs[3].UUAR, p.QPs[4].UUAR)
+	}
+	lim := MLX5()
+	lim.MaxQPs = 40
+	if _, err := one.ForPeers(11, lim); err == nil {
+		t.Error("44 QPs allowed on a device of 40")
+	}
+}
