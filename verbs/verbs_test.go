@@ -74,11 +74,16 @@ func TestDevices(t *testing.T) {
 }
 
 // Every category's plan for 4 VCIs becomes real resources: distinct QP numbers, and
-// each VCI's QP connects to itself (loopback on one adapter) up to RTS.
+// every driven QP connects through the PMI exchange (a fake key-value space) to
+// itself, a process of one (loopback on one adapter), up to RTS.
 func TestCreateEveryCategory(t *testing.T) {
 	d, port := device(t)
 	for _, c := range epshare.Categories {
-		p, err := epshare.New(c, 4, 0, d.Limits())
+		base, err := epshare.New(c, 4, 0, d.Limits())
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		p, err := base.ForPeers(1, d.Limits())
 		if err != nil {
 			t.Fatalf("%s: %v", c, err)
 		}
@@ -93,10 +98,19 @@ func TestCreateEveryCategory(t *testing.T) {
 			}
 			seen[n] = true
 		}
-		for v, u := range p.Use {
-			a := QPAddr{LID: port.LID, QPN: r.QPN[u.QP], PSN: uint32(100 + v), MTU: port.ActiveMTU}
-			if err := r.Connect(u.QP, a, a); err != nil && !(c == epshare.MPIThreads && v > 0) {
-				t.Errorf("%s: VCI %d: %v", c, v, err)
+		kvs := map[string]string{}
+		addr := QPAddr{LID: port.LID, MTU: port.ActiveMTU}
+		psn := func(i int) uint32 { return uint32(100 + i) }
+		if err := Publish(func(k, v string) error { kvs[k] = v; return nil }, 0, 1, base, r.QPN, addr, psn); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		conns, err := Connections(func(_ int, k string) (string, error) { return kvs[k], nil }, 0, 1, base, r.QPN, addr, psn)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		for _, x := range conns {
+			if err := r.Connect(x.Index, x.Local, x.Remote); err != nil {
+				t.Errorf("%s: QP %d: %v", c, x.Index, err)
 			}
 		}
 		if err := r.Close(); err != nil {
