@@ -109,7 +109,7 @@ func writeEPReport(w io.Writer) {
 		p("memory registrations: %d", r.MRs)
 		p("thread domains: %d", r.TDs)
 		p("queue pairs (endpoints): %d, %d driven by a VCI", r.QPs, r.QPsUsed)
-		p("completion queues: %d", r.CQs)
+		p("completion queues: %d%s", r.CQs, map[bool]string{true: " (shared by all endpoints)"}[r.SharedCQ])
 		p("address vectors: %d", r.AVs)
 		p("shared transmit contexts: %d", r.STXs)
 		p("UAR pages: %s, uUARs: %s", count(r.UARs), count(r.UUARs))

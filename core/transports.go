@@ -27,6 +27,7 @@ type Config struct {
 	NetAtomics  int    // MPIX_RMA_NET_ATOMICS: -1 native providers' atomics, 1 any provider's, 0 none
 	NetMod      string // MPIX_NETMOD: the registered fabric that reaches other nodes ("libfabric", "verbs")
 	EPSharing   string // MPIX_EP_SHARING: the resource-sharing category (transport/epshare)
+	EPSharedCQ  bool   // MPIX_EP_SHARED_CQ: endpoints of a shared domain share their CQs
 	EPReport    bool   // MPIX_EP_REPORT: print the resources at MPI_Finalize
 }
 
@@ -43,7 +44,8 @@ func readConfig() error {
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
 		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
 		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get(),
-		NetMod: cvar.NetMod.Get(), EPSharing: cvar.EPSharing.Get(), EPReport: cvar.EPReport.Get()}
+		NetMod: cvar.NetMod.Get(), EPSharing: cvar.EPSharing.Get(), EPSharedCQ: cvar.EPSharedCQ.Get(),
+		EPReport: cvar.EPReport.Get()}
 	if Settings.NetMod != "libfabric" && Settings.NetMod != "verbs" {
 		return Errorf(ErrArg, "MPIX_NETMOD: %q is neither libfabric nor verbs", Settings.NetMod)
 	}
@@ -118,7 +120,7 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 	}
 	setup := &transport.Setup{Rank: self, Size: len(peers), Node: node, PIDs: pids,
 		Job: jobName(c.KVSName(), peers[node[0]].PID), Provider: Settings.OFIProvider,
-		VCIs: nvcis, EPSharing: Settings.EPSharing, Put: c.Put, Get: c.Get}
+		VCIs: nvcis, EPSharing: Settings.EPSharing, EPSharedCQ: Settings.EPSharedCQ, Put: c.Put, Get: c.Get}
 	// Which fabrics to open depends only on the nodes, which every process knows, so
 	// all processes open the same ones and agree on the fences: the node-local fabric
 	// reaches the node, a global one is opened only when some rank is elsewhere.

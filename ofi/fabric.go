@@ -29,6 +29,7 @@ type job struct {
 	provider string
 	dom      *Domain
 	stx      []*STX
+	scq      *SharedCQ
 	eps      []*Endpoint
 	mux      *muxShared
 }
@@ -56,7 +57,7 @@ func plan(s *transport.Setup) (*epshare.FabricPlan, epshare.FabricCaps, error) {
 	if asked != epshare.MPIEverywhere && asked != epshare.MPIThreads {
 		caps = Caps(s.Provider) // only the categories that share a domain ask
 	}
-	p, err := epshare.PlanFabric(asked, vcis, caps)
+	p, err := epshare.PlanFabric(asked, vcis, caps, s.EPSharedCQ)
 	return p, caps, err
 }
 
@@ -119,6 +120,16 @@ func (j *job) open(s *transport.Setup, idx int) (*Endpoint, error) {
 			j.dom = d
 		}
 		cfg.Domain = j.dom
+		if p.SharedCQ {
+			if j.scq == nil {
+				q, err := OpenSharedCQ(j.dom, p.Endpoints)
+				if err != nil {
+					return nil, err
+				}
+				j.scq = q
+			}
+			cfg.SharedCQ = j.scq
+		}
 		if x := p.STXOf[idx]; x >= 0 {
 			for len(j.stx) <= x {
 				t, err := OpenSTX(j.dom, s.Provider)
@@ -132,6 +143,10 @@ func (j *job) open(s *transport.Setup, idx int) (*Endpoint, error) {
 	}
 	e, err := Open(cfg)
 	if err != nil {
+		if j.scq != nil && j.scq.Unused() {
+			j.scq.Release() // no endpoint took them
+			j.scq = nil
+		}
 		if j.dom != nil && j.dom.Unused() {
 			j.dom.Release() // no endpoint took it
 			j.dom = nil
@@ -158,7 +173,7 @@ func (fabric) Resources() transport.Resources {
 		Fabric: "libfabric (" + j.provider + ")", Asked: p.Asked.String(), Used: p.Used.String(), Fallback: p.Reason,
 		VCIs: p.VCIs, Contexts: p.Domains, PDs: p.Domains, MRs: int(MemoryRegistrations()),
 		QPs: p.Endpoints, CQs: p.CQs(), AVs: p.Endpoints, STXs: p.STXs, UARs: -1, UUARs: -1,
-		ByVCI: append([]int(nil), p.EP...), Multiplex: p.Multiplexed,
+		ByVCI: append([]int(nil), p.EP...), Multiplex: p.Multiplexed, SharedCQ: p.SharedCQ,
 		MemoryIs: "bytes of send, receive and inject buffers mpix allocated for its endpoints (the provider's own memory is not visible)",
 	}
 	used := map[int]bool{}

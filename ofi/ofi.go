@@ -69,6 +69,8 @@ type Config struct {
 	// STX a shared transmit context on it (OpenSTX) to post through.
 	Domain *Domain
 	STX    *STX
+	// SharedCQ, when set, is the CQs (on Domain) to bind the endpoint to.
+	SharedCQ *SharedCQ
 }
 
 // Error is a failed libfabric call.
@@ -174,6 +176,9 @@ func Open(cfg Config) (*Endpoint, error) {
 	}
 	if cfg.STX != nil {
 		stx = cfg.STX.s
+	}
+	if cfg.SharedCQ != nil {
+		s.scq = cfg.SharedCQ.q
 	}
 	if rc := C.mpix_ofi_open(s, info, C.size_t(bufSize), C.int32_t(ntx), C.int32_t(nrx), C.int32_t(cfg.Size), dom, stx, &where); rc != 0 {
 		err := fiError(C.GoString(where), rc)

@@ -84,6 +84,33 @@ func (x *STX) Release() {
 	x.s = nil
 }
 
+// SharedCQ is a transmit and a receive CQ that endpoints of several VCIs share; the
+// last endpoint on them to close closes them.
+type SharedCQ struct{ q *C.mpix_ofi_scq }
+
+// OpenSharedCQ opens shared CQs on d for endpoints endpoints (sized for all their
+// operations).
+func OpenSharedCQ(d *Domain, endpoints int) (*SharedCQ, error) {
+	tx := endpoints * (SendBuffers + C.MPIX_OFI_RMA_OPS)
+	rx := endpoints * RecvBuffers
+	var q *C.mpix_ofi_scq
+	if rc := C.mpix_ofi_scq_open(d.d, C.size_t(tx), C.size_t(rx), &q); rc != 0 {
+		return nil, fiError("fi_cq_open (shared)", rc)
+	}
+	return &SharedCQ{q: q}, nil
+}
+
+// Unused reports whether no endpoint took the CQs.
+func (q *SharedCQ) Unused() bool { return q.q != nil && q.q.refs == 0 }
+
+// Release closes the CQs if no endpoint took them.
+func (q *SharedCQ) Release() {
+	if q != nil && q.q != nil && q.q.refs == 0 {
+		C.mpix_ofi_scq_close(q.q)
+	}
+	q.q = nil
+}
+
 // Caps asks libfabric what provider (empty: the one Open would pick) grants that the
 // sharing categories need: a thread-safe domain, and shared transmit contexts on it.
 func Caps(provider string) epshare.FabricCaps {

@@ -275,3 +275,97 @@ func TestMuxConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// Shared CQs: two endpoints of one domain complete into one CQ pair; each delivers only
+// its own messages, in order, whichever of them read the completions, with both driven
+// at once from their own goroutines (run with -race); closing one while the other
+// still polls is safe, and the last closes the CQs.
+func TestSharedCQ(t *testing.T) {
+	caps := Caps("")
+	if !caps.ThreadSafe {
+		skipDep(t, "provider %q opens no thread-safe domain", caps.Provider)
+	}
+	d, err := SharedDomain("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := OpenSharedCQ(d, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eps [2]*Endpoint
+	for r := range eps {
+		if eps[r], err = Open(Config{Rank: r, Size: 2, Domain: d, SharedCQ: q}); err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		if eps[r].s.scq != q.q || eps[r].s.txcq != q.q.txcq {
+			t.Fatal("endpoint not on the shared CQs")
+		}
+	}
+	if q.q.refs != 2 {
+		t.Fatalf("%d endpoints on the shared CQs", q.q.refs)
+	}
+	if eps[0].s.cq_data_size != 0 {
+		t.Error("an endpoint on shared CQs offers remote CQ data")
+	}
+	names := [][]byte{eps[0].Name(), eps[1].Name()}
+	for _, e := range eps {
+		if err := e.Connect(names); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 300
+	done := make(chan error, 2)
+	for r := range eps {
+		go func(r int) {
+			me, peer := eps[r], 1-r
+			next, sent := 0, 0
+			var bad error
+			deadline := time.Now().Add(30 * time.Second)
+			for (next < n || sent < n) && bad == nil && time.Now().Before(deadline) {
+				if sent < n {
+					p := bytes.Repeat([]byte{byte(r)}, 1+sent%2000)
+					h := transport.Header{Kind: transport.KindEager, Src: int32(r), Tag: int32(sent)}
+					err := me.Send(peer, &h, p)
+					if err == nil {
+						sent++
+					} else if !errors.Is(err, transport.ErrAgain) {
+						bad = err
+					}
+				}
+				me.Poll(func(h *transport.Header, p []byte) {
+					if int(h.Src) != peer || int(h.Tag) != next || len(p) != 1+next%2000 || p[0] != byte(peer) {
+						bad = fmt.Errorf("endpoint %d: message %d: src %d tag %d, %d bytes", r, next, h.Src, h.Tag, len(p))
+					}
+					next++
+				})
+				if err := me.Err(); err != nil {
+					bad = err
+				}
+			}
+			if bad == nil && next != n {
+				bad = fmt.Errorf("endpoint %d: %d of %d messages", r, next, n)
+			}
+			// Keep polling until the own sends completed (the peer may need us).
+			for time.Now().Before(deadline) && len(me.free) < cap(me.free) {
+				me.Poll(func(*transport.Header, []byte) {})
+			}
+			done <- bad
+		}(r)
+	}
+	for range eps {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if err := eps[0].Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	eps[1].Poll(func(*transport.Header, []byte) {})
+	if q.q.refs != 1 {
+		t.Errorf("%d endpoints on the shared CQs after one closed", q.q.refs)
+	}
+	if err := eps[1].Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}

@@ -134,6 +134,8 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	return rc;
 }
 
+static void scq_read(mpix_ofi *s, struct fid_cq *cq, int recv);
+
 // mpix_ofi_mrs counts the memory registrations open in this process (MPI_T's
 // mpix_ep_mrs): reg adds them, and every fi_close of a registration below takes one off.
 int64_t mpix_ofi_mrs;
@@ -291,18 +293,40 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 	s->fabric = dom->fabric;
 	s->domain = dom->domain;
 
-	struct fi_cq_attr cq_attr;
-	memset(&cq_attr, 0, sizeof cq_attr);
-	cq_attr.format = FI_CQ_FORMAT_DATA;
-	cq_attr.wait_obj = FI_WAIT_NONE;
-	cq_attr.size = ntx < 128 ? 128 : (size_t)ntx;
-	*where = "fi_cq_open (transmit)";
-	if ((rc = fi_cq_open(s->domain, &cq_attr, &s->txcq, NULL)))
-		return rc;
-	cq_attr.size = nrx < 128 ? 128 : (size_t)nrx;
-	*where = "fi_cq_open (receive)";
-	if ((rc = fi_cq_open(s->domain, &cq_attr, &s->rxcq, NULL)))
-		return rc;
+	for (int32_t i = 0; i < ntx; i++)
+		s->txops[i].owner = s;
+	for (int32_t i = 0; i < nrx; i++)
+		s->rxops[i].owner = s;
+	if (s->rmaops)
+		for (int32_t i = 0; i < MPIX_OFI_RMA_OPS; i++)
+			s->rmaops[i].op.owner = s;
+	if (s->scq) {
+		// Completions arrive through the shared CQs; remote CQ data would name no
+		// endpoint, so these endpoints offer none (partitioned writes take messages).
+		s->capinbox = ntx + nrx + MPIX_OFI_RMA_OPS;
+		*where = "malloc";
+		if (!(s->inbox = calloc((size_t)s->capinbox, sizeof *s->inbox)))
+			return -FI_ENOMEM;
+		s->cq_data_size = 0;
+		pthread_mutex_lock(&s->scq->mu);
+		s->scq->refs++;
+		pthread_mutex_unlock(&s->scq->mu);
+		s->txcq = s->scq->txcq;
+		s->rxcq = s->scq->rxcq;
+	} else {
+		struct fi_cq_attr cq_attr;
+		memset(&cq_attr, 0, sizeof cq_attr);
+		cq_attr.format = FI_CQ_FORMAT_DATA;
+		cq_attr.wait_obj = FI_WAIT_NONE;
+		cq_attr.size = ntx < 128 ? 128 : (size_t)ntx;
+		*where = "fi_cq_open (transmit)";
+		if ((rc = fi_cq_open(s->domain, &cq_attr, &s->txcq, NULL)))
+			return rc;
+		cq_attr.size = nrx < 128 ? 128 : (size_t)nrx;
+		*where = "fi_cq_open (receive)";
+		if ((rc = fi_cq_open(s->domain, &cq_attr, &s->rxcq, NULL)))
+			return rc;
+	}
 
 	struct fi_av_attr av_attr;
 	memset(&av_attr, 0, sizeof av_attr);
@@ -412,6 +436,24 @@ static int close_ep(mpix_ofi *s)
 		rc = eprc;
 		s->close_where = "fi_close (endpoint)";
 	}
+	if (s->scq && s->inbox) {
+		// Completions of this endpoint's cancelled operations may still sit in the
+		// shared CQs: read them now, dropping this endpoint's, filing the others'.
+		pthread_mutex_lock(&s->scq->mu);
+		s->closing = 1;
+		scq_read(s, s->scq->txcq, 0);
+		scq_read(s, s->scq->rxcq, 1);
+		int last = --s->scq->refs == 0;
+		pthread_mutex_unlock(&s->scq->mu);
+		if (last) {
+			rc = close_fid(s, &s->scq->rxcq->fid, "fi_close (shared receive CQ)", rc);
+			rc = close_fid(s, &s->scq->txcq->fid, "fi_close (shared transmit CQ)", rc);
+			pthread_mutex_destroy(&s->scq->mu);
+			free(s->scq);
+		}
+		s->txcq = s->rxcq = NULL;
+	}
+	free(s->inbox);
 	rc = close_fid(s, s->av ? &s->av->fid : NULL, "fi_close (AV)", rc);
 	rc = close_fid(s, s->rxcq ? &s->rxcq->fid : NULL, "fi_close (receive CQ)", rc);
 	rc = close_fid(s, s->txcq ? &s->txcq->fid : NULL, "fi_close (transmit CQ)", rc);
@@ -514,6 +556,80 @@ static void note_error(mpix_ofi *s, struct fid_cq *cq, const char *what, int err
 	}
 }
 
+// complete_recv files a receive completion in the ring.
+static void complete_recv(mpix_ofi *s, mpix_ofi_op *op, size_t len, int skip)
+{
+	size_t slot = (size_t)(op->seq % (uint64_t)s->nrx);
+	s->ring_idx[slot] = op->index;
+	s->ring_len[slot] = (uint32_t)len;
+	s->ring_skip[slot] = (uint8_t)skip;
+}
+
+// file puts a completion read from a shared CQ in its endpoint's inbox (under the
+// CQs' lock); a closing endpoint's are dropped.
+static void file(mpix_ofi *s, mpix_ofi_op *op, size_t len, int err, const char *text, int recv)
+{
+	mpix_ofi *o = op->owner;
+	if (!o || o->closing)
+		return;
+	if (o->ninbox == o->capinbox) { // cannot happen: each operation completes once
+		if (!o->err) {
+			o->err = FI_EOVERFLOW;
+			snprintf(o->errtext, sizeof o->errtext, "shared CQ: inbox of %d completions overflowed", o->capinbox);
+		}
+		return;
+	}
+	mpix_ofi_ent *e = &o->inbox[o->ninbox++];
+	e->op = op;
+	e->len = len;
+	e->err = err;
+	e->recv = recv;
+	snprintf(e->text, sizeof e->text, "%s", text ? text : "");
+	(void)s;
+}
+
+// scq_read drains shared CQ cq (recv: the receive one) into its endpoints' inboxes;
+// s is the endpoint whose call reads it (its cqe array is the buffer; errors that name
+// no operation are its own).
+static void scq_read(mpix_ofi *s, struct fid_cq *cq, int recv)
+{
+	for (;;) {
+		ssize_t n = fi_cq_read(cq, s->cqe, MPIX_OFI_BATCH);
+		if (n > 0) {
+			for (ssize_t i = 0; i < n; i++)
+				if (s->cqe[i].op_context)
+					file(s, s->cqe[i].op_context, s->cqe[i].len, 0, NULL, recv);
+			if (n < MPIX_OFI_BATCH)
+				return;
+			continue;
+		}
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry e;
+			memset(&e, 0, sizeof e);
+			ssize_t rc = fi_cq_readerr(cq, &e, 0);
+			if (rc < 0) {
+				if (rc != -FI_EAGAIN)
+					note_error(s, NULL, "fi_cq_readerr (shared)", (int)-rc, 0, NULL, recv);
+				return;
+			}
+			int err = e.err ? e.err : FI_EOTHER;
+			if (!e.op_context) {
+				note_error(s, cq, "completion (shared CQ)", err, e.prov_errno, e.err_data, recv);
+				continue;
+			}
+			char text[192];
+			const char *prov = fi_cq_strerror(cq, e.prov_errno, e.err_data, NULL, 0);
+			snprintf(text, sizeof text, "%s%s%s%s", fi_strerror(err), prov ? " (provider: " : "",
+				 prov ? prov : "", prov ? ")" : "");
+			file(s, e.op_context, 0, err, text, recv);
+			continue;
+		}
+		if (n != -FI_EAGAIN)
+			note_error(s, NULL, "fi_cq_read (shared)", (int)-n, 0, NULL, recv);
+		return;
+	}
+}
+
 // release_local closes the local registrations of RMA operation r.
 static void release_local(mpix_ofi_rmaop *r)
 {
@@ -571,12 +687,60 @@ static mpix_ofi_op *read_err(mpix_ofi *s, struct fid_cq *cq, const char *what)
 	return op;
 }
 
+// settle takes this endpoint's completions from its inbox (under the shared CQs'
+// lock): send buffers into tx_idx (up to a batch; the rest wait for the next call),
+// RMA operations done, receives into the ring.
+static void settle(mpix_ofi *s)
+{
+	int32_t i = 0;
+	for (; i < s->ninbox; i++) {
+		mpix_ofi_ent *e = &s->inbox[i];
+		mpix_ofi_op *op = e->op;
+		if (op->kind == MPIX_OFI_OP_SEND) {
+			if (s->ntxdone == MPIX_OFI_BATCH)
+				break;
+			s->tx_idx[s->ntxdone++] = op->index;
+			if (e->err && !s->err) {
+				s->err = e->err;
+				snprintf(s->errtext, sizeof s->errtext, "send completion: %s", e->text);
+			}
+		} else if (op->kind == MPIX_OFI_OP_RMA) {
+			rma_done(s, (mpix_ofi_rmaop *)op, e->err, e->text);
+		} else {
+			complete_recv(s, op, e->len, e->err != 0);
+			if (e->err && e->err != FI_ECANCELED && !s->err) {
+				s->err = e->err;
+				s->err_recv = 1;
+				snprintf(s->errtext, sizeof s->errtext, "receive completion: %s", e->text);
+			}
+		}
+	}
+	if (i > 0) {
+		memmove(s->inbox, s->inbox + i, (size_t)(s->ninbox - i) * sizeof *s->inbox);
+		s->ninbox -= i;
+	}
+}
+
+// scq_progress reads the shared CQs and settles this endpoint's completions.
+static void scq_progress(mpix_ofi *s)
+{
+	pthread_mutex_lock(&s->scq->mu);
+	scq_read(s, s->scq->txcq, 0);
+	scq_read(s, s->scq->rxcq, 1);
+	settle(s);
+	pthread_mutex_unlock(&s->scq->mu);
+}
+
 // mpix_ofi_progress_tx reads the transmit CQ (which also drives a manual-progress
 // provider) and lists the send buffers it gave back in tx_idx. It returns their count.
 // RMA completions, which arrive on the same CQ, are settled here in C.
 int mpix_ofi_progress_tx(mpix_ofi *s)
 {
 	s->ntxdone = 0;
+	if (s->scq) {
+		scq_progress(s);
+		return s->ntxdone;
+	}
 	ssize_t n = fi_cq_read(s->txcq, s->cqe, MPIX_OFI_BATCH);
 	if (n > 0) {
 		for (ssize_t i = 0; i < n; i++) {
@@ -598,14 +762,6 @@ int mpix_ofi_progress_tx(mpix_ofi *s)
 	return s->ntxdone;
 }
 
-// complete_recv files a receive completion in the ring.
-static void complete_recv(mpix_ofi *s, mpix_ofi_op *op, size_t len, int skip)
-{
-	size_t slot = (size_t)(op->seq % (uint64_t)s->nrx);
-	s->ring_idx[slot] = op->index;
-	s->ring_len[slot] = (uint32_t)len;
-	s->ring_skip[slot] = (uint8_t)skip;
-}
 
 // mpix_ofi_poll posts waiting receive buffers, progresses the transmit side, reads the
 // receive CQ, then lists in rx_idx/rx_len up to a batch of arrived messages, in
@@ -618,7 +774,7 @@ int mpix_ofi_poll(mpix_ofi *s)
 		note_error(s, NULL, "fi_recv", -rc, 0, NULL, 1);
 	mpix_ofi_progress_tx(s);
 	s->nimm = 0;
-	ssize_t n = fi_cq_read(s->rxcq, s->cqe, MPIX_OFI_BATCH);
+	ssize_t n = s->scq ? -FI_EAGAIN : fi_cq_read(s->rxcq, s->cqe, MPIX_OFI_BATCH); // shared: settled above
 	if (n > 0) {
 		for (ssize_t i = 0; i < n; i++) {
 			mpix_ofi_op *op = s->cqe[i].op_context;
@@ -962,5 +1118,52 @@ int mpix_ofi_stx_close(mpix_ofi_stx *stx)
 		return 0;
 	int rc = stx->stx ? fi_close(&stx->stx->fid) : 0;
 	free(stx);
+	return rc;
+}
+
+// mpix_ofi_scq_open opens the transmit and receive CQs that the endpoints of several
+// VCIs share, on dom, large enough for all their operations.
+int mpix_ofi_scq_open(mpix_ofi_dom *dom, size_t txsize, size_t rxsize, mpix_ofi_scq **out)
+{
+	mpix_sigguard g;
+	pthread_mutex_lock(&fab_mu);
+	mpix_sigguard_save(&g);
+	int rc = -FI_ENOMEM;
+	mpix_ofi_scq *q = calloc(1, sizeof *q);
+	if (q) {
+		pthread_mutex_init(&q->mu, NULL);
+		struct fi_cq_attr a;
+		memset(&a, 0, sizeof a);
+		a.format = FI_CQ_FORMAT_DATA;
+		a.wait_obj = FI_WAIT_NONE;
+		a.size = txsize;
+		rc = fi_cq_open(dom->domain, &a, &q->txcq, NULL);
+		if (!rc) {
+			a.size = rxsize;
+			rc = fi_cq_open(dom->domain, &a, &q->rxcq, NULL);
+		}
+		if (rc) {
+			if (q->txcq)
+				fi_close(&q->txcq->fid);
+			pthread_mutex_destroy(&q->mu);
+			free(q);
+			q = NULL;
+		}
+	}
+	*out = q;
+	mpix_sigguard_restore(&g);
+	pthread_mutex_unlock(&fab_mu);
+	return rc;
+}
+
+// mpix_ofi_scq_close closes shared CQs no endpoint took.
+int mpix_ofi_scq_close(mpix_ofi_scq *q)
+{
+	if (!q || q->refs)
+		return 0;
+	int rc = fi_close(&q->rxcq->fid);
+	fi_close(&q->txcq->fid);
+	pthread_mutex_destroy(&q->mu);
+	free(q);
 	return rc;
 }

@@ -19,7 +19,10 @@ type Setup struct {
 	// transport/epshare name; "" for the fabric's default).
 	VCIs      int
 	EPSharing string
-	Put       func(key, value string) error
+	// EPSharedCQ asks that the endpoints of a shared domain share their CQs
+	// (MPIX_EP_SHARED_CQ).
+	EPSharedCQ bool
+	Put        func(key, value string) error
 	// Get reads what process rank published under key (PMIx keeps values per process).
 	Get func(rank int, key string) (string, error)
 }

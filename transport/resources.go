@@ -25,6 +25,7 @@ type Resources struct {
 	MemoryIs  string // what Memory counts
 	ByVCI     []int  // the endpoint (QP) each VCI drives
 	Multiplex bool   // VCIs share one endpoint
+	SharedCQ  bool   // the endpoints share their CQs
 }
 
 // Accounter is a fabric that reports the resources it created (after Open was called

@@ -48,6 +48,15 @@ var (
 		Category:   Transport,
 		Mutability: BeforeInit,
 	})
+	EPSharedCQ = NewBool(Spec{
+		Name:       "MPIX_EP_SHARED_CQ",
+		Desc:       "the libfabric endpoints of the VCIs share one transmit and one receive completion queue, in every MPIX_EP_SHARING category whose endpoints share a domain (not mpi_everywhere): whoever polls reads them under a lock and files each completion with its endpoint (0: a pair of CQs per endpoint)",
+		Default:    "0",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeLocal,
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
 	EPReport = NewBool(Spec{
 		Name:       "MPIX_EP_REPORT",
 		Desc:       "print, at MPI_Finalize, one page per process to stderr on the network resources its endpoints use: the sharing category asked for and in effect, contexts, domains, memory registrations, thread domains, endpoints (QPs), completion queues, shared transmit contexts and memory, and what the category costs on an mlx5 device",

@@ -15,9 +15,12 @@ import "fmt"
 //	static          one domain, an endpoint per VCI, all on one shared transmit context
 //	mpi_threads     one domain, one endpoint that every VCI sends and polls through
 //
-// Every endpoint has its own transmit and receive CQs and address vector. A category
-// the provider cannot give falls back to the nearest one it can, and the plan says
-// which and why.
+// Every endpoint has its own transmit and receive CQs and address vector, unless the
+// CQs are shared: the paper treats CQ sharing as orthogonal to the categories (§VI:
+// "the CQ can be shared in any manner"), and so does MPIX_EP_SHARED_CQ, which has the
+// endpoints of a shared domain (every category but mpi_everywhere) complete into one
+// transmit and one receive CQ. A category the provider cannot give falls back to the
+// nearest one it can, and the plan says which and why.
 
 // FabricCaps is what the provider grants that the categories depend on.
 type FabricCaps struct {
@@ -41,17 +44,26 @@ type FabricPlan struct {
 	DomainOf    []int // by endpoint
 	STXOf       []int // by endpoint: its shared transmit context, -1: its own
 	Multiplexed bool  // several VCIs drive one endpoint (the messages carry their VCI)
+	SharedCQ    bool  // the endpoints share one transmit and one receive CQ
 }
 
-// CQs is the number of completion queues (a transmit and a receive one per endpoint).
-func (p *FabricPlan) CQs() int { return 2 * p.Endpoints }
+// CQs is the number of completion queues: a transmit and a receive one per endpoint,
+// or the two they share.
+func (p *FabricPlan) CQs() int {
+	if p.SharedCQ {
+		return 2
+	}
+	return 2 * p.Endpoints
+}
 
 // PlanFabric maps category asked onto a provider with caps, falling back where the
 // provider refuses: shared_dynamic and static need shared transmit contexts and fall
 // back to dynamic without them; the categories that share a domain between VCIs need a
 // thread-safe domain and fall back to mpi_everywhere without one. mpi_threads needs
 // neither: its VCIs take one lock around the one endpoint.
-func PlanFabric(asked Category, vcis int, caps FabricCaps) (*FabricPlan, error) {
+//
+// sharedCQ asks for shared CQs; it applies where several endpoints share a domain.
+func PlanFabric(asked Category, vcis int, caps FabricCaps, sharedCQ bool) (*FabricPlan, error) {
 	if vcis < 1 {
 		return nil, fmt.Errorf("epshare: %d VCIs", vcis)
 	}
@@ -67,6 +79,16 @@ func PlanFabric(asked Category, vcis int, caps FabricCaps) (*FabricPlan, error) 
 	if (p.Used == TwoXDynamic || p.Used == Dynamic || p.Used == SharedDynamic || p.Used == Static) && !caps.ThreadSafe {
 		why = append(why, fmt.Sprintf("provider %s opens no thread-safe domain (FI_THREAD_SAFE) for VCIs to share", caps.Provider))
 		p.Used = MPIEverywhere
+	}
+	if sharedCQ {
+		switch {
+		case p.Used == MPIEverywhere:
+			why = append(why, "shared CQs not used: mpi_everywhere's endpoints are in different domains, which cannot share CQs")
+		case p.Used == MPIThreads || p.Used != TwoXDynamic && vcis == 1:
+			// one endpoint: its CQs are all there are
+		default:
+			p.SharedCQ = true
+		}
 	}
 	for i, w := range why {
 		if i > 0 {

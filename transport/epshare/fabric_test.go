@@ -23,7 +23,7 @@ func TestPlanFabricFull(t *testing.T) {
 		{MPIThreads, 1, 1, 0, []int{0, 0, 0, 0}, []int{-1}, true},
 	}
 	for _, tc := range cases {
-		p, err := PlanFabric(tc.c, 4, caps)
+		p, err := PlanFabric(tc.c, 4, caps, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,29 +52,53 @@ func TestPlanFabricFull(t *testing.T) {
 func TestPlanFabricFallback(t *testing.T) {
 	tcp := FabricCaps{Provider: "tcp;ofi_rxm", ThreadSafe: true}
 	for _, c := range []Category{SharedDynamic, Static} {
-		p, _ := PlanFabric(c, 3, tcp)
+		p, _ := PlanFabric(c, 3, tcp, false)
 		if p.Used != Dynamic || !strings.Contains(p.Reason, "fi_stx_context") || p.STXs != 0 {
 			t.Errorf("%s on tcp: used %s, reason %q, %d STXs", c, p.Used, p.Reason, p.STXs)
 		}
 	}
-	p, _ := PlanFabric(TwoXDynamic, 3, tcp)
+	p, _ := PlanFabric(TwoXDynamic, 3, tcp, false)
 	if p.Used != TwoXDynamic || p.Endpoints != 6 {
 		t.Errorf("2xdynamic on tcp: %s with %d endpoints", p.Used, p.Endpoints)
 	}
 	none := FabricCaps{Provider: "old"}
 	for _, c := range []Category{TwoXDynamic, Dynamic, SharedDynamic, Static} {
-		p, _ := PlanFabric(c, 2, none)
+		p, _ := PlanFabric(c, 2, none, false)
 		if p.Used != MPIEverywhere || !strings.Contains(p.Reason, "FI_THREAD_SAFE") || p.Domains != 2 {
 			t.Errorf("%s without thread safety: used %s, reason %q", c, p.Used, p.Reason)
 		}
 	}
-	if p, _ := PlanFabric(MPIThreads, 2, none); p.Used != MPIThreads || p.Reason != "" {
+	if p, _ := PlanFabric(MPIThreads, 2, none, false); p.Used != MPIThreads || p.Reason != "" {
 		t.Errorf("mpi_threads without thread safety: %s (%s)", p.Used, p.Reason)
 	}
-	if p, _ := PlanFabric(MPIThreads, 1, tcp); p.Multiplexed {
+	if p, _ := PlanFabric(MPIThreads, 1, tcp, false); p.Multiplexed {
 		t.Error("one VCI is multiplexed")
 	}
-	if _, err := PlanFabric(Dynamic, 0, tcp); err == nil {
+	if _, err := PlanFabric(Dynamic, 0, tcp, false); err == nil {
 		t.Error("0 VCIs accepted")
+	}
+}
+
+// Shared CQs (MPIX_EP_SHARED_CQ) apply to the categories whose endpoints share a
+// domain: two CQs in all; mpi_everywhere says why it cannot.
+func TestPlanFabricSharedCQ(t *testing.T) {
+	caps := FabricCaps{Provider: "tcp;ofi_rxm", ThreadSafe: true}
+	for _, c := range []Category{TwoXDynamic, Dynamic, SharedDynamic, Static} {
+		p, _ := PlanFabric(c, 3, caps, true)
+		if !p.SharedCQ || p.CQs() != 2 {
+			t.Errorf("%s: shared %v, %d CQs", c, p.SharedCQ, p.CQs())
+		}
+	}
+	p, _ := PlanFabric(MPIEverywhere, 3, caps, true)
+	if p.SharedCQ || p.CQs() != 6 || !strings.Contains(p.Reason, "different domains") {
+		t.Errorf("mpi_everywhere: shared %v, %d CQs, reason %q", p.SharedCQ, p.CQs(), p.Reason)
+	}
+	p, _ = PlanFabric(MPIThreads, 3, caps, true)
+	if p.SharedCQ || p.CQs() != 2 || p.Reason != "" {
+		t.Errorf("mpi_threads: shared %v, %d CQs, reason %q", p.SharedCQ, p.CQs(), p.Reason)
+	}
+	p, _ = PlanFabric(Dynamic, 3, FabricCaps{Provider: "old"}, true)
+	if p.SharedCQ || p.Used != MPIEverywhere {
+		t.Errorf("without a thread-safe domain: %s, shared %v", p.Used, p.SharedCQ)
 	}
 }
