@@ -123,6 +123,9 @@ func writeEPReport(w io.Writer) {
 			// An RC QP per peer process and VCI's QP (a process of one talks to itself).
 			peers := max(1, len(proc.peers)-1)
 			m, err := epshare.New(c, r.VCIs, 0, epshare.MLX5())
+			if err == nil && r.SharedCQ {
+				m = m.WithSharedCQ()
+			}
 			if err == nil {
 				m, err = m.ForPeers(peers, epshare.MLX5())
 			}

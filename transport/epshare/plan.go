@@ -361,3 +361,20 @@ func (p *Plan) ForPeers(peers int, lim Limits) (*Plan, error) {
 	}
 	return &q, nil
 }
+
+// WithSharedCQ is the plan with one CQ per context that all its QPs complete into
+// (the paper's orthogonal CQ sharing, §V-E and §VI; MPIX_EP_SHARED_CQ): CQ c is
+// context c's.
+func (p *Plan) WithSharedCQ() *Plan {
+	q := *p
+	q.QPs = append([]QP(nil), p.QPs...)
+	for i := range q.QPs {
+		q.QPs[i].CQ = q.QPs[i].Context
+	}
+	q.Use = append([]VCI(nil), p.Use...)
+	for v := range q.Use {
+		q.Use[v].CQ = q.QPs[q.Use[v].QP].Context
+	}
+	q.CQs = q.Contexts
+	return &q
+}

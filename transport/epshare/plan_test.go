@@ -266,3 +266,22 @@ func TestForPeers(t *testing.T) {
 		t.Error("44 QPs allowed on a device of 40")
 	}
 }
+
+// CQ sharing: one CQ per context, and 9K less memory for each CQ saved (Table I).
+func TestWithSharedCQ(t *testing.T) {
+	for _, c := range Categories {
+		p, _ := New(c, 16, 0, MLX5())
+		s := p.WithSharedCQ()
+		if s.CQs != p.Contexts || s.NumQPs() != p.NumQPs() || s.UARs() != p.UARs() {
+			t.Errorf("%s: %d CQs, %d QPs", c, s.CQs, s.NumQPs())
+		}
+		if p.Memory()-s.Memory() != int64(p.CQs-s.CQs)*CQBytes {
+			t.Errorf("%s: memory %d -> %d", c, p.Memory(), s.Memory())
+		}
+		for v, u := range s.Use {
+			if u.CQ != s.QPs[u.QP].Context || p.Use[v].CQ != p.QPs[p.Use[v].QP].CQ {
+				t.Errorf("%s: VCI %d on CQ %d", c, v, u.CQ)
+			}
+		}
+	}
+}
