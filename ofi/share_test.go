@@ -15,12 +15,17 @@ import (
 // sharedPair opens ranks 0 and 1 of a world of 2 as endpoints of one shared domain,
 // connected to each other.
 func sharedPair(t *testing.T, stx bool) (*Domain, *Endpoint, *Endpoint) {
+	return sharedPairOn(t, "", stx)
+}
+
+// sharedPairOn is sharedPair on provider prov ("": the default).
+func sharedPairOn(t *testing.T, prov string, stx bool) (*Domain, *Endpoint, *Endpoint) {
 	t.Helper()
-	caps := Caps("")
+	caps := Caps(prov)
 	if !caps.ThreadSafe {
 		skipDep(t, "provider %q opens no thread-safe domain", caps.Provider)
 	}
-	d, err := SharedDomain("")
+	d, err := SharedDomain(prov)
 	if err != nil {
 		t.Fatalf("SharedDomain: %v", err)
 	}
@@ -30,15 +35,15 @@ func sharedPair(t *testing.T, stx bool) (*Domain, *Endpoint, *Endpoint) {
 			d.Release()
 			t.Skipf("provider %s offers no shared transmit contexts (max_ep_stx_ctx 0): the categories that need them fall back to dynamic", caps.Provider)
 		}
-		if x, err = OpenSTX(d, ""); err != nil {
+		if x, err = OpenSTX(d, prov); err != nil {
 			t.Fatalf("OpenSTX: %v", err)
 		}
 	}
-	a, err := Open(Config{Rank: 0, Size: 2, Domain: d, STX: x})
+	a, err := Open(Config{Provider: prov, Rank: 0, Size: 2, Domain: d, STX: x})
 	if err != nil {
 		t.Fatalf("Open on the shared domain: %v", err)
 	}
-	b, err := Open(Config{Rank: 1, Size: 2, Domain: d, STX: x})
+	b, err := Open(Config{Provider: prov, Rank: 1, Size: 2, Domain: d, STX: x})
 	if err != nil {
 		a.Close()
 		t.Fatalf("second Open on the shared domain: %v", err)
@@ -121,20 +126,48 @@ func TestSharedDomainEndpoints(t *testing.T) {
 	}
 }
 
-// Endpoints bound to one shared transmit context (shared_dynamic, static), where the
-// provider has them.
+// Endpoints bound to one shared transmit context (shared_dynamic, static), on the
+// default provider where it has them and on sockets, which has (tcp;ofi_rxm has not).
 func TestSharedTransmitContext(t *testing.T) {
-	_, a, b := sharedPair(t, true)
-	defer b.Close()
-	defer a.Close()
-	eps := []transport.Endpoint{a, b}
-	got := make([][]msg, 2)
-	h := transport.Header{Kind: transport.KindEager, Tag: 7}
-	sendUntil(t, a, 1, &h, []byte("through the shared context"), eps)
-	pump(t, eps, got, 1, 1)
-	if string(got[1][0].data) != "through the shared context" {
-		t.Fatalf("got %q", got[1][0].data)
+	for _, prov := range []string{"", "sockets"} {
+		t.Run("provider="+prov, func(t *testing.T) {
+			if prov != "" && !providerAvailable(prov) {
+				t.Skipf("libfabric here has no %s provider", prov)
+			}
+			_, a, b := sharedPairOn(t, prov, true)
+			defer b.Close()
+			defer a.Close()
+			if a.s.stx == nil || a.s.stx != b.s.stx || a.s.stx.refs != 2 {
+				t.Fatalf("endpoints not on one shared transmit context")
+			}
+			eps := []transport.Endpoint{a, b}
+			got := make([][]msg, 2)
+			for i := 0; i < 50; i++ {
+				h := transport.Header{Kind: transport.KindEager, Tag: int32(i)}
+				sendUntil(t, a, 1, &h, []byte("through the shared context"), eps)
+				h.Tag = int32(1000 + i)
+				sendUntil(t, b, 0, &h, []byte("and back"), eps)
+			}
+			pump(t, eps, got, 50, 1)
+			pump(t, eps, got, 50, 0)
+			for i := 0; i < 50; i++ {
+				if string(got[1][i].data) != "through the shared context" || got[1][i].h.Tag != int32(i) ||
+					string(got[0][i].data) != "and back" || got[0][i].h.Tag != int32(1000+i) {
+					t.Fatalf("message %d: %q tag %d, %q tag %d", i, got[1][i].data, got[1][i].h.Tag, got[0][i].data, got[0][i].h.Tag)
+				}
+			}
+		})
 	}
+}
+
+func providerAvailable(name string) bool {
+	avail, _ := Available()
+	for _, a := range avail {
+		if a == name {
+			return true
+		}
+	}
+	return false
 }
 
 // mpi_threads: VCIs share one endpoint, their messages framed with the VCI; each
