@@ -27,7 +27,7 @@ type Config struct {
 	NetAtomics  int    // MPIX_RMA_NET_ATOMICS: -1 native providers' atomics, 1 any provider's, 0 none
 	NetMod      string // MPIX_NETMOD: the registered fabric that reaches other nodes ("libfabric", "verbs")
 	EPSharing   string // MPIX_EP_SHARING: the resource-sharing category (transport/epshare)
-	EPSharedCQ  bool   // MPIX_EP_SHARED_CQ: endpoints of a shared domain share their CQs
+	EPSharedCQ  bool   // MPIX_EP_CQ_SHARING=shared: endpoints of a shared domain share their CQs
 	EPReport    bool   // MPIX_EP_REPORT: print the resources at MPI_Finalize
 }
 
@@ -44,8 +44,11 @@ func readConfig() error {
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
 		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
 		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get(),
-		NetMod: cvar.NetMod.Get(), EPSharing: cvar.EPSharing.Get(), EPSharedCQ: cvar.EPSharedCQ.Get(),
+		NetMod: cvar.NetMod.Get(), EPSharing: cvar.EPSharing.Get(), EPSharedCQ: cvar.EPCQSharing.Get() == "shared",
 		EPReport: cvar.EPReport.Get()}
+	if v := cvar.EPCQSharing.Get(); v != "dedicated" && v != "shared" {
+		return Errorf(ErrArg, "MPIX_EP_CQ_SHARING: %q is neither dedicated nor shared", v)
+	}
 	if Settings.NetMod != "libfabric" && Settings.NetMod != "verbs" {
 		return Errorf(ErrArg, "MPIX_NETMOD: %q is neither libfabric nor verbs", Settings.NetMod)
 	}

@@ -20,7 +20,7 @@ type Setup struct {
 	VCIs      int
 	EPSharing string
 	// EPSharedCQ asks that the endpoints of a shared domain share their CQs
-	// (MPIX_EP_SHARED_CQ).
+	// (MPIX_EP_CQ_SHARING=shared).
 	EPSharedCQ bool
 	Put        func(key, value string) error
 	// Get reads what process rank published under key (PMIx keeps values per process).

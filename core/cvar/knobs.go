@@ -48,10 +48,10 @@ var (
 		Category:   Transport,
 		Mutability: BeforeInit,
 	})
-	EPSharedCQ = NewBool(Spec{
-		Name:       "MPIX_EP_SHARED_CQ",
-		Desc:       "the libfabric endpoints of the VCIs share one transmit and one receive completion queue, in every MPIX_EP_SHARING category whose endpoints share a domain (not mpi_everywhere): whoever polls reads them under a lock and files each completion with its endpoint (0: a pair of CQs per endpoint)",
-		Default:    "0",
+	EPCQSharing = NewString(Spec{
+		Name:       "MPIX_EP_CQ_SHARING",
+		Desc:       "completion-queue sharing, orthogonal to MPIX_EP_SHARING (the process-wide form of the mpix_ep_cq_sharing info key): dedicated (a transmit and a receive CQ per libfabric endpoint) or shared (the endpoints of a shared domain, in every category but mpi_everywhere, complete into one pair: whoever polls reads them under a lock and files each completion with its endpoint)",
+		Default:    "dedicated",
 		Verbosity:  TunerBasic,
 		Scope:      ScopeLocal,
 		Category:   Transport,

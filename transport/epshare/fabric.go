@@ -17,7 +17,7 @@ import "fmt"
 //
 // Every endpoint has its own transmit and receive CQs and address vector, unless the
 // CQs are shared: the paper treats CQ sharing as orthogonal to the categories (§VI:
-// "the CQ can be shared in any manner"), and so does MPIX_EP_SHARED_CQ, which has the
+// "the CQ can be shared in any manner"), and so does MPIX_EP_CQ_SHARING=shared, which has the
 // endpoints of a shared domain (every category but mpi_everywhere) complete into one
 // transmit and one receive CQ. A category the provider cannot give falls back to the
 // nearest one it can, and the plan says which and why.

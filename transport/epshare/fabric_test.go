@@ -79,7 +79,7 @@ func TestPlanFabricFallback(t *testing.T) {
 	}
 }
 
-// Shared CQs (MPIX_EP_SHARED_CQ) apply to the categories whose endpoints share a
+// Shared CQs (MPIX_EP_CQ_SHARING=shared) apply to the categories whose endpoints share a
 // domain: two CQs in all; mpi_everywhere says why it cannot.
 func TestPlanFabricSharedCQ(t *testing.T) {
 	caps := FabricCaps{Provider: "tcp;ofi_rxm", ThreadSafe: true}

@@ -363,7 +363,7 @@ func (p *Plan) ForPeers(peers int, lim Limits) (*Plan, error) {
 }
 
 // WithSharedCQ is the plan with one CQ per context that all its QPs complete into
-// (the paper's orthogonal CQ sharing, §V-E and §VI; MPIX_EP_SHARED_CQ): CQ c is
+// (the paper's orthogonal CQ sharing, §V-E and §VI; MPIX_EP_CQ_SHARING=shared): CQ c is
 // context c's.
 func (p *Plan) WithSharedCQ() *Plan {
 	q := *p
