@@ -135,8 +135,17 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 	accounters = nil
 	var local []transport.Endpoint // the node-local fabric's endpoints, by VCI
 	reachedAll := false
+	// MPIX_NETMOD names the fabric for the other nodes among those registered (a build
+	// without the one named, such as core's tests, uses what it has for libfabric).
+	netmod := false
+	for _, f := range transport.Fabrics() {
+		netmod = netmod || !f.Local() && f.Name() == Settings.NetMod
+	}
+	if !netmod && Settings.NetMod != "libfabric" {
+		return Errorf(ErrOther, "MPIX_NETMOD=%s: this library has no %s transport", Settings.NetMod, Settings.NetMod)
+	}
 	for _, f := range transport.Fabrics() { // node-local ones first
-		if reachedAll || f.Local() && (!Settings.SHM || local != nil) || !f.Local() && f.Name() != Settings.NetMod {
+		if reachedAll || f.Local() && (!Settings.SHM || local != nil) || !f.Local() && netmod && f.Name() != Settings.NetMod {
 			continue
 		}
 		eps := make([]transport.Endpoint, nvcis)
