@@ -14,7 +14,7 @@ import (
 // core; each is computed on its first read, never at MPI_Init.
 var (
 	_ = cvar.NewInfo("mpix_transports",
-		"the transports this library was built with, node-local first (shared memory reaches the processes of a node, libfabric every process)",
+		"the transports this library was built with, node-local first (shared memory reaches the processes of a node, libfabric every process, verbs every process under MPIX_NETMOD=verbs)",
 		func() string {
 			var names []string
 			for _, f := range transport.Fabrics() {

@@ -23,6 +23,7 @@ import (
 	// endpoints through that registry.
 	_ "mpix/ofi"
 	_ "mpix/shm"
+	_ "mpix/verbs"
 )
 
 // funcID identifies a procedure (see zexports.go).

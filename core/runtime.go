@@ -288,6 +288,9 @@ func releaseLibrary() error {
 	if err := quiesce(CommWorld); err != nil {
 		return err
 	}
+	if Settings.EPReport {
+		writeEPReport(os.Stderr)
+	}
 	if err := proc.pmi.Fence(); err != nil {
 		return Errorf(ErrOther, "PMI fence in MPI_Finalize: %v", err)
 	}

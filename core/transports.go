@@ -9,6 +9,7 @@ import (
 	"mpix/core/cvar"
 	"mpix/core/pmi"
 	"mpix/transport"
+	"mpix/transport/epshare"
 	"mpix/vci"
 )
 
@@ -24,6 +25,10 @@ type Config struct {
 	Seats       int    // MPIX_THREADCOMM_SEATS: threadcomm reductions on per-thread lines (-1: auto)
 	Async       bool   // MPIX_ASYNC_PROGRESS: a progress thread per process
 	NetAtomics  int    // MPIX_RMA_NET_ATOMICS: -1 native providers' atomics, 1 any provider's, 0 none
+	NetMod      string // MPIX_NETMOD: the registered fabric that reaches other nodes ("libfabric", "verbs")
+	EPSharing   string // MPIX_EP_SHARING: the resource-sharing category (transport/epshare)
+	EPSharedCQ  bool   // MPIX_EP_CQ_SHARING=shared: endpoints of a shared domain share their CQs
+	EPReport    bool   // MPIX_EP_REPORT: print the resources at MPI_Finalize
 }
 
 // Settings is the configuration in effect.
@@ -38,7 +43,18 @@ func readConfig() error {
 	cvar.Freeze()
 	Settings = Config{SHM: cvar.SHM.Get(), OFIProvider: cvar.OFIProvider.Get(), SpinPolls: cvar.SpinPolls.Get(),
 		NumVCIs: cvar.NumVCIs.Get(), GlobalEvery: cvar.GlobalProgressInterval.Get(), FastPath: cvar.FastPath.Get(),
-		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get()}
+		Seats: cvar.ThreadcommSeats.Get(), Async: cvar.AsyncProgress.Get(), NetAtomics: cvar.NetAtomics.Get(),
+		NetMod: cvar.NetMod.Get(), EPSharing: cvar.EPSharing.Get(), EPSharedCQ: cvar.EPCQSharing.Get() == "shared",
+		EPReport: cvar.EPReport.Get()}
+	if v := cvar.EPCQSharing.Get(); v != "dedicated" && v != "shared" {
+		return Errorf(ErrArg, "MPIX_EP_CQ_SHARING: %q is neither dedicated nor shared", v)
+	}
+	if Settings.NetMod != "libfabric" && Settings.NetMod != "verbs" {
+		return Errorf(ErrArg, "MPIX_NETMOD: %q is neither libfabric nor verbs", Settings.NetMod)
+	}
+	if _, err := epshare.Parse(Settings.EPSharing); err != nil {
+		return Errorf(ErrArg, "MPIX_EP_SHARING: %v", err)
+	}
 	if Settings.NumVCIs == 0 {
 		Settings.NumVCIs = runtime.NumCPU() + 1
 	}
@@ -107,7 +123,7 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 	}
 	setup := &transport.Setup{Rank: self, Size: len(peers), Node: node, PIDs: pids,
 		Job: jobName(c.KVSName(), peers[node[0]].PID), Provider: Settings.OFIProvider,
-		Put: c.Put, Get: c.Get}
+		VCIs: nvcis, EPSharing: Settings.EPSharing, EPSharedCQ: Settings.EPSharedCQ, Put: c.Put, Get: c.Get}
 	// Which fabrics to open depends only on the nodes, which every process knows, so
 	// all processes open the same ones and agree on the fences: the node-local fabric
 	// reaches the node, a global one is opened only when some rank is elsewhere.
@@ -116,21 +132,37 @@ func startTransports(c pmi.Client, peers []Peer, nvcis int) error {
 		eps []transport.Endpoint // by VCI
 	}
 	var opened []fabricEPs
+	accounters = nil
 	var local []transport.Endpoint // the node-local fabric's endpoints, by VCI
 	reachedAll := false
+	// MPIX_NETMOD names the fabric for the other nodes among those registered (a build
+	// without the one named, such as core's tests, uses what it has for libfabric).
+	netmod := false
+	for _, f := range transport.Fabrics() {
+		netmod = netmod || !f.Local() && f.Name() == Settings.NetMod
+	}
+	if !netmod && Settings.NetMod != "libfabric" {
+		return Errorf(ErrOther, "MPIX_NETMOD=%s: this library has no %s transport", Settings.NetMod, Settings.NetMod)
+	}
 	for _, f := range transport.Fabrics() { // node-local ones first
-		if reachedAll || f.Local() && (!Settings.SHM || local != nil) {
+		if reachedAll || f.Local() && (!Settings.SHM || local != nil) || !f.Local() && netmod && f.Name() != Settings.NetMod {
 			continue
 		}
 		eps := make([]transport.Endpoint, nvcis)
 		for v := range eps {
 			ep, err := f.Open(setup, v)
 			if err != nil {
+				if !f.Local() && Settings.NetMod != "libfabric" {
+					return Errorf(ErrOther, "MPIX_NETMOD=%s: %v", Settings.NetMod, err)
+				}
 				return Errorf(ErrOther, "%s transport: %v", f.Name(), err)
 			}
 			eps[v] = ep
 		}
 		opened = append(opened, fabricEPs{f, eps})
+		if a, ok := f.(transport.Accounter); ok {
+			accounters = append(accounters, a)
+		}
 		reachedAll = !f.Local() || len(node) == len(peers)
 		if f.Local() {
 			local, nodeJob = eps, setup.Job

@@ -62,6 +62,15 @@ type Config struct {
 	// NoRMA keeps Open from asking for RMA (as EnvRMA=0 does): the endpoint's
 	// transport.RemoteMemory methods then answer transport.ErrNoRemoteMemory.
 	NoRMA bool
+	// ThreadSafe asks the provider for a thread-safe domain (FI_THREAD_SAFE), which
+	// endpoints that VCIs drive from different threads may share.
+	ThreadSafe bool
+	// Domain, when set, is a shared domain (SharedDomain) to open the endpoint on;
+	// STX a shared transmit context on it (OpenSTX) to post through.
+	Domain *Domain
+	STX    *STX
+	// SharedCQ, when set, is the CQs (on Domain) to bind the endpoint to.
+	SharedCQ *SharedCQ
 }
 
 // Error is a failed libfabric call.
@@ -99,6 +108,10 @@ type Endpoint struct {
 	injBuf []byte  //
 	free   []int32 // free send buffers (a stack)
 	hdr    transport.Header
+
+	// spare is the idle odd endpoint of MPIX_EP_SHARING=2xdynamic, opened beside this
+	// (even) one and closed with it.
+	spare *Endpoint
 }
 
 var _ transport.Endpoint = (*Endpoint)(nil)
@@ -113,13 +126,17 @@ func Open(cfg Config) (*Endpoint, error) {
 	if want == "" {
 		want = os.Getenv(EnvProvider)
 	}
-	info, err := selectInfo(want)
+	var flags C.int
+	if cfg.ThreadSafe || cfg.Domain != nil {
+		flags = C.MPIX_OFI_THREAD_SAFE
+	}
+	info, err := selectInfo(want, flags)
 	if err != nil {
 		return nil, err
 	}
 	provider := C.GoString(info.fabric_attr.prov_name)
 	if !cfg.NoRMA && os.Getenv(EnvRMA) != "0" {
-		info = withRMA(info, provider)
+		info = withRMA(info, provider, flags)
 	}
 	if info.tx_attr.msg_order&C.FI_ORDER_SAS == 0 || info.rx_attr.msg_order&C.FI_ORDER_SAS == 0 {
 		C.mpix_ofi_freeinfo(info)
@@ -152,7 +169,18 @@ func Open(cfg Config) (*Endpoint, error) {
 		return nil, errors.New("ofi: out of memory")
 	}
 	var where *C.char
-	if rc := C.mpix_ofi_open(s, info, C.size_t(bufSize), C.int32_t(ntx), C.int32_t(nrx), C.int32_t(cfg.Size), &where); rc != 0 {
+	var dom *C.mpix_ofi_dom
+	var stx *C.mpix_ofi_stx
+	if cfg.Domain != nil {
+		dom = cfg.Domain.d
+	}
+	if cfg.STX != nil {
+		stx = cfg.STX.s
+	}
+	if cfg.SharedCQ != nil {
+		s.scq = cfg.SharedCQ.q
+	}
+	if rc := C.mpix_ofi_open(s, info, C.size_t(bufSize), C.int32_t(ntx), C.int32_t(nrx), C.int32_t(cfg.Size), dom, stx, &where); rc != 0 {
 		err := fiError(C.GoString(where), rc)
 		C.mpix_ofi_close(s) // frees info too
 		C.free(unsafe.Pointer(s))
@@ -182,12 +210,12 @@ func Open(cfg Config) (*Endpoint, error) {
 // withRMA returns the fi_info to open for provider when it also offers RMA (and, where
 // it can, atomics: rmaFlags) with the same ordering, freeing info; otherwise info itself: a provider without RMA works
 // as before, and its endpoints answer transport.ErrNoRemoteMemory.
-func withRMA(info *C.struct_fi_info, provider string) *C.struct_fi_info {
+func withRMA(info *C.struct_fi_info, provider string, extra C.int) *C.struct_fi_info {
 	cs := C.CString(provider)
 	defer C.free(unsafe.Pointer(cs))
 	for _, flags := range rmaFlags() {
 		var list *C.struct_fi_info
-		if rc := C.mpix_ofi_getinfo(cs, flags, &list); rc != 0 || list == nil {
+		if rc := C.mpix_ofi_getinfo(cs, flags|extra, &list); rc != 0 || list == nil {
 			continue
 		}
 		for p := list; p != nil; p = p.next {
@@ -207,13 +235,14 @@ func withRMA(info *C.struct_fi_info, provider string) *C.struct_fi_info {
 	return info
 }
 
-// selectInfo returns the fi_info to open (the caller owns it).
-func selectInfo(want string) (*C.struct_fi_info, error) {
+// selectInfo returns the fi_info to open (the caller owns it); flags may ask for a
+// thread-safe domain (MPIX_OFI_THREAD_SAFE).
+func selectInfo(want string, flags C.int) (*C.struct_fi_info, error) {
 	if want != "" {
 		cs := C.CString(want)
 		defer C.free(unsafe.Pointer(cs))
 		var list *C.struct_fi_info
-		rc := C.mpix_ofi_getinfo(cs, 0, &list)
+		rc := C.mpix_ofi_getinfo(cs, flags, &list)
 		if rc == 0 && list != nil {
 			info := C.mpix_ofi_dupinfo(list)
 			C.mpix_ofi_freeinfo(list)
@@ -235,7 +264,7 @@ func selectInfo(want string) (*C.struct_fi_info, error) {
 	}
 
 	var list *C.struct_fi_info
-	rc := C.mpix_ofi_getinfo(nil, 0, &list)
+	rc := C.mpix_ofi_getinfo(nil, flags, &list)
 	if rc != 0 || list == nil {
 		detail := "no match"
 		if rc != 0 {
@@ -536,6 +565,11 @@ func (e *Endpoint) Close() error {
 	if e.polling {
 		return errors.New("ofi: Close called from inside Poll")
 	}
+	var spareErr error
+	if e.spare != nil {
+		spareErr = e.spare.Close()
+		e.spare = nil
+	}
 	// Let sends still in flight finish first: a provider may hold resources for them
 	// (tcp;ofi_rxm keeps a rendezvous send's registration until the receiver's
 	// acknowledgement arrives, and its domain then refuses to close).
@@ -556,7 +590,7 @@ func (e *Endpoint) Close() error {
 	if rc != 0 {
 		return fiError(where, rc)
 	}
-	return nil
+	return spareErr
 }
 
 // Describe says where the endpoint's buffers are, for a hang report: receive buffers

@@ -97,7 +97,7 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	if (!hints)
 		return -FI_ENOMEM;
 	hints->caps = FI_MSG;
-	if (rma)
+	if (rma & 3)
 		hints->caps |= FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
 	if (rma & 2)
 		hints->caps |= FI_ATOMIC;
@@ -108,7 +108,9 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	hints->rx_attr->msg_order = FI_ORDER_SAS;
 	// One VCI owns the endpoint and serializes calls on it; each endpoint has its own
 	// domain.
-	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	// Categories that share one domain between VCIs (MPIX_EP_SHARING) ask for a
+	// thread-safe one (rma & MPIX_OFI_THREAD_SAFE).
+	hints->domain_attr->threading = (rma & MPIX_OFI_THREAD_SAFE) ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
 	hints->domain_attr->av_type = FI_AV_TABLE;
 	// The registration modes we can live with: we register our bounce and receive
 	// buffers when asked (FI_MR_LOCAL), bind them to the endpoint when asked
@@ -118,7 +120,7 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	// absolutely (FI_MR_VIRT_ADDR) or by offset, whichever the provider wants.
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
 				      FI_MR_VIRT_ADDR | FI_MR_ENDPOINT;
-	if (rma)
+	if (rma & 3)
 		hints->domain_attr->mr_mode |= FI_MR_RAW;
 	if (prov) {
 		hints->fabric_attr->prov_name = strdup(prov);
@@ -131,6 +133,22 @@ static int getinfo(const char *prov, int rma, struct fi_info **out)
 	fi_freeinfo(hints);
 	return rc;
 }
+
+static void scq_read(mpix_ofi *s, struct fid_cq *cq, int recv);
+
+// mpix_ofi_mrs counts the memory registrations open in this process (MPI_T's
+// mpix_ep_mrs): reg adds them, and every fi_close of a registration below takes one off.
+int64_t mpix_ofi_mrs;
+
+static inline int counted_close(struct fid *f)
+{
+	int mr = f->fclass == FI_CLASS_MR;
+	int rc = fi_close(f);
+	if (rc == 0 && mr)
+		__atomic_sub_fetch(&mpix_ofi_mrs, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+#define fi_close(f) counted_close(f)
 
 static int post_recv(mpix_ofi *s, int32_t idx)
 {
@@ -156,6 +174,13 @@ static int post_unposted(mpix_ofi *s)
 	return 0;
 }
 
+// mpix_ofi_next_key is the next key of s's domain for a registration whose key the
+// application picks.
+uint64_t mpix_ofi_next_key(mpix_ofi *s)
+{
+	return __atomic_fetch_add(&s->dom->next_key, 1, __ATOMIC_RELAXED);
+}
+
 static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key,
 	       struct fid_mr **mr, void **desc, const char **where)
 {
@@ -165,6 +190,7 @@ static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key
 		*where = "fi_mr_reg";
 		return rc;
 	}
+	__atomic_add_fetch(&mpix_ofi_mrs, 1, __ATOMIC_RELAXED);
 	if (s->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
 		rc = fi_mr_bind(*mr, &s->ep->fid, 0);
 		if (rc) {
@@ -185,7 +211,7 @@ static int reg(mpix_ofi *s, void *buf, size_t len, uint64_t access, uint64_t key
 // over), allocates and registers the buffers and posts the receives. On failure it
 // names the failing call in *where; mpix_ofi_close frees what was built.
 static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
-		  int32_t naddrs, const char **where)
+		  int32_t naddrs, mpix_ofi_dom *dom, mpix_ofi_stx *stx, const char **where)
 {
 	int rc;
 	s->info = info;
@@ -243,29 +269,64 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 		if (!(info->mode & FI_RX_CQ_DATA))
 			s->cq_data_size = (int32_t)info->domain_attr->cq_data_size;
 	}
-	// Keys the application picks (no FI_MR_PROV_KEY) must be unique in the domain:
-	// 1 and 2 are the send and receive buffers'.
-	s->next_key = 16;
+	// The fabric and domain: this endpoint's own (dom NULL), or one that endpoints of
+	// other VCIs share (MPIX_EP_SHARING), which counts its users.
+	if (!dom) {
+		*where = "malloc";
+		if (!(dom = calloc(1, sizeof *dom)))
+			return -FI_ENOMEM;
+		// Keys the application picks (no FI_MR_PROV_KEY) must be unique in the
+		// domain: every registration takes the next of the domain's counter.
+		dom->next_key = 1;
+		s->dom = dom;
+		dom->refs = 1;
+		*where = "fi_fabric";
+		if ((rc = fi_fabric(info->fabric_attr, &dom->fabric, NULL)))
+			return rc;
+		*where = "fi_domain";
+		if ((rc = fi_domain(dom->fabric, info, &dom->domain, NULL)))
+			return rc;
+	} else {
+		s->dom = dom;
+		dom->refs++;
+	}
+	s->fabric = dom->fabric;
+	s->domain = dom->domain;
 
-	*where = "fi_fabric";
-	if ((rc = fi_fabric(info->fabric_attr, &s->fabric, NULL)))
-		return rc;
-	*where = "fi_domain";
-	if ((rc = fi_domain(s->fabric, info, &s->domain, NULL)))
-		return rc;
-
-	struct fi_cq_attr cq_attr;
-	memset(&cq_attr, 0, sizeof cq_attr);
-	cq_attr.format = FI_CQ_FORMAT_DATA;
-	cq_attr.wait_obj = FI_WAIT_NONE;
-	cq_attr.size = ntx < 128 ? 128 : (size_t)ntx;
-	*where = "fi_cq_open (transmit)";
-	if ((rc = fi_cq_open(s->domain, &cq_attr, &s->txcq, NULL)))
-		return rc;
-	cq_attr.size = nrx < 128 ? 128 : (size_t)nrx;
-	*where = "fi_cq_open (receive)";
-	if ((rc = fi_cq_open(s->domain, &cq_attr, &s->rxcq, NULL)))
-		return rc;
+	for (int32_t i = 0; i < ntx; i++)
+		s->txops[i].owner = s;
+	for (int32_t i = 0; i < nrx; i++)
+		s->rxops[i].owner = s;
+	if (s->rmaops)
+		for (int32_t i = 0; i < MPIX_OFI_RMA_OPS; i++)
+			s->rmaops[i].op.owner = s;
+	if (s->scq) {
+		// Completions arrive through the shared CQs; remote CQ data would name no
+		// endpoint, so these endpoints offer none (partitioned writes take messages).
+		s->capinbox = ntx + nrx + MPIX_OFI_RMA_OPS;
+		*where = "malloc";
+		if (!(s->inbox = calloc((size_t)s->capinbox, sizeof *s->inbox)))
+			return -FI_ENOMEM;
+		s->cq_data_size = 0;
+		pthread_mutex_lock(&s->scq->mu);
+		s->scq->refs++;
+		pthread_mutex_unlock(&s->scq->mu);
+		s->txcq = s->scq->txcq;
+		s->rxcq = s->scq->rxcq;
+	} else {
+		struct fi_cq_attr cq_attr;
+		memset(&cq_attr, 0, sizeof cq_attr);
+		cq_attr.format = FI_CQ_FORMAT_DATA;
+		cq_attr.wait_obj = FI_WAIT_NONE;
+		cq_attr.size = ntx < 128 ? 128 : (size_t)ntx;
+		*where = "fi_cq_open (transmit)";
+		if ((rc = fi_cq_open(s->domain, &cq_attr, &s->txcq, NULL)))
+			return rc;
+		cq_attr.size = nrx < 128 ? 128 : (size_t)nrx;
+		*where = "fi_cq_open (receive)";
+		if ((rc = fi_cq_open(s->domain, &cq_attr, &s->rxcq, NULL)))
+			return rc;
+	}
 
 	struct fi_av_attr av_attr;
 	memset(&av_attr, 0, sizeof av_attr);
@@ -275,9 +336,18 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 	if ((rc = fi_av_open(s->domain, &av_attr, &s->av, NULL)))
 		return rc;
 
+	if (stx) // posts through a shared transmit context (MPIX_EP_SHARING)
+		info->ep_attr->tx_ctx_cnt = FI_SHARED_CONTEXT;
 	*where = "fi_endpoint";
 	if ((rc = fi_endpoint(s->domain, info, &s->ep, NULL)))
 		return rc;
+	if (stx) {
+		*where = "fi_ep_bind (shared transmit context)";
+		if ((rc = fi_ep_bind(s->ep, &stx->stx->fid, 0)))
+			return rc;
+		s->stx = stx;
+		stx->refs++;
+	}
 	*where = "fi_ep_bind (transmit CQ)";
 	if ((rc = fi_ep_bind(s->ep, &s->txcq->fid, FI_TRANSMIT)))
 		return rc;
@@ -292,10 +362,10 @@ static int open_ep(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t nt
 		return rc;
 
 	if (info->domain_attr->mr_mode & FI_MR_LOCAL) {
-		if ((rc = reg(s, s->txmem, (size_t)ntx * bufsize, FI_SEND, 1, &s->txmr,
+		if ((rc = reg(s, s->txmem, (size_t)ntx * bufsize, FI_SEND, mpix_ofi_next_key(s), &s->txmr,
 			      &s->txdesc, where)))
 			return rc;
-		if ((rc = reg(s, s->rxmem, (size_t)nrx * bufsize, FI_RECV, 2, &s->rxmr,
+		if ((rc = reg(s, s->rxmem, (size_t)nrx * bufsize, FI_RECV, mpix_ofi_next_key(s), &s->rxmr,
 			      &s->rxdesc, where)))
 			return rc;
 	}
@@ -321,12 +391,12 @@ int mpix_ofi_getinfo(const char *prov, int rma, struct fi_info **out)
 }
 
 int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx, int32_t naddrs,
-		  const char **where)
+		  mpix_ofi_dom *dom, mpix_ofi_stx *stx, const char **where)
 {
 	mpix_sigguard g;
 	pthread_mutex_lock(&fab_mu);
 	mpix_sigguard_save(&g);
-	int rc = open_ep(s, info, bufsize, ntx, nrx, naddrs, where);
+	int rc = open_ep(s, info, bufsize, ntx, nrx, naddrs, dom, stx, where);
 	mpix_sigguard_restore(&g);
 	pthread_mutex_unlock(&fab_mu);
 	return rc;
@@ -366,11 +436,37 @@ static int close_ep(mpix_ofi *s)
 		rc = eprc;
 		s->close_where = "fi_close (endpoint)";
 	}
+	if (s->scq && s->inbox) {
+		// Completions of this endpoint's cancelled operations may still sit in the
+		// shared CQs: read them now, dropping this endpoint's, filing the others'.
+		pthread_mutex_lock(&s->scq->mu);
+		s->closing = 1;
+		scq_read(s, s->scq->txcq, 0);
+		scq_read(s, s->scq->rxcq, 1);
+		int last = --s->scq->refs == 0;
+		pthread_mutex_unlock(&s->scq->mu);
+		if (last) {
+			rc = close_fid(s, &s->scq->rxcq->fid, "fi_close (shared receive CQ)", rc);
+			rc = close_fid(s, &s->scq->txcq->fid, "fi_close (shared transmit CQ)", rc);
+			pthread_mutex_destroy(&s->scq->mu);
+			free(s->scq);
+		}
+		s->txcq = s->rxcq = NULL;
+	}
+	free(s->inbox);
 	rc = close_fid(s, s->av ? &s->av->fid : NULL, "fi_close (AV)", rc);
 	rc = close_fid(s, s->rxcq ? &s->rxcq->fid : NULL, "fi_close (receive CQ)", rc);
 	rc = close_fid(s, s->txcq ? &s->txcq->fid : NULL, "fi_close (transmit CQ)", rc);
-	rc = close_fid(s, s->domain ? &s->domain->fid : NULL, "fi_close (domain)", rc);
-	rc = close_fid(s, s->fabric ? &s->fabric->fid : NULL, "fi_close (fabric)", rc);
+	if (s->stx && --s->stx->refs == 0) {
+		rc = close_fid(s, &s->stx->stx->fid, "fi_close (shared transmit context)", rc);
+		free(s->stx);
+	}
+	// The domain and fabric go with their last endpoint.
+	if (s->dom && --s->dom->refs == 0) {
+		rc = close_fid(s, s->dom->domain ? &s->dom->domain->fid : NULL, "fi_close (domain)", rc);
+		rc = close_fid(s, s->dom->fabric ? &s->dom->fabric->fid : NULL, "fi_close (fabric)", rc);
+		free(s->dom);
+	}
 	const char *where = s->close_where;
 	free(s->rma_err);
 	free(s->rma_pending);
@@ -460,6 +556,80 @@ static void note_error(mpix_ofi *s, struct fid_cq *cq, const char *what, int err
 	}
 }
 
+// complete_recv files a receive completion in the ring.
+static void complete_recv(mpix_ofi *s, mpix_ofi_op *op, size_t len, int skip)
+{
+	size_t slot = (size_t)(op->seq % (uint64_t)s->nrx);
+	s->ring_idx[slot] = op->index;
+	s->ring_len[slot] = (uint32_t)len;
+	s->ring_skip[slot] = (uint8_t)skip;
+}
+
+// file puts a completion read from a shared CQ in its endpoint's inbox (under the
+// CQs' lock); a closing endpoint's are dropped.
+static void file(mpix_ofi *s, mpix_ofi_op *op, size_t len, int err, const char *text, int recv)
+{
+	mpix_ofi *o = op->owner;
+	if (!o || o->closing)
+		return;
+	if (o->ninbox == o->capinbox) { // cannot happen: each operation completes once
+		if (!o->err) {
+			o->err = FI_EOVERFLOW;
+			snprintf(o->errtext, sizeof o->errtext, "shared CQ: inbox of %d completions overflowed", o->capinbox);
+		}
+		return;
+	}
+	mpix_ofi_ent *e = &o->inbox[o->ninbox++];
+	e->op = op;
+	e->len = len;
+	e->err = err;
+	e->recv = recv;
+	snprintf(e->text, sizeof e->text, "%s", text ? text : "");
+	(void)s;
+}
+
+// scq_read drains shared CQ cq (recv: the receive one) into its endpoints' inboxes;
+// s is the endpoint whose call reads it (its cqe array is the buffer; errors that name
+// no operation are its own).
+static void scq_read(mpix_ofi *s, struct fid_cq *cq, int recv)
+{
+	for (;;) {
+		ssize_t n = fi_cq_read(cq, s->cqe, MPIX_OFI_BATCH);
+		if (n > 0) {
+			for (ssize_t i = 0; i < n; i++)
+				if (s->cqe[i].op_context)
+					file(s, s->cqe[i].op_context, s->cqe[i].len, 0, NULL, recv);
+			if (n < MPIX_OFI_BATCH)
+				return;
+			continue;
+		}
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry e;
+			memset(&e, 0, sizeof e);
+			ssize_t rc = fi_cq_readerr(cq, &e, 0);
+			if (rc < 0) {
+				if (rc != -FI_EAGAIN)
+					note_error(s, NULL, "fi_cq_readerr (shared)", (int)-rc, 0, NULL, recv);
+				return;
+			}
+			int err = e.err ? e.err : FI_EOTHER;
+			if (!e.op_context) {
+				note_error(s, cq, "completion (shared CQ)", err, e.prov_errno, e.err_data, recv);
+				continue;
+			}
+			char text[192];
+			const char *prov = fi_cq_strerror(cq, e.prov_errno, e.err_data, NULL, 0);
+			snprintf(text, sizeof text, "%s%s%s%s", fi_strerror(err), prov ? " (provider: " : "",
+				 prov ? prov : "", prov ? ")" : "");
+			file(s, e.op_context, 0, err, text, recv);
+			continue;
+		}
+		if (n != -FI_EAGAIN)
+			note_error(s, NULL, "fi_cq_read (shared)", (int)-n, 0, NULL, recv);
+		return;
+	}
+}
+
 // release_local closes the local registrations of RMA operation r.
 static void release_local(mpix_ofi_rmaop *r)
 {
@@ -517,12 +687,60 @@ static mpix_ofi_op *read_err(mpix_ofi *s, struct fid_cq *cq, const char *what)
 	return op;
 }
 
+// settle takes this endpoint's completions from its inbox (under the shared CQs'
+// lock): send buffers into tx_idx (up to a batch; the rest wait for the next call),
+// RMA operations done, receives into the ring.
+static void settle(mpix_ofi *s)
+{
+	int32_t i = 0;
+	for (; i < s->ninbox; i++) {
+		mpix_ofi_ent *e = &s->inbox[i];
+		mpix_ofi_op *op = e->op;
+		if (op->kind == MPIX_OFI_OP_SEND) {
+			if (s->ntxdone == MPIX_OFI_BATCH)
+				break;
+			s->tx_idx[s->ntxdone++] = op->index;
+			if (e->err && !s->err) {
+				s->err = e->err;
+				snprintf(s->errtext, sizeof s->errtext, "send completion: %s", e->text);
+			}
+		} else if (op->kind == MPIX_OFI_OP_RMA) {
+			rma_done(s, (mpix_ofi_rmaop *)op, e->err, e->text);
+		} else {
+			complete_recv(s, op, e->len, e->err != 0);
+			if (e->err && e->err != FI_ECANCELED && !s->err) {
+				s->err = e->err;
+				s->err_recv = 1;
+				snprintf(s->errtext, sizeof s->errtext, "receive completion: %s", e->text);
+			}
+		}
+	}
+	if (i > 0) {
+		memmove(s->inbox, s->inbox + i, (size_t)(s->ninbox - i) * sizeof *s->inbox);
+		s->ninbox -= i;
+	}
+}
+
+// scq_progress reads the shared CQs and settles this endpoint's completions.
+static void scq_progress(mpix_ofi *s)
+{
+	pthread_mutex_lock(&s->scq->mu);
+	scq_read(s, s->scq->txcq, 0);
+	scq_read(s, s->scq->rxcq, 1);
+	settle(s);
+	pthread_mutex_unlock(&s->scq->mu);
+}
+
 // mpix_ofi_progress_tx reads the transmit CQ (which also drives a manual-progress
 // provider) and lists the send buffers it gave back in tx_idx. It returns their count.
 // RMA completions, which arrive on the same CQ, are settled here in C.
 int mpix_ofi_progress_tx(mpix_ofi *s)
 {
 	s->ntxdone = 0;
+	if (s->scq) {
+		scq_progress(s);
+		return s->ntxdone;
+	}
 	ssize_t n = fi_cq_read(s->txcq, s->cqe, MPIX_OFI_BATCH);
 	if (n > 0) {
 		for (ssize_t i = 0; i < n; i++) {
@@ -544,14 +762,6 @@ int mpix_ofi_progress_tx(mpix_ofi *s)
 	return s->ntxdone;
 }
 
-// complete_recv files a receive completion in the ring.
-static void complete_recv(mpix_ofi *s, mpix_ofi_op *op, size_t len, int skip)
-{
-	size_t slot = (size_t)(op->seq % (uint64_t)s->nrx);
-	s->ring_idx[slot] = op->index;
-	s->ring_len[slot] = (uint32_t)len;
-	s->ring_skip[slot] = (uint8_t)skip;
-}
 
 // mpix_ofi_poll posts waiting receive buffers, progresses the transmit side, reads the
 // receive CQ, then lists in rx_idx/rx_len up to a batch of arrived messages, in
@@ -564,7 +774,7 @@ int mpix_ofi_poll(mpix_ofi *s)
 		note_error(s, NULL, "fi_recv", -rc, 0, NULL, 1);
 	mpix_ofi_progress_tx(s);
 	s->nimm = 0;
-	ssize_t n = fi_cq_read(s->rxcq, s->cqe, MPIX_OFI_BATCH);
+	ssize_t n = s->scq ? -FI_EAGAIN : fi_cq_read(s->rxcq, s->cqe, MPIX_OFI_BATCH); // shared: settled above
 	if (n > 0) {
 		for (ssize_t i = 0; i < n; i++) {
 			mpix_ofi_op *op = s->cqe[i].op_context;
@@ -629,7 +839,7 @@ int mpix_ofi_mr_reg(mpix_ofi *s, void *buf, size_t len, struct fid_mr **mr, uint
 	void *desc;
 	uint64_t want = 0;
 	if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
-		want = s->next_key++;
+		want = mpix_ofi_next_key(s);
 	int rc = reg(s, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, want, mr, &desc, &where);
 	if (rc) {
 		if (*mr) {
@@ -699,7 +909,7 @@ ssize_t mpix_ofi_rma(mpix_ofi *s, int write, int32_t peer, void *buf, size_t len
 		const char *where;
 		uint64_t want = 0;
 		if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
-			want = s->next_key++;
+			want = mpix_ofi_next_key(s);
 		int rc = reg(s, buf, len, write ? FI_WRITE : FI_READ, want, &r->lmr[0], &desc, &where);
 		if (rc) {
 			release_local(r);
@@ -805,7 +1015,7 @@ ssize_t mpix_ofi_atomic(mpix_ofi *s, int kind, int32_t peer, const void *buf, co
 			const char *where;
 			uint64_t want = 0;
 			if (!(s->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
-				want = s->next_key++;
+				want = mpix_ofi_next_key(s);
 			int rc = reg(s, (void *)bufs[j], count * esize, j == 1 ? FI_READ : FI_WRITE, want, &r->lmr[j], &desc[j],
 				     &where);
 			if (rc) {
@@ -847,4 +1057,113 @@ ssize_t mpix_ofi_atomic(mpix_ofi *s, int kind, int32_t peer, const void *buf, co
 	}
 	taken(s, r, peer);
 	return 0;
+}
+
+// mpix_ofi_dom_open opens a fabric and domain for endpoints to share (refs 0: each
+// endpoint opened on it counts itself; the last to close closes it).
+int mpix_ofi_dom_open(struct fi_info *info, mpix_ofi_dom **out)
+{
+	mpix_sigguard g;
+	pthread_mutex_lock(&fab_mu);
+	mpix_sigguard_save(&g);
+	int rc = -FI_ENOMEM;
+	mpix_ofi_dom *dom = calloc(1, sizeof *dom);
+	if (dom) {
+		dom->next_key = 1;
+		rc = fi_fabric(info->fabric_attr, &dom->fabric, NULL);
+		if (!rc)
+			rc = fi_domain(dom->fabric, info, &dom->domain, NULL);
+		if (rc) {
+			if (dom->fabric)
+				fi_close(&dom->fabric->fid);
+			free(dom);
+			dom = NULL;
+		}
+	}
+	*out = dom;
+	mpix_sigguard_restore(&g);
+	pthread_mutex_unlock(&fab_mu);
+	return rc;
+}
+
+// mpix_ofi_dom_close closes a shared domain no endpoint took.
+int mpix_ofi_dom_close(mpix_ofi_dom *dom)
+{
+	if (!dom || dom->refs)
+		return 0;
+	int rc = fi_close(&dom->domain->fid);
+	fi_close(&dom->fabric->fid);
+	free(dom);
+	return rc;
+}
+
+// mpix_ofi_stx_open opens a shared transmit context on dom, for endpoints opened later
+// with it; the last of them to close closes it and frees stx.
+int mpix_ofi_stx_open(mpix_ofi_dom *dom, struct fi_info *info, mpix_ofi_stx *stx)
+{
+	mpix_sigguard g;
+	pthread_mutex_lock(&fab_mu);
+	mpix_sigguard_save(&g);
+	memset(stx, 0, sizeof *stx);
+	int rc = fi_stx_context(dom->domain, info->tx_attr, &stx->stx, NULL);
+	mpix_sigguard_restore(&g);
+	pthread_mutex_unlock(&fab_mu);
+	return rc;
+}
+
+// mpix_ofi_stx_close closes and frees a shared transmit context that no endpoint took.
+int mpix_ofi_stx_close(mpix_ofi_stx *stx)
+{
+	if (stx->refs)
+		return 0;
+	int rc = stx->stx ? fi_close(&stx->stx->fid) : 0;
+	free(stx);
+	return rc;
+}
+
+// mpix_ofi_scq_open opens the transmit and receive CQs that the endpoints of several
+// VCIs share, on dom, large enough for all their operations.
+int mpix_ofi_scq_open(mpix_ofi_dom *dom, size_t txsize, size_t rxsize, mpix_ofi_scq **out)
+{
+	mpix_sigguard g;
+	pthread_mutex_lock(&fab_mu);
+	mpix_sigguard_save(&g);
+	int rc = -FI_ENOMEM;
+	mpix_ofi_scq *q = calloc(1, sizeof *q);
+	if (q) {
+		pthread_mutex_init(&q->mu, NULL);
+		struct fi_cq_attr a;
+		memset(&a, 0, sizeof a);
+		a.format = FI_CQ_FORMAT_DATA;
+		a.wait_obj = FI_WAIT_NONE;
+		a.size = txsize;
+		rc = fi_cq_open(dom->domain, &a, &q->txcq, NULL);
+		if (!rc) {
+			a.size = rxsize;
+			rc = fi_cq_open(dom->domain, &a, &q->rxcq, NULL);
+		}
+		if (rc) {
+			if (q->txcq)
+				fi_close(&q->txcq->fid);
+			pthread_mutex_destroy(&q->mu);
+			free(q);
+			q = NULL;
+		}
+	}
+	*out = q;
+	mpix_sigguard_restore(&g);
+	pthread_mutex_unlock(&fab_mu);
+	return rc;
+}
+
+// mpix_ofi_scq_close closes shared CQs no endpoint took.
+int mpix_ofi_scq_close(mpix_ofi_scq *q)
+{
+	if (!q || q->refs)
+		return 0;
+	int rc = fi_close(&q->rxcq->fid);
+	fi_close(&q->txcq->fid);
+	pthread_mutex_destroy(&q->mu);
+	free(q);
+	return rc;
 }

@@ -8,6 +8,7 @@
 #ifndef MPIX_OFI_SHIM_H
 #define MPIX_OFI_SHIM_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,8 @@
 // What a posted operation is; completions on the transmit CQ are told apart by it.
 enum { MPIX_OFI_OP_SEND = 0, MPIX_OFI_OP_RECV = 1, MPIX_OFI_OP_RMA = 2 };
 
+struct mpix_ofi;
+
 // One posted operation (a send from a bounce buffer, a pre-posted receive, or an RMA
 // operation). Its address is the operation context; the fi_context2 must come first,
 // since providers that ask for FI_CONTEXT or FI_CONTEXT2 use the memory it points to.
@@ -40,7 +43,26 @@ typedef struct mpix_ofi_op {
 	int32_t index; // buffer index in its pool (RMA: slot in the RMA pool)
 	int32_t kind;  // MPIX_OFI_OP_*
 	uint64_t seq;  // receive buffers: position in posting order
+	struct mpix_ofi *owner; // the endpoint that posted it (a shared CQ routes by it)
 } mpix_ofi_op;
+
+// Completion queues that the endpoints of several VCIs share (MPIX_EP_SHARING=static):
+// whoever polls reads them under mu and files each completion in the inbox of the
+// endpoint whose operation it is; each endpoint then settles its own.
+typedef struct mpix_ofi_scq {
+	struct fid_cq *txcq, *rxcq;
+	pthread_mutex_t mu;
+	int32_t refs;
+} mpix_ofi_scq;
+
+// A completion read from a shared CQ, waiting in its endpoint's inbox.
+typedef struct mpix_ofi_ent {
+	mpix_ofi_op *op;
+	size_t len;
+	int32_t err;  // 0, or the FI_* code of an error completion
+	int32_t recv; // from the receive CQ
+	char text[192];
+} mpix_ofi_ent;
 
 // An RMA operation in flight: its peer, whose pending count its completion lowers, and
 // the registrations of its local buffers when the provider wants them (FI_MR_LOCAL): one
@@ -52,8 +74,36 @@ typedef struct mpix_ofi_rmaop {
 	struct fid_mr *lmr[3];
 } mpix_ofi_rmaop;
 
+// A fabric and domain, an endpoint's own or shared by the endpoints of several VCIs
+// (MPIX_EP_SHARING): the last endpoint to close closes them. next_key numbers the
+// registrations whose keys mpix picks, unique in the domain.
+typedef struct mpix_ofi_dom {
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	int32_t refs;
+	uint64_t next_key;
+} mpix_ofi_dom;
+
+// A shared transmit context (fi_stx_context) and the number of endpoints bound to it.
+typedef struct mpix_ofi_stx {
+	struct fid_stx *stx;
+	int32_t refs;
+} mpix_ofi_stx;
+
+// getinfo's flag for a thread-safe domain (beside RMA 1 and atomics 2).
+#define MPIX_OFI_THREAD_SAFE 4
+
 typedef struct mpix_ofi {
 	struct fi_info *info;
+	mpix_ofi_dom *dom;
+	mpix_ofi_stx *stx;
+	// Shared CQs (set before mpix_ofi_open; NULL: the endpoint's own), and this
+	// endpoint's inbox of completions read from them (capacity: every operation it
+	// can have outstanding, each completing once); closing: drop what arrives for it.
+	mpix_ofi_scq *scq;
+	mpix_ofi_ent *inbox;
+	int32_t ninbox, capinbox;
+	int32_t closing;
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_cq *txcq;
@@ -80,7 +130,6 @@ typedef struct mpix_ofi {
 	// write: rma is 1, and the pool, the per-peer counts and errors exist.
 	int32_t rma;
 	int32_t atomic; // the provider also granted FI_ATOMIC (fi_atomic, fi_fetch_atomic, fi_compare_atomic)
-	uint64_t next_key;       // requested keys when the provider does not pick them
 	mpix_ofi_rmaop *rmaops;    // MPIX_OFI_RMA_OPS
 	int32_t *rmafree;        // free slots (a stack)
 	int32_t nrmafree;
@@ -137,7 +186,15 @@ const char *mpix_ofi_strerror(int code);
 void mpix_ofi_freeinfo(struct fi_info *info);
 struct fi_info *mpix_ofi_dupinfo(const struct fi_info *info);
 int mpix_ofi_open(mpix_ofi *s, struct fi_info *info, size_t bufsize, int32_t ntx, int32_t nrx,
-		  int32_t naddrs, const char **where);
+		  int32_t naddrs, mpix_ofi_dom *dom, mpix_ofi_stx *stx, const char **where);
+uint64_t mpix_ofi_next_key(mpix_ofi *s);
+int mpix_ofi_dom_open(struct fi_info *info, mpix_ofi_dom **out);
+int mpix_ofi_dom_close(mpix_ofi_dom *dom);
+int mpix_ofi_stx_open(mpix_ofi_dom *dom, struct fi_info *info, mpix_ofi_stx *stx);
+extern int64_t mpix_ofi_mrs;
+int mpix_ofi_stx_close(mpix_ofi_stx *stx);
+int mpix_ofi_scq_open(mpix_ofi_dom *dom, size_t txsize, size_t rxsize, mpix_ofi_scq **out);
+int mpix_ofi_scq_close(mpix_ofi_scq *q);
 int mpix_ofi_close(mpix_ofi *s);
 int mpix_ofi_getname(mpix_ofi *s, void *buf, size_t *len);
 int mpix_ofi_av_insert(mpix_ofi *s, int32_t rank, const void *addr);

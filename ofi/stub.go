@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"mpix/transport"
+	"mpix/transport/epshare"
 )
 
 // EnvProvider is the environment variable that names the provider when
@@ -25,10 +26,35 @@ type Config struct {
 	Provider   string
 	Rank, Size int
 	NoRMA      bool
+	ThreadSafe bool
+	Domain     *Domain
+	STX        *STX
+	SharedCQ   *SharedCQ
 }
 
 // Endpoint is never created in a build without libfabric.
-type Endpoint struct{}
+type Endpoint struct{ spare *Endpoint }
+
+// Domain, STX and the mpi_threads views are never created either.
+type Domain struct{}
+type STX struct{}
+type SharedCQ struct{}
+type muxShared struct{}
+
+func SharedDomain(provider string) (*Domain, error)            { return nil, errNoOFI }
+func OpenSTX(d *Domain, provider string) (*STX, error)         { return nil, errNoOFI }
+func Caps(provider string) epshare.FabricCaps                  { return epshare.FabricCaps{Provider: provider} }
+func (d *Domain) Unused() bool                                 { return false }
+func (d *Domain) Release()                                     {}
+func OpenSharedCQ(d *Domain, endpoints int) (*SharedCQ, error) { return nil, errNoOFI }
+func (q *SharedCQ) Unused() bool                               { return false }
+func (q *SharedCQ) Release()                                   {}
+func MemoryRegistrations() int64                               { return 0 }
+func (e *Endpoint) BufferBytes() int64                         { return 0 }
+func newMux(ep *Endpoint, vcis int) *muxShared                 { return nil }
+func (m *muxShared) view(vci int) transport.Endpoint           { return nil }
+
+var errNoOFI = fmt.Errorf("%w: mpix was built without libfabric (cgo disabled or tag mpix_noofi)", ErrNoProvider)
 
 var (
 	_ transport.Endpoint     = (*Endpoint)(nil)

@@ -14,6 +14,14 @@ type Setup struct {
 	PIDs       []int  // their process ids, in Node's order
 	Job        string // unique per job and node: names node-local resources
 	Provider   string // the libfabric provider asked for (MPIX_OFI_PROVIDER), "" for the best
+	// VCIs is the number of VCIs Open is called for (0 .. VCIs-1, in order), and
+	// EPSharing the resource-sharing category asked for them (MPIX_EP_SHARING, a
+	// transport/epshare name; "" for the fabric's default).
+	VCIs      int
+	EPSharing string
+	// EPSharedCQ asks that the endpoints of a shared domain share their CQs
+	// (MPIX_EP_CQ_SHARING=shared).
+	EPSharedCQ bool
 	Put        func(key, value string) error
 	// Get reads what process rank published under key (PMIx keeps values per process).
 	Get func(rank int, key string) (string, error)

@@ -30,6 +30,42 @@ var (
 		Category:   Transport,
 		Mutability: BeforeInit,
 	})
+	NetMod = NewString(Spec{
+		Name:       "MPIX_NETMOD",
+		Desc:       "the transport between nodes: libfabric (the default) or verbs (libibverbs directly; it needs an RDMA device, and its data path is not built yet: MPI_Init says so)",
+		Default:    "libfabric",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeAllEq, // the two ends of a connection speak one transport
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
+	EPSharing = NewString(Spec{
+		Name:       "MPIX_EP_SHARING",
+		Desc:       "how the VCIs share network resources, the categories of the scalable-endpoints paper: mpi_everywhere (a libfabric fabric and domain per VCI, the default), 2xdynamic (one domain, two endpoints per VCI, the even one used), dynamic (one domain, an endpoint per VCI), shared_dynamic (as dynamic, two endpoints per shared transmit context), static (as dynamic, one shared transmit context for all), mpi_threads (one endpoint for all VCIs); a category the provider cannot give falls back to the nearest one it can, which MPIX_EP_REPORT and MPI_T's mpix_ep_category report",
+		Default:    "mpi_everywhere",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeAllEq, // mpi_threads frames its messages with the VCI
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
+	EPCQSharing = NewString(Spec{
+		Name:       "MPIX_EP_CQ_SHARING",
+		Desc:       "completion-queue sharing, orthogonal to MPIX_EP_SHARING (the process-wide form of the mpix_ep_cq_sharing info key): dedicated (a transmit and a receive CQ per libfabric endpoint) or shared (the endpoints of a shared domain, in every category but mpi_everywhere, complete into one pair: whoever polls reads them under a lock and files each completion with its endpoint)",
+		Default:    "dedicated",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeLocal,
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
+	EPReport = NewBool(Spec{
+		Name:       "MPIX_EP_REPORT",
+		Desc:       "print, at MPI_Finalize, one page per process to stderr on the network resources its endpoints use: the sharing category asked for and in effect, contexts, domains, memory registrations, thread domains, endpoints (QPs), completion queues, shared transmit contexts and memory, and what the category costs on an mlx5 device",
+		Default:    "0",
+		Verbosity:  TunerBasic,
+		Scope:      ScopeLocal,
+		Category:   Transport,
+		Mutability: BeforeInit,
+	})
 	PMI = NewString(Spec{
 		Name:       "MPIX_PMI",
 		Desc:       "protocol to the launcher: 1 (PMI-1), 2 (PMI-2), x (PMIx, through libpmix.so.2) or auto, which picks PMIx where PMIX_NAMESPACE and PMIX_RANK are set, PMI-2 where PMI_FD and PMI_JOBID are (srun --mpi=pmi2), PMI-1 otherwise",
