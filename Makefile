@@ -7,7 +7,7 @@ LIB     := $(PREFIX)/lib
 NP      ?= 2
 # (cmd/mpixpart is a C program linked against the library, not part of it; part/*.txt
 # are the defaults the library embeds.)
-GOSRC   := $(shell find capi core cmd shm ofi transport vci threadcomm kernels rma part mpiio internal \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.txt' \) -not -name '*_test.go' -not -path 'cmd/mpixpart/*') go.mod
+GOSRC   := $(shell find capi core cmd shm ofi transport vci threadcomm kernels rma part mpiio verbs internal \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.txt' \) -not -name '*_test.go' -not -path 'cmd/mpixpart/*') go.mod
 HEADERS := include/mpi.h include/mpix.h include/mpif.h
 VERSION := $(shell sed -n 's/^\#define MPIX_VERSION *"\(.*\)"/\1/p' include/mpi.h)
 # The standard names build systems look for, each a link to an mpix tool: the
