@@ -80,10 +80,19 @@ $(PREFIX)/include/mpi.mod: fortran/zmpi.f90
 	$(FC_FOR_TOOLS) -c -fPIC -J $(PREFIX)/include -o $(PREFIX)/fortran/zmpi.o fortran/zmpi.f90
 
 # The BIND(C) interfaces name C wrappers whose dummies gfortran cannot prove
-# interoperable (LOGICAL, INTEGER by default kind): -Wno-c-binding-type.
+# interoperable (LOGICAL, INTEGER by default kind): -Wno-c-binding-type. The module's
+# variables are storage others own: the special objects are libmpix.so's MPIR_F08_*
+# and MPI_F08_STATUS(ES)_IGNORE (C's pointers to them), the COMMON blocks
+# fortran/special.c's;
+# gfortran defines them in the module's object anyway, so the definitions are
+# stripped from it and every reference binds to the one owner.
+F08_SHARED := MPIR_F08_MPI_BOTTOM MPIR_F08_MPI_IN_PLACE MPIR_F08_MPI_STATUS_IGNORE_OBJ \
+	MPIR_F08_MPI_STATUSES_IGNORE_OBJ MPI_F08_STATUS_IGNORE MPI_F08_STATUSES_IGNORE \
+	mpipriv2_ mpiprivc_ mpifcmb5_ mpifcmb9_
 $(F08_OBJ) $(PREFIX)/include/mpi_f08.mod &: fortran/zmpi_f08.f90
 	@mkdir -p $(PREFIX)/include $(PREFIX)/fortran
 	$(FC_FOR_TOOLS) -c -fPIC -O2 -Wno-c-binding-type -J $(PREFIX)/include -o $(F08_OBJ) fortran/zmpi_f08.f90
+	objcopy $(addprefix --strip-symbol=,$(F08_SHARED)) $(F08_OBJ)
 
 # The tools: the launcher, the compiler wrapper, mpixinfo and mpixpart (the partitioned
 # aggregation's calibration, C + OpenMP like mpixinfo, see part-calibrate), with the standard names

@@ -6,11 +6,11 @@
  * (mpixf.h). */
 #include "mpixf.h"
 
-__attribute__((aligned(16))) struct mpixf_priv1 mpipriv1_;
-__attribute__((aligned(16))) struct mpixf_priv2 mpipriv2_;
-__attribute__((aligned(16))) struct mpixf_privc mpiprivc_;
-__attribute__((aligned(16))) MPI_Fint mpifcmb5_;
-__attribute__((aligned(16))) MPI_Fint mpifcmb9_;
+struct mpixf_priv1 mpipriv1_;
+struct mpixf_priv2 mpipriv2_;
+struct mpixf_privc mpiprivc_;
+MPI_Fint mpifcmb5_;
+MPI_Fint mpifcmb9_;
 
 /* C code that receives a Fortran status (MPI_Status_f2c) compares it with
  * MPI_F_STATUS(ES)_IGNORE, which libmpix.so defines as placeholders: once the Fortran

@@ -40,6 +40,7 @@ end module
 program f08_basic
   use mpi_f08
   use f08_basic_cb
+  use, intrinsic :: iso_c_binding, only : c_associated, c_loc
   implicit none
   integer, parameter :: n = 10
   integer :: rank, np, peer, ierr, i, cnt, errclass, fst(MPI_STATUS_SIZE), keyval
@@ -66,6 +67,9 @@ program f08_basic
   peer = 1 - rank
   call check(MPI_COMM_WORLD /= MPI_COMM_SELF .and. MPI_COMM_WORLD == MPI_COMM_WORLD, 'handle operators')
   call check(storage_size(st) == 5 * storage_size(i), 'TYPE(MPI_Status) is 20 bytes')
+  ! the special objects are C's (include/mpi.h): C's pointers point at them
+  call check(c_associated(MPI_F08_STATUS_IGNORE, c_loc(MPI_STATUS_IGNORE)), 'MPI_F08_STATUS_IGNORE')
+  call check(c_associated(MPI_F08_STATUSES_IGNORE, c_loc(MPI_STATUSES_IGNORE)), 'MPI_F08_STATUSES_IGNORE')
 
   ! p2p with a status, then with MPI_STATUS_IGNORE
   a = [(i + 100 * rank, i = 1, n)]
