@@ -8080,6 +8080,7596 @@ INTERFACE MPI_Wtime
     DOUBLE PRECISION :: MPI_Wtime_f08
   END FUNCTION MPI_Wtime_f08
 END INTERFACE MPI_Wtime
+INTERFACE PMPIX_Comm_create_endpoints
+  SUBROUTINE PMPIX_Comm_create_endpoints_f08(parent_comm, my_num_ep, info, out_comm_handles, ierror) &
+      & BIND(C, name="PMPIX_Comm_create_endpoints_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: parent_comm
+    INTEGER, INTENT(IN) :: my_num_ep
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm) :: out_comm_handles(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Comm_create_endpoints_f08
+END INTERFACE PMPIX_Comm_create_endpoints
+INTERFACE PMPIX_Comm_test_threadcomm
+  SUBROUTINE PMPIX_Comm_test_threadcomm_f08(comm, flag, ierror) &
+      & BIND(C, name="PMPIX_Comm_test_threadcomm_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Comm_test_threadcomm_f08
+END INTERFACE PMPIX_Comm_test_threadcomm
+INTERFACE PMPIX_Get_notify
+  SUBROUTINE PMPIX_Get_notify_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, win, notification_id, ierror) &
+      & BIND(C, name="PMPIX_Get_notify_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: notification_id
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Get_notify_f08
+END INTERFACE PMPIX_Get_notify
+INTERFACE PMPIX_Memhandle_create
+  SUBROUTINE PMPIX_Memhandle_create_f08(base, size, info, parentwin, memhandle, memhandle_size, &
+            & ierror) &
+      & BIND(C, name="PMPIX_Memhandle_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Win), INTENT(IN) :: parentwin
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: memhandle
+    INTEGER :: memhandle_size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Memhandle_create_f08
+END INTERFACE PMPIX_Memhandle_create
+INTERFACE PMPIX_Memhandle_release
+  SUBROUTINE PMPIX_Memhandle_release_f08(memhandle, parentwin, ierror) &
+      & BIND(C, name="PMPIX_Memhandle_release_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: memhandle
+    TYPE(MPI_Win), INTENT(IN) :: parentwin
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Memhandle_release_f08
+END INTERFACE PMPIX_Memhandle_release
+INTERFACE PMPIX_Part_get_info
+  SUBROUTINE PMPIX_Part_get_info_f08(request, info_used, ierror) &
+      & BIND(C, name="PMPIX_Part_get_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request), INTENT(IN) :: request
+    TYPE(MPI_Info) :: info_used
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Part_get_info_f08
+END INTERFACE PMPIX_Part_get_info
+INTERFACE PMPIX_Pbuf_prepare
+  SUBROUTINE PMPIX_Pbuf_prepare_f08(request, ierror) &
+      & BIND(C, name="PMPIX_Pbuf_prepare_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Pbuf_prepare_f08
+END INTERFACE PMPIX_Pbuf_prepare
+INTERFACE PMPIX_Pbuf_prepareall
+  SUBROUTINE PMPIX_Pbuf_prepareall_f08(count, array_of_requests, ierror) &
+      & BIND(C, name="PMPIX_Pbuf_prepareall_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Pbuf_prepareall_f08
+END INTERFACE PMPIX_Pbuf_prepareall
+INTERFACE PMPIX_Put_notify
+  SUBROUTINE PMPIX_Put_notify_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, win, notification_id, ierror) &
+      & BIND(C, name="PMPIX_Put_notify_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: notification_id
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Put_notify_f08
+END INTERFACE PMPIX_Put_notify
+INTERFACE PMPIX_Rraccumulate
+  SUBROUTINE PMPIX_Rraccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, op, win, request, ierror) &
+      & BIND(C, name="PMPIX_Rraccumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Rraccumulate_f08
+END INTERFACE PMPIX_Rraccumulate
+INTERFACE PMPIX_Rrget
+  SUBROUTINE PMPIX_Rrget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, request, ierror) &
+      & BIND(C, name="PMPIX_Rrget_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Rrget_f08
+END INTERFACE PMPIX_Rrget
+INTERFACE PMPIX_Rrget_accumulate
+  SUBROUTINE PMPIX_Rrget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+            & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            & op, win, request, ierror) &
+      & BIND(C, name="PMPIX_Rrget_accumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+    INTEGER, INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Rrget_accumulate_f08
+END INTERFACE PMPIX_Rrget_accumulate
+INTERFACE PMPIX_Rrput
+  SUBROUTINE PMPIX_Rrput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, request, ierror) &
+      & BIND(C, name="PMPIX_Rrput_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Rrput_f08
+END INTERFACE PMPIX_Rrput
+INTERFACE PMPIX_Threadcomm_finish
+  SUBROUTINE PMPIX_Threadcomm_finish_f08(threadcomm, ierror) &
+      & BIND(C, name="PMPIX_Threadcomm_finish_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: threadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Threadcomm_finish_f08
+END INTERFACE PMPIX_Threadcomm_finish
+INTERFACE PMPIX_Threadcomm_free
+  SUBROUTINE PMPIX_Threadcomm_free_f08(threadcomm, ierror) &
+      & BIND(C, name="PMPIX_Threadcomm_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm) :: threadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Threadcomm_free_f08
+END INTERFACE PMPIX_Threadcomm_free
+INTERFACE PMPIX_Threadcomm_init
+  SUBROUTINE PMPIX_Threadcomm_init_f08(comm, num_threads, newthreadcomm, ierror) &
+      & BIND(C, name="PMPIX_Threadcomm_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: num_threads
+    TYPE(MPI_Comm) :: newthreadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Threadcomm_init_f08
+END INTERFACE PMPIX_Threadcomm_init
+INTERFACE PMPIX_Threadcomm_start
+  SUBROUTINE PMPIX_Threadcomm_start_f08(threadcomm, ierror) &
+      & BIND(C, name="PMPIX_Threadcomm_start_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: threadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Threadcomm_start_f08
+END INTERFACE PMPIX_Threadcomm_start
+INTERFACE PMPIX_Win_allocate_notify
+  SUBROUTINE PMPIX_Win_allocate_notify_f08(size, disp_unit, info, comm, baseptr, win, ierror) &
+      & BIND(C, name="PMPIX_Win_allocate_notify_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR) :: baseptr
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_allocate_notify_f08
+END INTERFACE PMPIX_Win_allocate_notify
+INTERFACE PMPIX_Win_create_notify
+  SUBROUTINE PMPIX_Win_create_notify_f08(base, size, disp_unit, info, comm, win, ierror) &
+      & BIND(C, name="PMPIX_Win_create_notify_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_create_notify_f08
+END INTERFACE PMPIX_Win_create_notify
+INTERFACE PMPIX_Win_dup_with_info
+  SUBROUTINE PMPIX_Win_dup_with_info_f08(win, info, newwin, ierror) &
+      & BIND(C, name="PMPIX_Win_dup_with_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Win) :: newwin
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_dup_with_info_f08
+END INTERFACE PMPIX_Win_dup_with_info
+INTERFACE PMPIX_Win_from_memhandle
+  SUBROUTINE PMPIX_Win_from_memhandle_f08(memhandle, size, disp_unit, info, target, parentwin, &
+            & newwin, ierror) &
+      & BIND(C, name="PMPIX_Win_from_memhandle_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: memhandle
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: target
+    TYPE(MPI_Win), INTENT(IN) :: parentwin
+    TYPE(MPI_Win) :: newwin
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_from_memhandle_f08
+END INTERFACE PMPIX_Win_from_memhandle
+INTERFACE PMPIX_Win_iwait_notify
+  SUBROUTINE PMPIX_Win_iwait_notify_f08(win, notification_id, request, ierror) &
+      & BIND(C, name="PMPIX_Win_iwait_notify_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: notification_id
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_iwait_notify_f08
+END INTERFACE PMPIX_Win_iwait_notify
+INTERFACE PMPIX_Win_op_intrinsic
+  SUBROUTINE PMPIX_Win_op_intrinsic_f08(ops, max_count, type, win, flag, ierror) &
+      & BIND(C, name="PMPIX_Win_op_intrinsic_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: ops
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: max_count
+    TYPE(MPI_Datatype), INTENT(IN) :: type
+    TYPE(MPI_Win), INTENT(IN) :: win
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_op_intrinsic_f08
+END INTERFACE PMPIX_Win_op_intrinsic
+INTERFACE PMPIX_Win_test_notify
+  SUBROUTINE PMPIX_Win_test_notify_f08(win, notification_id, flag, ierror) &
+      & BIND(C, name="PMPIX_Win_test_notify_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: notification_id
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_test_notify_f08
+END INTERFACE PMPIX_Win_test_notify
+INTERFACE PMPIX_Win_wait_notify
+  SUBROUTINE PMPIX_Win_wait_notify_f08(win, notification_id, ierror) &
+      & BIND(C, name="PMPIX_Win_wait_notify_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: notification_id
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPIX_Win_wait_notify_f08
+END INTERFACE PMPIX_Win_wait_notify
+INTERFACE PMPI_Abort
+  SUBROUTINE PMPI_Abort_f08(comm, errorcode, ierror) &
+      & BIND(C, name="PMPI_Abort_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Abort_f08
+END INTERFACE PMPI_Abort
+INTERFACE PMPI_Accumulate
+  SUBROUTINE PMPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, op, win, ierror) &
+      & BIND(C, name="PMPI_Accumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Accumulate_f08
+  SUBROUTINE PMPI_Accumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, op, win, ierror) &
+      & BIND(C, name="PMPI_Accumulate_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Accumulate_c_f08
+END INTERFACE PMPI_Accumulate
+INTERFACE PMPI_Add_error_class
+  SUBROUTINE PMPI_Add_error_class_f08(errorclass, ierror) &
+      & BIND(C, name="PMPI_Add_error_class_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER :: errorclass
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Add_error_class_f08
+END INTERFACE PMPI_Add_error_class
+INTERFACE PMPI_Add_error_code
+  SUBROUTINE PMPI_Add_error_code_f08(errorclass, errorcode, ierror) &
+      & BIND(C, name="PMPI_Add_error_code_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorclass
+    INTEGER :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Add_error_code_f08
+END INTERFACE PMPI_Add_error_code
+INTERFACE PMPI_Add_error_string
+  SUBROUTINE PMPI_Add_error_string_f08(errorcode, string, ierror) &
+      & BIND(C, name="PMPI_Add_error_string_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorcode
+    CHARACTER(LEN=*) :: string
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Add_error_string_f08
+END INTERFACE PMPI_Add_error_string
+INTERFACE PMPI_Aint_add
+  FUNCTION PMPI_Aint_add_f08(base, disp) &
+      & BIND(C, name="PMPI_Aint_add_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: PMPI_Aint_add_f08
+  END FUNCTION PMPI_Aint_add_f08
+END INTERFACE PMPI_Aint_add
+INTERFACE PMPI_Aint_diff
+  FUNCTION PMPI_Aint_diff_f08(addr1, addr2) &
+      & BIND(C, name="PMPI_Aint_diff_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr2
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: PMPI_Aint_diff_f08
+  END FUNCTION PMPI_Aint_diff_f08
+END INTERFACE PMPI_Aint_diff
+INTERFACE PMPI_Allgather
+  SUBROUTINE PMPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & ierror) &
+      & BIND(C, name="PMPI_Allgather_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgather_f08
+  SUBROUTINE PMPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & ierror) &
+      & BIND(C, name="PMPI_Allgather_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgather_c_f08
+END INTERFACE PMPI_Allgather
+INTERFACE PMPI_Allgather_init
+  SUBROUTINE PMPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Allgather_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgather_init_f08
+  SUBROUTINE PMPI_Allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Allgather_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgather_init_c_f08
+END INTERFACE PMPI_Allgather_init
+INTERFACE PMPI_Allgatherv
+  SUBROUTINE PMPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            & comm, ierror) &
+      & BIND(C, name="PMPI_Allgatherv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgatherv_f08
+  SUBROUTINE PMPI_Allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Allgatherv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgatherv_c_f08
+END INTERFACE PMPI_Allgatherv
+INTERFACE PMPI_Allgatherv_init
+  SUBROUTINE PMPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Allgatherv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgatherv_init_f08
+  SUBROUTINE PMPI_Allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Allgatherv_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allgatherv_init_c_f08
+END INTERFACE PMPI_Allgatherv_init
+INTERFACE PMPI_Alloc_mem
+  SUBROUTINE PMPI_Alloc_mem_f08(size, info, baseptr, ierror) &
+      & BIND(C, name="PMPI_Alloc_mem_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(C_PTR) :: baseptr
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alloc_mem_f08
+END INTERFACE PMPI_Alloc_mem
+INTERFACE PMPI_Allreduce
+  SUBROUTINE PMPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Allreduce_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allreduce_f08
+  SUBROUTINE PMPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Allreduce_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allreduce_c_f08
+END INTERFACE PMPI_Allreduce
+INTERFACE PMPI_Allreduce_init
+  SUBROUTINE PMPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Allreduce_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allreduce_init_f08
+  SUBROUTINE PMPI_Allreduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Allreduce_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Allreduce_init_c_f08
+END INTERFACE PMPI_Allreduce_init
+INTERFACE PMPI_Alltoall
+  SUBROUTINE PMPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & ierror) &
+      & BIND(C, name="PMPI_Alltoall_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoall_f08
+  SUBROUTINE PMPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & ierror) &
+      & BIND(C, name="PMPI_Alltoall_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoall_c_f08
+END INTERFACE PMPI_Alltoall
+INTERFACE PMPI_Alltoall_init
+  SUBROUTINE PMPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & info, request, ierror) &
+      & BIND(C, name="PMPI_Alltoall_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoall_init_f08
+  SUBROUTINE PMPI_Alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Alltoall_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoall_init_c_f08
+END INTERFACE PMPI_Alltoall_init
+INTERFACE PMPI_Alltoallv
+  SUBROUTINE PMPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+            & recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Alltoallv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallv_f08
+  SUBROUTINE PMPI_Alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            & rdispls, recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Alltoallv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallv_c_f08
+END INTERFACE PMPI_Alltoallv
+INTERFACE PMPI_Alltoallv_init
+  SUBROUTINE PMPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            & rdispls, recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Alltoallv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallv_init_f08
+  SUBROUTINE PMPI_Alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            & rdispls, recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Alltoallv_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallv_init_c_f08
+END INTERFACE PMPI_Alltoallv_init
+INTERFACE PMPI_Alltoallw
+  SUBROUTINE PMPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            & rdispls, recvtypes, comm, ierror) &
+      & BIND(C, name="PMPI_Alltoallw_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallw_f08
+  SUBROUTINE PMPI_Alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            & rdispls, recvtypes, comm, ierror) &
+      & BIND(C, name="PMPI_Alltoallw_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallw_c_f08
+END INTERFACE PMPI_Alltoallw
+INTERFACE PMPI_Alltoallw_init
+  SUBROUTINE PMPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            & rdispls, recvtypes, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Alltoallw_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallw_init_f08
+  SUBROUTINE PMPI_Alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            & rdispls, recvtypes, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Alltoallw_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Alltoallw_init_c_f08
+END INTERFACE PMPI_Alltoallw_init
+INTERFACE PMPI_Barrier
+  SUBROUTINE PMPI_Barrier_f08(comm, ierror) &
+      & BIND(C, name="PMPI_Barrier_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Barrier_f08
+END INTERFACE PMPI_Barrier
+INTERFACE PMPI_Barrier_init
+  SUBROUTINE PMPI_Barrier_init_f08(comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Barrier_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Barrier_init_f08
+END INTERFACE PMPI_Barrier_init
+INTERFACE PMPI_Bcast
+  SUBROUTINE PMPI_Bcast_f08(buffer, count, datatype, root, comm, ierror) &
+      & BIND(C, name="PMPI_Bcast_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buffer
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bcast_f08
+  SUBROUTINE PMPI_Bcast_c_f08(buffer, count, datatype, root, comm, ierror) &
+      & BIND(C, name="PMPI_Bcast_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bcast_c_f08
+END INTERFACE PMPI_Bcast
+INTERFACE PMPI_Bcast_init
+  SUBROUTINE PMPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Bcast_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bcast_init_f08
+  SUBROUTINE PMPI_Bcast_init_c_f08(buffer, count, datatype, root, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Bcast_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bcast_init_c_f08
+END INTERFACE PMPI_Bcast_init
+INTERFACE PMPI_Bsend
+  SUBROUTINE PMPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Bsend_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bsend_f08
+  SUBROUTINE PMPI_Bsend_c_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Bsend_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bsend_c_f08
+END INTERFACE PMPI_Bsend
+INTERFACE PMPI_Bsend_init
+  SUBROUTINE PMPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Bsend_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bsend_init_f08
+  SUBROUTINE PMPI_Bsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Bsend_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Bsend_init_c_f08
+END INTERFACE PMPI_Bsend_init
+INTERFACE PMPI_Buffer_attach
+  SUBROUTINE PMPI_Buffer_attach_f08(buffer, size, ierror) &
+      & BIND(C, name="PMPI_Buffer_attach_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Buffer_attach_f08
+  SUBROUTINE PMPI_Buffer_attach_c_f08(buffer, size, ierror) &
+      & BIND(C, name="PMPI_Buffer_attach_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Buffer_attach_c_f08
+END INTERFACE PMPI_Buffer_attach
+INTERFACE PMPI_Buffer_detach
+  SUBROUTINE PMPI_Buffer_detach_f08(buffer_addr, size, ierror) &
+      & BIND(C, name="PMPI_Buffer_detach_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(C_PTR) :: buffer_addr
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Buffer_detach_f08
+  SUBROUTINE PMPI_Buffer_detach_c_f08(buffer_addr, size, ierror) &
+      & BIND(C, name="PMPI_Buffer_detach_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(C_PTR) :: buffer_addr
+    INTEGER(KIND=MPI_COUNT_KIND) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Buffer_detach_c_f08
+END INTERFACE PMPI_Buffer_detach
+INTERFACE PMPI_Buffer_flush
+  SUBROUTINE PMPI_Buffer_flush_f08(ierror) &
+      & BIND(C, name="PMPI_Buffer_flush_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Buffer_flush_f08
+END INTERFACE PMPI_Buffer_flush
+INTERFACE PMPI_Buffer_iflush
+  SUBROUTINE PMPI_Buffer_iflush_f08(request, ierror) &
+      & BIND(C, name="PMPI_Buffer_iflush_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Buffer_iflush_f08
+END INTERFACE PMPI_Buffer_iflush
+INTERFACE PMPI_Cancel
+  SUBROUTINE PMPI_Cancel_f08(request, ierror) &
+      & BIND(C, name="PMPI_Cancel_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cancel_f08
+END INTERFACE PMPI_Cancel
+INTERFACE PMPI_Cart_coords
+  SUBROUTINE PMPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror) &
+      & BIND(C, name="PMPI_Cart_coords_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: maxdims
+    INTEGER :: coords(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cart_coords_f08
+END INTERFACE PMPI_Cart_coords
+INTERFACE PMPI_Cart_create
+  SUBROUTINE PMPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror) &
+      & BIND(C, name="PMPI_Cart_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm_old
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER :: dims(*)
+    LOGICAL :: periods(*)
+    LOGICAL :: reorder
+    TYPE(MPI_Comm) :: comm_cart
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cart_create_f08
+END INTERFACE PMPI_Cart_create
+INTERFACE PMPI_Cart_get
+  SUBROUTINE PMPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror) &
+      & BIND(C, name="PMPI_Cart_get_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: maxdims
+    INTEGER :: dims(*)
+    LOGICAL :: periods(*)
+    INTEGER :: coords(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cart_get_f08
+END INTERFACE PMPI_Cart_get
+INTERFACE PMPI_Cart_map
+  SUBROUTINE PMPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror) &
+      & BIND(C, name="PMPI_Cart_map_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER :: dims(*)
+    LOGICAL :: periods(*)
+    INTEGER :: newrank
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cart_map_f08
+END INTERFACE PMPI_Cart_map
+INTERFACE PMPI_Cart_rank
+  SUBROUTINE PMPI_Cart_rank_f08(comm, coords, rank, ierror) &
+      & BIND(C, name="PMPI_Cart_rank_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: coords(*)
+    INTEGER :: rank
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cart_rank_f08
+END INTERFACE PMPI_Cart_rank
+INTERFACE PMPI_Cart_shift
+  SUBROUTINE PMPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror) &
+      & BIND(C, name="PMPI_Cart_shift_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: direction
+    INTEGER, INTENT(IN) :: disp
+    INTEGER :: rank_source
+    INTEGER :: rank_dest
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cart_shift_f08
+END INTERFACE PMPI_Cart_shift
+INTERFACE PMPI_Cart_sub
+  SUBROUTINE PMPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror) &
+      & BIND(C, name="PMPI_Cart_sub_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    LOGICAL :: remain_dims(*)
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cart_sub_f08
+END INTERFACE PMPI_Cart_sub
+INTERFACE PMPI_Cartdim_get
+  SUBROUTINE PMPI_Cartdim_get_f08(comm, ndims, ierror) &
+      & BIND(C, name="PMPI_Cartdim_get_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: ndims
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Cartdim_get_f08
+END INTERFACE PMPI_Cartdim_get
+INTERFACE PMPI_Close_port
+  SUBROUTINE PMPI_Close_port_f08(port_name, ierror) &
+      & BIND(C, name="PMPI_Close_port_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: port_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Close_port_f08
+END INTERFACE PMPI_Close_port
+INTERFACE PMPI_Comm_accept
+  SUBROUTINE PMPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_accept_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: port_name
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_accept_f08
+END INTERFACE PMPI_Comm_accept
+INTERFACE PMPI_Comm_attach_buffer
+  SUBROUTINE PMPI_Comm_attach_buffer_f08(comm, buffer, size, ierror) &
+      & BIND(C, name="PMPI_Comm_attach_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_attach_buffer_f08
+END INTERFACE PMPI_Comm_attach_buffer
+INTERFACE PMPI_Comm_call_errhandler
+  SUBROUTINE PMPI_Comm_call_errhandler_f08(comm, errorcode, ierror) &
+      & BIND(C, name="PMPI_Comm_call_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_call_errhandler_f08
+END INTERFACE PMPI_Comm_call_errhandler
+INTERFACE PMPI_Comm_compare
+  SUBROUTINE PMPI_Comm_compare_f08(comm1, comm2, result, ierror) &
+      & BIND(C, name="PMPI_Comm_compare_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm1
+    TYPE(MPI_Comm), INTENT(IN) :: comm2
+    INTEGER :: result
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_compare_f08
+END INTERFACE PMPI_Comm_compare
+INTERFACE PMPI_Comm_connect
+  SUBROUTINE PMPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_connect_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: port_name
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_connect_f08
+END INTERFACE PMPI_Comm_connect
+INTERFACE PMPI_Comm_create
+  SUBROUTINE PMPI_Comm_create_f08(comm, group, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Group), INTENT(IN) :: group
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_create_f08
+END INTERFACE PMPI_Comm_create
+INTERFACE PMPI_Comm_create_endpoints
+  SUBROUTINE PMPI_Comm_create_endpoints_f08(parent_comm, my_num_ep, info, out_comm_handles, ierror) &
+      & BIND(C, name="PMPI_Comm_create_endpoints_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: parent_comm
+    INTEGER, INTENT(IN) :: my_num_ep
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm) :: out_comm_handles(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_create_endpoints_f08
+END INTERFACE PMPI_Comm_create_endpoints
+INTERFACE PMPI_Comm_create_errhandler
+  MODULE PROCEDURE MPI_Comm_create_errhandler_f08
+END INTERFACE PMPI_Comm_create_errhandler
+INTERFACE PMPI_Comm_create_from_group
+  SUBROUTINE PMPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_create_from_group_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    CHARACTER(LEN=*) :: stringtag
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_create_from_group_f08
+END INTERFACE PMPI_Comm_create_from_group
+INTERFACE PMPI_Comm_create_group
+  SUBROUTINE PMPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_create_group_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_create_group_f08
+END INTERFACE PMPI_Comm_create_group
+INTERFACE PMPI_Comm_create_keyval
+  MODULE PROCEDURE MPI_Comm_create_keyval_f08
+END INTERFACE PMPI_Comm_create_keyval
+INTERFACE PMPI_Comm_delete_attr
+  SUBROUTINE PMPI_Comm_delete_attr_f08(comm, comm_keyval, ierror) &
+      & BIND(C, name="PMPI_Comm_delete_attr_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: comm_keyval
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_delete_attr_f08
+END INTERFACE PMPI_Comm_delete_attr
+INTERFACE PMPI_Comm_detach_buffer
+  SUBROUTINE PMPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror) &
+      & BIND(C, name="PMPI_Comm_detach_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR) :: buffer_addr
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_detach_buffer_f08
+END INTERFACE PMPI_Comm_detach_buffer
+INTERFACE PMPI_Comm_disconnect
+  SUBROUTINE PMPI_Comm_disconnect_f08(comm, ierror) &
+      & BIND(C, name="PMPI_Comm_disconnect_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_disconnect_f08
+END INTERFACE PMPI_Comm_disconnect
+INTERFACE PMPI_Comm_dup
+  SUBROUTINE PMPI_Comm_dup_f08(comm, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_dup_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_dup_f08
+END INTERFACE PMPI_Comm_dup
+INTERFACE PMPI_Comm_dup_with_info
+  SUBROUTINE PMPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_dup_with_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_dup_with_info_f08
+END INTERFACE PMPI_Comm_dup_with_info
+INTERFACE PMPI_Comm_flush_buffer
+  SUBROUTINE PMPI_Comm_flush_buffer_f08(comm, ierror) &
+      & BIND(C, name="PMPI_Comm_flush_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_flush_buffer_f08
+END INTERFACE PMPI_Comm_flush_buffer
+INTERFACE PMPI_Comm_free
+  SUBROUTINE PMPI_Comm_free_f08(comm, ierror) &
+      & BIND(C, name="PMPI_Comm_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_free_f08
+END INTERFACE PMPI_Comm_free
+INTERFACE PMPI_Comm_free_keyval
+  SUBROUTINE PMPI_Comm_free_keyval_f08(comm_keyval, ierror) &
+      & BIND(C, name="PMPI_Comm_free_keyval_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER :: comm_keyval
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_free_keyval_f08
+END INTERFACE PMPI_Comm_free_keyval
+INTERFACE PMPI_Comm_get_attr
+  MODULE PROCEDURE MPI_Comm_get_attr_f08
+END INTERFACE PMPI_Comm_get_attr
+INTERFACE PMPI_Comm_get_errhandler
+  SUBROUTINE PMPI_Comm_get_errhandler_f08(comm, errhandler, ierror) &
+      & BIND(C, name="PMPI_Comm_get_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Errhandler) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_get_errhandler_f08
+END INTERFACE PMPI_Comm_get_errhandler
+INTERFACE PMPI_Comm_get_info
+  SUBROUTINE PMPI_Comm_get_info_f08(comm, info_used, ierror) &
+      & BIND(C, name="PMPI_Comm_get_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info) :: info_used
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_get_info_f08
+END INTERFACE PMPI_Comm_get_info
+INTERFACE PMPI_Comm_get_name
+  SUBROUTINE PMPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror) &
+      & BIND(C, name="PMPI_Comm_get_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    CHARACTER(LEN=*) :: comm_name
+    INTEGER :: resultlen
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_get_name_f08
+END INTERFACE PMPI_Comm_get_name
+INTERFACE PMPI_Comm_get_parent
+  SUBROUTINE PMPI_Comm_get_parent_f08(parent, ierror) &
+      & BIND(C, name="PMPI_Comm_get_parent_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm) :: parent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_get_parent_f08
+END INTERFACE PMPI_Comm_get_parent
+INTERFACE PMPI_Comm_group
+  SUBROUTINE PMPI_Comm_group_f08(comm, group, ierror) &
+      & BIND(C, name="PMPI_Comm_group_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Group) :: group
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_group_f08
+END INTERFACE PMPI_Comm_group
+INTERFACE PMPI_Comm_idup
+  SUBROUTINE PMPI_Comm_idup_f08(comm, newcomm, request, ierror) &
+      & BIND(C, name="PMPI_Comm_idup_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Comm) :: newcomm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_idup_f08
+END INTERFACE PMPI_Comm_idup
+INTERFACE PMPI_Comm_idup_with_info
+  SUBROUTINE PMPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror) &
+      & BIND(C, name="PMPI_Comm_idup_with_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm) :: newcomm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_idup_with_info_f08
+END INTERFACE PMPI_Comm_idup_with_info
+INTERFACE PMPI_Comm_iflush_buffer
+  SUBROUTINE PMPI_Comm_iflush_buffer_f08(comm, request, ierror) &
+      & BIND(C, name="PMPI_Comm_iflush_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_iflush_buffer_f08
+END INTERFACE PMPI_Comm_iflush_buffer
+INTERFACE PMPI_Comm_join
+  SUBROUTINE PMPI_Comm_join_f08(fd, intercomm, ierror) &
+      & BIND(C, name="PMPI_Comm_join_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: fd
+    TYPE(MPI_Comm) :: intercomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_join_f08
+END INTERFACE PMPI_Comm_join
+INTERFACE PMPI_Comm_rank
+  SUBROUTINE PMPI_Comm_rank_f08(comm, rank, ierror) &
+      & BIND(C, name="PMPI_Comm_rank_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: rank
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_rank_f08
+END INTERFACE PMPI_Comm_rank
+INTERFACE PMPI_Comm_remote_group
+  SUBROUTINE PMPI_Comm_remote_group_f08(comm, group, ierror) &
+      & BIND(C, name="PMPI_Comm_remote_group_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Group) :: group
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_remote_group_f08
+END INTERFACE PMPI_Comm_remote_group
+INTERFACE PMPI_Comm_remote_size
+  SUBROUTINE PMPI_Comm_remote_size_f08(comm, size, ierror) &
+      & BIND(C, name="PMPI_Comm_remote_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_remote_size_f08
+END INTERFACE PMPI_Comm_remote_size
+INTERFACE PMPI_Comm_set_attr
+  MODULE PROCEDURE MPI_Comm_set_attr_f08
+END INTERFACE PMPI_Comm_set_attr
+INTERFACE PMPI_Comm_set_errhandler
+  SUBROUTINE PMPI_Comm_set_errhandler_f08(comm, errhandler, ierror) &
+      & BIND(C, name="PMPI_Comm_set_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_set_errhandler_f08
+END INTERFACE PMPI_Comm_set_errhandler
+INTERFACE PMPI_Comm_set_info
+  SUBROUTINE PMPI_Comm_set_info_f08(comm, info, ierror) &
+      & BIND(C, name="PMPI_Comm_set_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_set_info_f08
+END INTERFACE PMPI_Comm_set_info
+INTERFACE PMPI_Comm_set_name
+  SUBROUTINE PMPI_Comm_set_name_f08(comm, comm_name, ierror) &
+      & BIND(C, name="PMPI_Comm_set_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    CHARACTER(LEN=*) :: comm_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_set_name_f08
+END INTERFACE PMPI_Comm_set_name
+INTERFACE PMPI_Comm_size
+  SUBROUTINE PMPI_Comm_size_f08(comm, size, ierror) &
+      & BIND(C, name="PMPI_Comm_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_size_f08
+END INTERFACE PMPI_Comm_size
+INTERFACE PMPI_Comm_spawn
+  MODULE PROCEDURE MPI_Comm_spawn_f08
+END INTERFACE PMPI_Comm_spawn
+INTERFACE PMPI_Comm_spawn_multiple
+  MODULE PROCEDURE MPI_Comm_spawn_multiple_f08
+END INTERFACE PMPI_Comm_spawn_multiple
+INTERFACE PMPI_Comm_split
+  SUBROUTINE PMPI_Comm_split_f08(comm, color, key, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_split_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: color
+    INTEGER, INTENT(IN) :: key
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_split_f08
+END INTERFACE PMPI_Comm_split
+INTERFACE PMPI_Comm_split_type
+  SUBROUTINE PMPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror) &
+      & BIND(C, name="PMPI_Comm_split_type_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: split_type
+    INTEGER, INTENT(IN) :: key
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_split_type_f08
+END INTERFACE PMPI_Comm_split_type
+INTERFACE PMPI_Comm_test_inter
+  SUBROUTINE PMPI_Comm_test_inter_f08(comm, flag, ierror) &
+      & BIND(C, name="PMPI_Comm_test_inter_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Comm_test_inter_f08
+END INTERFACE PMPI_Comm_test_inter
+INTERFACE PMPI_Compare_and_swap
+  SUBROUTINE PMPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+            & target_disp, win, ierror) &
+      & BIND(C, name="PMPI_Compare_and_swap_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: compare_addr
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Compare_and_swap_f08
+END INTERFACE PMPI_Compare_and_swap
+INTERFACE PMPI_Dims_create
+  SUBROUTINE PMPI_Dims_create_f08(nnodes, ndims, dims, ierror) &
+      & BIND(C, name="PMPI_Dims_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: nnodes
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER :: dims(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Dims_create_f08
+END INTERFACE PMPI_Dims_create
+INTERFACE PMPI_Dist_graph_create
+  SUBROUTINE PMPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, &
+            & reorder, comm_dist_graph, ierror) &
+      & BIND(C, name="PMPI_Dist_graph_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm_old
+    INTEGER, INTENT(IN) :: n
+    INTEGER :: sources(*)
+    INTEGER :: degrees(*)
+    INTEGER :: destinations(*)
+    INTEGER :: weights(*)
+    TYPE(MPI_Info), INTENT(IN) :: info
+    LOGICAL :: reorder
+    TYPE(MPI_Comm) :: comm_dist_graph
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Dist_graph_create_f08
+END INTERFACE PMPI_Dist_graph_create
+INTERFACE PMPI_Dist_graph_create_adjacent
+  SUBROUTINE PMPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
+            & outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror) &
+      & BIND(C, name="PMPI_Dist_graph_create_adjacent_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm_old
+    INTEGER, INTENT(IN) :: indegree
+    INTEGER :: sources(*)
+    INTEGER :: sourceweights(*)
+    INTEGER, INTENT(IN) :: outdegree
+    INTEGER :: destinations(*)
+    INTEGER :: destweights(*)
+    TYPE(MPI_Info), INTENT(IN) :: info
+    LOGICAL :: reorder
+    TYPE(MPI_Comm) :: comm_dist_graph
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Dist_graph_create_adjacent_f08
+END INTERFACE PMPI_Dist_graph_create_adjacent
+INTERFACE PMPI_Dist_graph_neighbors
+  SUBROUTINE PMPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+            & destinations, destweights, ierror) &
+      & BIND(C, name="PMPI_Dist_graph_neighbors_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: maxindegree
+    INTEGER :: sources(*)
+    INTEGER :: sourceweights(*)
+    INTEGER, INTENT(IN) :: maxoutdegree
+    INTEGER :: destinations(*)
+    INTEGER :: destweights(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Dist_graph_neighbors_f08
+END INTERFACE PMPI_Dist_graph_neighbors
+INTERFACE PMPI_Dist_graph_neighbors_count
+  SUBROUTINE PMPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror) &
+      & BIND(C, name="PMPI_Dist_graph_neighbors_count_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: indegree
+    INTEGER :: outdegree
+    LOGICAL :: weighted
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Dist_graph_neighbors_count_f08
+END INTERFACE PMPI_Dist_graph_neighbors_count
+INTERFACE PMPI_Errhandler_free
+  SUBROUTINE PMPI_Errhandler_free_f08(errhandler, ierror) &
+      & BIND(C, name="PMPI_Errhandler_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Errhandler) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Errhandler_free_f08
+END INTERFACE PMPI_Errhandler_free
+INTERFACE PMPI_Error_class
+  SUBROUTINE PMPI_Error_class_f08(errorcode, errorclass, ierror) &
+      & BIND(C, name="PMPI_Error_class_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER :: errorclass
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Error_class_f08
+END INTERFACE PMPI_Error_class
+INTERFACE PMPI_Error_string
+  SUBROUTINE PMPI_Error_string_f08(errorcode, string, resultlen, ierror) &
+      & BIND(C, name="PMPI_Error_string_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorcode
+    CHARACTER(LEN=*) :: string
+    INTEGER :: resultlen
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Error_string_f08
+END INTERFACE PMPI_Error_string
+INTERFACE PMPI_Exscan
+  SUBROUTINE PMPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Exscan_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Exscan_f08
+  SUBROUTINE PMPI_Exscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Exscan_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Exscan_c_f08
+END INTERFACE PMPI_Exscan
+INTERFACE PMPI_Exscan_init
+  SUBROUTINE PMPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Exscan_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Exscan_init_f08
+  SUBROUTINE PMPI_Exscan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Exscan_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Exscan_init_c_f08
+END INTERFACE PMPI_Exscan_init
+INTERFACE PMPI_Fetch_and_op
+  SUBROUTINE PMPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+            & win, ierror) &
+      & BIND(C, name="PMPI_Fetch_and_op_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Fetch_and_op_f08
+END INTERFACE PMPI_Fetch_and_op
+INTERFACE PMPI_File_call_errhandler
+  SUBROUTINE PMPI_File_call_errhandler_f08(fh, errorcode, ierror) &
+      & BIND(C, name="PMPI_File_call_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_call_errhandler_f08
+END INTERFACE PMPI_File_call_errhandler
+INTERFACE PMPI_File_close
+  SUBROUTINE PMPI_File_close_f08(fh, ierror) &
+      & BIND(C, name="PMPI_File_close_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_close_f08
+END INTERFACE PMPI_File_close
+INTERFACE PMPI_File_create_errhandler
+  MODULE PROCEDURE MPI_File_create_errhandler_f08
+END INTERFACE PMPI_File_create_errhandler
+INTERFACE PMPI_File_delete
+  SUBROUTINE PMPI_File_delete_f08(filename, info, ierror) &
+      & BIND(C, name="PMPI_File_delete_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: filename
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_delete_f08
+END INTERFACE PMPI_File_delete
+INTERFACE PMPI_File_get_amode
+  SUBROUTINE PMPI_File_get_amode_f08(fh, amode, ierror) &
+      & BIND(C, name="PMPI_File_get_amode_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER :: amode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_amode_f08
+END INTERFACE PMPI_File_get_amode
+INTERFACE PMPI_File_get_atomicity
+  SUBROUTINE PMPI_File_get_atomicity_f08(fh, flag, ierror) &
+      & BIND(C, name="PMPI_File_get_atomicity_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_atomicity_f08
+END INTERFACE PMPI_File_get_atomicity
+INTERFACE PMPI_File_get_byte_offset
+  SUBROUTINE PMPI_File_get_byte_offset_f08(fh, offset, disp, ierror) &
+      & BIND(C, name="PMPI_File_get_byte_offset_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_byte_offset_f08
+END INTERFACE PMPI_File_get_byte_offset
+INTERFACE PMPI_File_get_errhandler
+  SUBROUTINE PMPI_File_get_errhandler_f08(file, errhandler, ierror) &
+      & BIND(C, name="PMPI_File_get_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: file
+    TYPE(MPI_Errhandler) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_errhandler_f08
+END INTERFACE PMPI_File_get_errhandler
+INTERFACE PMPI_File_get_group
+  SUBROUTINE PMPI_File_get_group_f08(fh, group, ierror) &
+      & BIND(C, name="PMPI_File_get_group_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(MPI_Group) :: group
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_group_f08
+END INTERFACE PMPI_File_get_group
+INTERFACE PMPI_File_get_info
+  SUBROUTINE PMPI_File_get_info_f08(fh, info_used, ierror) &
+      & BIND(C, name="PMPI_File_get_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(MPI_Info) :: info_used
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_info_f08
+END INTERFACE PMPI_File_get_info
+INTERFACE PMPI_File_get_position
+  SUBROUTINE PMPI_File_get_position_f08(fh, offset, ierror) &
+      & BIND(C, name="PMPI_File_get_position_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_position_f08
+END INTERFACE PMPI_File_get_position
+INTERFACE PMPI_File_get_position_shared
+  SUBROUTINE PMPI_File_get_position_shared_f08(fh, offset, ierror) &
+      & BIND(C, name="PMPI_File_get_position_shared_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_position_shared_f08
+END INTERFACE PMPI_File_get_position_shared
+INTERFACE PMPI_File_get_size
+  SUBROUTINE PMPI_File_get_size_f08(fh, size, ierror) &
+      & BIND(C, name="PMPI_File_get_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_size_f08
+END INTERFACE PMPI_File_get_size
+INTERFACE PMPI_File_get_type_extent
+  SUBROUTINE PMPI_File_get_type_extent_f08(fh, datatype, extent, ierror) &
+      & BIND(C, name="PMPI_File_get_type_extent_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_type_extent_f08
+END INTERFACE PMPI_File_get_type_extent
+INTERFACE PMPI_File_get_type_extent_c
+  SUBROUTINE PMPI_File_get_type_extent_c_f08(fh, datatype, extent, ierror) &
+      & BIND(C, name="PMPI_File_get_type_extent_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_type_extent_c_f08
+END INTERFACE PMPI_File_get_type_extent_c
+INTERFACE PMPI_File_get_view
+  SUBROUTINE PMPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror) &
+      & BIND(C, name="PMPI_File_get_view_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+    TYPE(MPI_Datatype) :: etype
+    TYPE(MPI_Datatype) :: filetype
+    CHARACTER(LEN=*) :: datarep
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_get_view_f08
+END INTERFACE PMPI_File_get_view
+INTERFACE PMPI_File_iread
+  SUBROUTINE PMPI_File_iread_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_f08
+  SUBROUTINE PMPI_File_iread_c_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_c_f08
+END INTERFACE PMPI_File_iread
+INTERFACE PMPI_File_iread_all
+  SUBROUTINE PMPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_all_f08
+  SUBROUTINE PMPI_File_iread_all_c_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_all_c_f08
+END INTERFACE PMPI_File_iread_all
+INTERFACE PMPI_File_iread_at
+  SUBROUTINE PMPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_at_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_at_f08
+  SUBROUTINE PMPI_File_iread_at_c_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_at_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_at_c_f08
+END INTERFACE PMPI_File_iread_at
+INTERFACE PMPI_File_iread_at_all
+  SUBROUTINE PMPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_at_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_at_all_f08
+  SUBROUTINE PMPI_File_iread_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_at_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_at_all_c_f08
+END INTERFACE PMPI_File_iread_at_all
+INTERFACE PMPI_File_iread_shared
+  SUBROUTINE PMPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_shared_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_shared_f08
+  SUBROUTINE PMPI_File_iread_shared_c_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iread_shared_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iread_shared_c_f08
+END INTERFACE PMPI_File_iread_shared
+INTERFACE PMPI_File_iwrite
+  SUBROUTINE PMPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_f08
+  SUBROUTINE PMPI_File_iwrite_c_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_c_f08
+END INTERFACE PMPI_File_iwrite
+INTERFACE PMPI_File_iwrite_all
+  SUBROUTINE PMPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_all_f08
+  SUBROUTINE PMPI_File_iwrite_all_c_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_all_c_f08
+END INTERFACE PMPI_File_iwrite_all
+INTERFACE PMPI_File_iwrite_at
+  SUBROUTINE PMPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_at_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_at_f08
+  SUBROUTINE PMPI_File_iwrite_at_c_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_at_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_at_c_f08
+END INTERFACE PMPI_File_iwrite_at
+INTERFACE PMPI_File_iwrite_at_all
+  SUBROUTINE PMPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_at_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_at_all_f08
+  SUBROUTINE PMPI_File_iwrite_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_at_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_at_all_c_f08
+END INTERFACE PMPI_File_iwrite_at_all
+INTERFACE PMPI_File_iwrite_shared
+  SUBROUTINE PMPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_shared_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_shared_f08
+  SUBROUTINE PMPI_File_iwrite_shared_c_f08(fh, buf, count, datatype, request, ierror) &
+      & BIND(C, name="PMPI_File_iwrite_shared_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_iwrite_shared_c_f08
+END INTERFACE PMPI_File_iwrite_shared
+INTERFACE PMPI_File_open
+  SUBROUTINE PMPI_File_open_f08(comm, filename, amode, info, fh, ierror) &
+      & BIND(C, name="PMPI_File_open_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    CHARACTER(LEN=*) :: filename
+    INTEGER, INTENT(IN) :: amode
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_File) :: fh
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_open_f08
+END INTERFACE PMPI_File_open
+INTERFACE PMPI_File_preallocate
+  SUBROUTINE PMPI_File_preallocate_f08(fh, size, ierror) &
+      & BIND(C, name="PMPI_File_preallocate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_preallocate_f08
+END INTERFACE PMPI_File_preallocate
+INTERFACE PMPI_File_read
+  SUBROUTINE PMPI_File_read_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_f08
+  SUBROUTINE PMPI_File_read_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_c_f08
+END INTERFACE PMPI_File_read
+INTERFACE PMPI_File_read_all
+  SUBROUTINE PMPI_File_read_all_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_all_f08
+  SUBROUTINE PMPI_File_read_all_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_all_c_f08
+END INTERFACE PMPI_File_read_all
+INTERFACE PMPI_File_read_all_begin
+  SUBROUTINE PMPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_read_all_begin_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_all_begin_f08
+  SUBROUTINE PMPI_File_read_all_begin_c_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_read_all_begin_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_all_begin_c_f08
+END INTERFACE PMPI_File_read_all_begin
+INTERFACE PMPI_File_read_all_end
+  SUBROUTINE PMPI_File_read_all_end_f08(fh, buf, status, ierror) &
+      & BIND(C, name="PMPI_File_read_all_end_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_all_end_f08
+END INTERFACE PMPI_File_read_all_end
+INTERFACE PMPI_File_read_at
+  SUBROUTINE PMPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_at_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_at_f08
+  SUBROUTINE PMPI_File_read_at_c_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_at_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_at_c_f08
+END INTERFACE PMPI_File_read_at
+INTERFACE PMPI_File_read_at_all
+  SUBROUTINE PMPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_at_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_at_all_f08
+  SUBROUTINE PMPI_File_read_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_at_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_at_all_c_f08
+END INTERFACE PMPI_File_read_at_all
+INTERFACE PMPI_File_read_at_all_begin
+  SUBROUTINE PMPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_read_at_all_begin_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_at_all_begin_f08
+  SUBROUTINE PMPI_File_read_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_read_at_all_begin_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_at_all_begin_c_f08
+END INTERFACE PMPI_File_read_at_all_begin
+INTERFACE PMPI_File_read_at_all_end
+  SUBROUTINE PMPI_File_read_at_all_end_f08(fh, buf, status, ierror) &
+      & BIND(C, name="PMPI_File_read_at_all_end_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_at_all_end_f08
+END INTERFACE PMPI_File_read_at_all_end
+INTERFACE PMPI_File_read_ordered
+  SUBROUTINE PMPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_ordered_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_ordered_f08
+  SUBROUTINE PMPI_File_read_ordered_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_ordered_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_ordered_c_f08
+END INTERFACE PMPI_File_read_ordered
+INTERFACE PMPI_File_read_ordered_begin
+  SUBROUTINE PMPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_read_ordered_begin_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_ordered_begin_f08
+  SUBROUTINE PMPI_File_read_ordered_begin_c_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_read_ordered_begin_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_ordered_begin_c_f08
+END INTERFACE PMPI_File_read_ordered_begin
+INTERFACE PMPI_File_read_ordered_end
+  SUBROUTINE PMPI_File_read_ordered_end_f08(fh, buf, status, ierror) &
+      & BIND(C, name="PMPI_File_read_ordered_end_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_ordered_end_f08
+END INTERFACE PMPI_File_read_ordered_end
+INTERFACE PMPI_File_read_shared
+  SUBROUTINE PMPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_shared_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_shared_f08
+  SUBROUTINE PMPI_File_read_shared_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_read_shared_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_read_shared_c_f08
+END INTERFACE PMPI_File_read_shared
+INTERFACE PMPI_File_seek
+  SUBROUTINE PMPI_File_seek_f08(fh, offset, whence, ierror) &
+      & BIND(C, name="PMPI_File_seek_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    INTEGER, INTENT(IN) :: whence
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_seek_f08
+END INTERFACE PMPI_File_seek
+INTERFACE PMPI_File_seek_shared
+  SUBROUTINE PMPI_File_seek_shared_f08(fh, offset, whence, ierror) &
+      & BIND(C, name="PMPI_File_seek_shared_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    INTEGER, INTENT(IN) :: whence
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_seek_shared_f08
+END INTERFACE PMPI_File_seek_shared
+INTERFACE PMPI_File_set_atomicity
+  SUBROUTINE PMPI_File_set_atomicity_f08(fh, flag, ierror) &
+      & BIND(C, name="PMPI_File_set_atomicity_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_set_atomicity_f08
+END INTERFACE PMPI_File_set_atomicity
+INTERFACE PMPI_File_set_errhandler
+  SUBROUTINE PMPI_File_set_errhandler_f08(file, errhandler, ierror) &
+      & BIND(C, name="PMPI_File_set_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: file
+    TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_set_errhandler_f08
+END INTERFACE PMPI_File_set_errhandler
+INTERFACE PMPI_File_set_info
+  SUBROUTINE PMPI_File_set_info_f08(fh, info, ierror) &
+      & BIND(C, name="PMPI_File_set_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_set_info_f08
+END INTERFACE PMPI_File_set_info
+INTERFACE PMPI_File_set_size
+  SUBROUTINE PMPI_File_set_size_f08(fh, size, ierror) &
+      & BIND(C, name="PMPI_File_set_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_set_size_f08
+END INTERFACE PMPI_File_set_size
+INTERFACE PMPI_File_set_view
+  SUBROUTINE PMPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror) &
+      & BIND(C, name="PMPI_File_set_view_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
+    TYPE(MPI_Datatype), INTENT(IN) :: etype
+    TYPE(MPI_Datatype), INTENT(IN) :: filetype
+    CHARACTER(LEN=*) :: datarep
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_set_view_f08
+END INTERFACE PMPI_File_set_view
+INTERFACE PMPI_File_sync
+  SUBROUTINE PMPI_File_sync_f08(fh, ierror) &
+      & BIND(C, name="PMPI_File_sync_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_sync_f08
+END INTERFACE PMPI_File_sync
+INTERFACE PMPI_File_write
+  SUBROUTINE PMPI_File_write_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_f08
+  SUBROUTINE PMPI_File_write_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_c_f08
+END INTERFACE PMPI_File_write
+INTERFACE PMPI_File_write_all
+  SUBROUTINE PMPI_File_write_all_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_all_f08
+  SUBROUTINE PMPI_File_write_all_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_all_c_f08
+END INTERFACE PMPI_File_write_all
+INTERFACE PMPI_File_write_all_begin
+  SUBROUTINE PMPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_write_all_begin_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_all_begin_f08
+  SUBROUTINE PMPI_File_write_all_begin_c_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_write_all_begin_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_all_begin_c_f08
+END INTERFACE PMPI_File_write_all_begin
+INTERFACE PMPI_File_write_all_end
+  SUBROUTINE PMPI_File_write_all_end_f08(fh, buf, status, ierror) &
+      & BIND(C, name="PMPI_File_write_all_end_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_all_end_f08
+END INTERFACE PMPI_File_write_all_end
+INTERFACE PMPI_File_write_at
+  SUBROUTINE PMPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_at_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_at_f08
+  SUBROUTINE PMPI_File_write_at_c_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_at_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_at_c_f08
+END INTERFACE PMPI_File_write_at
+INTERFACE PMPI_File_write_at_all
+  SUBROUTINE PMPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_at_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_at_all_f08
+  SUBROUTINE PMPI_File_write_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_at_all_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_at_all_c_f08
+END INTERFACE PMPI_File_write_at_all
+INTERFACE PMPI_File_write_at_all_begin
+  SUBROUTINE PMPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_write_at_all_begin_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_at_all_begin_f08
+  SUBROUTINE PMPI_File_write_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_write_at_all_begin_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_at_all_begin_c_f08
+END INTERFACE PMPI_File_write_at_all_begin
+INTERFACE PMPI_File_write_at_all_end
+  SUBROUTINE PMPI_File_write_at_all_end_f08(fh, buf, status, ierror) &
+      & BIND(C, name="PMPI_File_write_at_all_end_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_at_all_end_f08
+END INTERFACE PMPI_File_write_at_all_end
+INTERFACE PMPI_File_write_ordered
+  SUBROUTINE PMPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_ordered_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_ordered_f08
+  SUBROUTINE PMPI_File_write_ordered_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_ordered_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_ordered_c_f08
+END INTERFACE PMPI_File_write_ordered
+INTERFACE PMPI_File_write_ordered_begin
+  SUBROUTINE PMPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_write_ordered_begin_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_ordered_begin_f08
+  SUBROUTINE PMPI_File_write_ordered_begin_c_f08(fh, buf, count, datatype, ierror) &
+      & BIND(C, name="PMPI_File_write_ordered_begin_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_ordered_begin_c_f08
+END INTERFACE PMPI_File_write_ordered_begin
+INTERFACE PMPI_File_write_ordered_end
+  SUBROUTINE PMPI_File_write_ordered_end_f08(fh, buf, status, ierror) &
+      & BIND(C, name="PMPI_File_write_ordered_end_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_ordered_end_f08
+END INTERFACE PMPI_File_write_ordered_end
+INTERFACE PMPI_File_write_shared
+  SUBROUTINE PMPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_shared_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_shared_f08
+  SUBROUTINE PMPI_File_write_shared_c_f08(fh, buf, count, datatype, status, ierror) &
+      & BIND(C, name="PMPI_File_write_shared_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_File) :: fh
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_File_write_shared_c_f08
+END INTERFACE PMPI_File_write_shared
+INTERFACE PMPI_Finalize
+  SUBROUTINE PMPI_Finalize_f08(ierror) &
+      & BIND(C, name="PMPI_Finalize_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Finalize_f08
+END INTERFACE PMPI_Finalize
+INTERFACE PMPI_Finalized
+  SUBROUTINE PMPI_Finalized_f08(flag, ierror) &
+      & BIND(C, name="PMPI_Finalized_f08")
+    IMPORT
+    IMPLICIT NONE
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Finalized_f08
+END INTERFACE PMPI_Finalized
+INTERFACE PMPI_Free_mem
+  SUBROUTINE PMPI_Free_mem_f08(base, ierror) &
+      & BIND(C, name="PMPI_Free_mem_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: base
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Free_mem_f08
+END INTERFACE PMPI_Free_mem
+INTERFACE PMPI_Gather
+  SUBROUTINE PMPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+            & ierror) &
+      & BIND(C, name="PMPI_Gather_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gather_f08
+  SUBROUTINE PMPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, ierror) &
+      & BIND(C, name="PMPI_Gather_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gather_c_f08
+END INTERFACE PMPI_Gather
+INTERFACE PMPI_Gather_init
+  SUBROUTINE PMPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Gather_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gather_init_f08
+  SUBROUTINE PMPI_Gather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Gather_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gather_init_c_f08
+END INTERFACE PMPI_Gather_init
+INTERFACE PMPI_Gatherv
+  SUBROUTINE PMPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            & root, comm, ierror) &
+      & BIND(C, name="PMPI_Gatherv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gatherv_f08
+  SUBROUTINE PMPI_Gatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            & root, comm, ierror) &
+      & BIND(C, name="PMPI_Gatherv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gatherv_c_f08
+END INTERFACE PMPI_Gatherv
+INTERFACE PMPI_Gatherv_init
+  SUBROUTINE PMPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, root, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Gatherv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gatherv_init_f08
+  SUBROUTINE PMPI_Gatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, root, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Gatherv_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Gatherv_init_c_f08
+END INTERFACE PMPI_Gatherv_init
+INTERFACE PMPI_Get
+  SUBROUTINE PMPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, ierror) &
+      & BIND(C, name="PMPI_Get_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_f08
+  SUBROUTINE PMPI_Get_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, ierror) &
+      & BIND(C, name="PMPI_Get_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_c_f08
+END INTERFACE PMPI_Get
+INTERFACE PMPI_Get_accumulate
+  SUBROUTINE PMPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+            & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            & op, win, ierror) &
+      & BIND(C, name="PMPI_Get_accumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+    INTEGER, INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_accumulate_f08
+  SUBROUTINE PMPI_Get_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+            & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            & op, win, ierror) &
+      & BIND(C, name="PMPI_Get_accumulate_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    TYPE(*), DIMENSION(..) :: result_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_accumulate_c_f08
+END INTERFACE PMPI_Get_accumulate
+INTERFACE PMPI_Get_address
+  SUBROUTINE PMPI_Get_address_f08(location, address, ierror) &
+      & BIND(C, name="PMPI_Get_address_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: location
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: address
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_address_f08
+END INTERFACE PMPI_Get_address
+INTERFACE PMPI_Get_count
+  SUBROUTINE PMPI_Get_count_f08(status, datatype, count, ierror) &
+      & BIND(C, name="PMPI_Get_count_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_count_f08
+  SUBROUTINE PMPI_Get_count_c_f08(status, datatype, count, ierror) &
+      & BIND(C, name="PMPI_Get_count_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_count_c_f08
+END INTERFACE PMPI_Get_count
+INTERFACE PMPI_Get_elements
+  SUBROUTINE PMPI_Get_elements_f08(status, datatype, count, ierror) &
+      & BIND(C, name="PMPI_Get_elements_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_elements_f08
+  SUBROUTINE PMPI_Get_elements_c_f08(status, datatype, count, ierror) &
+      & BIND(C, name="PMPI_Get_elements_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_elements_c_f08
+END INTERFACE PMPI_Get_elements
+INTERFACE PMPI_Get_elements_x
+  SUBROUTINE PMPI_Get_elements_x_f08(status, datatype, count, ierror) &
+      & BIND(C, name="PMPI_Get_elements_x_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_elements_x_f08
+END INTERFACE PMPI_Get_elements_x
+INTERFACE PMPI_Get_hw_resource_info
+  SUBROUTINE PMPI_Get_hw_resource_info_f08(hw_info, ierror) &
+      & BIND(C, name="PMPI_Get_hw_resource_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info) :: hw_info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_hw_resource_info_f08
+END INTERFACE PMPI_Get_hw_resource_info
+INTERFACE PMPI_Get_library_version
+  SUBROUTINE PMPI_Get_library_version_f08(version, resultlen, ierror) &
+      & BIND(C, name="PMPI_Get_library_version_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: version
+    INTEGER :: resultlen
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_library_version_f08
+END INTERFACE PMPI_Get_library_version
+INTERFACE PMPI_Get_processor_name
+  SUBROUTINE PMPI_Get_processor_name_f08(name, resultlen, ierror) &
+      & BIND(C, name="PMPI_Get_processor_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: name
+    INTEGER :: resultlen
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_processor_name_f08
+END INTERFACE PMPI_Get_processor_name
+INTERFACE PMPI_Get_version
+  SUBROUTINE PMPI_Get_version_f08(version, subversion, ierror) &
+      & BIND(C, name="PMPI_Get_version_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER :: version
+    INTEGER :: subversion
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Get_version_f08
+END INTERFACE PMPI_Get_version
+INTERFACE PMPI_Graph_create
+  SUBROUTINE PMPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror) &
+      & BIND(C, name="PMPI_Graph_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm_old
+    INTEGER, INTENT(IN) :: nnodes
+    INTEGER :: index(*)
+    INTEGER :: edges(*)
+    LOGICAL :: reorder
+    TYPE(MPI_Comm) :: comm_graph
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Graph_create_f08
+END INTERFACE PMPI_Graph_create
+INTERFACE PMPI_Graph_get
+  SUBROUTINE PMPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror) &
+      & BIND(C, name="PMPI_Graph_get_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: maxindex
+    INTEGER, INTENT(IN) :: maxedges
+    INTEGER :: index(*)
+    INTEGER :: edges(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Graph_get_f08
+END INTERFACE PMPI_Graph_get
+INTERFACE PMPI_Graph_map
+  SUBROUTINE PMPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror) &
+      & BIND(C, name="PMPI_Graph_map_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: nnodes
+    INTEGER :: index(*)
+    INTEGER :: edges(*)
+    INTEGER :: newrank
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Graph_map_f08
+END INTERFACE PMPI_Graph_map
+INTERFACE PMPI_Graph_neighbors
+  SUBROUTINE PMPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror) &
+      & BIND(C, name="PMPI_Graph_neighbors_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: maxneighbors
+    INTEGER :: neighbors(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Graph_neighbors_f08
+END INTERFACE PMPI_Graph_neighbors
+INTERFACE PMPI_Graph_neighbors_count
+  SUBROUTINE PMPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror) &
+      & BIND(C, name="PMPI_Graph_neighbors_count_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: rank
+    INTEGER :: nneighbors
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Graph_neighbors_count_f08
+END INTERFACE PMPI_Graph_neighbors_count
+INTERFACE PMPI_Graphdims_get
+  SUBROUTINE PMPI_Graphdims_get_f08(comm, nnodes, nedges, ierror) &
+      & BIND(C, name="PMPI_Graphdims_get_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: nnodes
+    INTEGER :: nedges
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Graphdims_get_f08
+END INTERFACE PMPI_Graphdims_get
+INTERFACE PMPI_Grequest_complete
+  SUBROUTINE PMPI_Grequest_complete_f08(request, ierror) &
+      & BIND(C, name="PMPI_Grequest_complete_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Grequest_complete_f08
+END INTERFACE PMPI_Grequest_complete
+INTERFACE PMPI_Grequest_start
+  MODULE PROCEDURE MPI_Grequest_start_f08
+END INTERFACE PMPI_Grequest_start
+INTERFACE PMPI_Group_compare
+  SUBROUTINE PMPI_Group_compare_f08(group1, group2, result, ierror) &
+      & BIND(C, name="PMPI_Group_compare_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group1
+    TYPE(MPI_Group), INTENT(IN) :: group2
+    INTEGER :: result
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_compare_f08
+END INTERFACE PMPI_Group_compare
+INTERFACE PMPI_Group_difference
+  SUBROUTINE PMPI_Group_difference_f08(group1, group2, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_difference_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group1
+    TYPE(MPI_Group), INTENT(IN) :: group2
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_difference_f08
+END INTERFACE PMPI_Group_difference
+INTERFACE PMPI_Group_excl
+  SUBROUTINE PMPI_Group_excl_f08(group, n, ranks, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_excl_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER, INTENT(IN) :: n
+    INTEGER :: ranks(*)
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_excl_f08
+END INTERFACE PMPI_Group_excl
+INTERFACE PMPI_Group_free
+  SUBROUTINE PMPI_Group_free_f08(group, ierror) &
+      & BIND(C, name="PMPI_Group_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group) :: group
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_free_f08
+END INTERFACE PMPI_Group_free
+INTERFACE PMPI_Group_from_session_pset
+  SUBROUTINE PMPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_from_session_pset_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    CHARACTER(LEN=*) :: pset_name
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_from_session_pset_f08
+END INTERFACE PMPI_Group_from_session_pset
+INTERFACE PMPI_Group_incl
+  SUBROUTINE PMPI_Group_incl_f08(group, n, ranks, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_incl_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER, INTENT(IN) :: n
+    INTEGER :: ranks(*)
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_incl_f08
+END INTERFACE PMPI_Group_incl
+INTERFACE PMPI_Group_intersection
+  SUBROUTINE PMPI_Group_intersection_f08(group1, group2, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_intersection_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group1
+    TYPE(MPI_Group), INTENT(IN) :: group2
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_intersection_f08
+END INTERFACE PMPI_Group_intersection
+INTERFACE PMPI_Group_range_excl
+  SUBROUTINE PMPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_range_excl_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER, INTENT(IN) :: n
+    INTEGER :: ranges(3,*)
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_range_excl_f08
+END INTERFACE PMPI_Group_range_excl
+INTERFACE PMPI_Group_range_incl
+  SUBROUTINE PMPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_range_incl_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER, INTENT(IN) :: n
+    INTEGER :: ranges(3,*)
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_range_incl_f08
+END INTERFACE PMPI_Group_range_incl
+INTERFACE PMPI_Group_rank
+  SUBROUTINE PMPI_Group_rank_f08(group, rank, ierror) &
+      & BIND(C, name="PMPI_Group_rank_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER :: rank
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_rank_f08
+END INTERFACE PMPI_Group_rank
+INTERFACE PMPI_Group_size
+  SUBROUTINE PMPI_Group_size_f08(group, size, ierror) &
+      & BIND(C, name="PMPI_Group_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_size_f08
+END INTERFACE PMPI_Group_size
+INTERFACE PMPI_Group_translate_ranks
+  SUBROUTINE PMPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror) &
+      & BIND(C, name="PMPI_Group_translate_ranks_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group1
+    INTEGER, INTENT(IN) :: n
+    INTEGER :: ranks1(*)
+    TYPE(MPI_Group), INTENT(IN) :: group2
+    INTEGER :: ranks2(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_translate_ranks_f08
+END INTERFACE PMPI_Group_translate_ranks
+INTERFACE PMPI_Group_union
+  SUBROUTINE PMPI_Group_union_f08(group1, group2, newgroup, ierror) &
+      & BIND(C, name="PMPI_Group_union_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group1
+    TYPE(MPI_Group), INTENT(IN) :: group2
+    TYPE(MPI_Group) :: newgroup
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Group_union_f08
+END INTERFACE PMPI_Group_union
+INTERFACE PMPI_Iallgather
+  SUBROUTINE PMPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Iallgather_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iallgather_f08
+  SUBROUTINE PMPI_Iallgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Iallgather_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iallgather_c_f08
+END INTERFACE PMPI_Iallgather
+INTERFACE PMPI_Iallgatherv
+  SUBROUTINE PMPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iallgatherv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iallgatherv_f08
+  SUBROUTINE PMPI_Iallgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iallgatherv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iallgatherv_c_f08
+END INTERFACE PMPI_Iallgatherv
+INTERFACE PMPI_Iallreduce
+  SUBROUTINE PMPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iallreduce_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iallreduce_f08
+  SUBROUTINE PMPI_Iallreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iallreduce_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iallreduce_c_f08
+END INTERFACE PMPI_Iallreduce
+INTERFACE PMPI_Ialltoall
+  SUBROUTINE PMPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Ialltoall_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ialltoall_f08
+  SUBROUTINE PMPI_Ialltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Ialltoall_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ialltoall_c_f08
+END INTERFACE PMPI_Ialltoall
+INTERFACE PMPI_Ialltoallv
+  SUBROUTINE PMPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            & rdispls, recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ialltoallv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ialltoallv_f08
+  SUBROUTINE PMPI_Ialltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            & rdispls, recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ialltoallv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ialltoallv_c_f08
+END INTERFACE PMPI_Ialltoallv
+INTERFACE PMPI_Ialltoallw
+  SUBROUTINE PMPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            & rdispls, recvtypes, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ialltoallw_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ialltoallw_f08
+  SUBROUTINE PMPI_Ialltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            & rdispls, recvtypes, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ialltoallw_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ialltoallw_c_f08
+END INTERFACE PMPI_Ialltoallw
+INTERFACE PMPI_Ibarrier
+  SUBROUTINE PMPI_Ibarrier_f08(comm, request, ierror) &
+      & BIND(C, name="PMPI_Ibarrier_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ibarrier_f08
+END INTERFACE PMPI_Ibarrier
+INTERFACE PMPI_Ibcast
+  SUBROUTINE PMPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ibcast_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ibcast_f08
+  SUBROUTINE PMPI_Ibcast_c_f08(buffer, count, datatype, root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ibcast_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ibcast_c_f08
+END INTERFACE PMPI_Ibcast
+INTERFACE PMPI_Ibsend
+  SUBROUTINE PMPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ibsend_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ibsend_f08
+  SUBROUTINE PMPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ibsend_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ibsend_c_f08
+END INTERFACE PMPI_Ibsend
+INTERFACE PMPI_Iexscan
+  SUBROUTINE PMPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iexscan_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iexscan_f08
+  SUBROUTINE PMPI_Iexscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iexscan_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iexscan_c_f08
+END INTERFACE PMPI_Iexscan
+INTERFACE PMPI_Igather
+  SUBROUTINE PMPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Igather_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Igather_f08
+  SUBROUTINE PMPI_Igather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, request, ierror) &
+      & BIND(C, name="PMPI_Igather_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Igather_c_f08
+END INTERFACE PMPI_Igather
+INTERFACE PMPI_Igatherv
+  SUBROUTINE PMPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            & root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Igatherv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Igatherv_f08
+  SUBROUTINE PMPI_Igatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            & root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Igatherv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Igatherv_c_f08
+END INTERFACE PMPI_Igatherv
+INTERFACE PMPI_Improbe
+  SUBROUTINE PMPI_Improbe_f08(source, tag, comm, flag, message, status, ierror) &
+      & BIND(C, name="PMPI_Improbe_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    LOGICAL :: flag
+    TYPE(MPI_Message) :: message
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Improbe_f08
+END INTERFACE PMPI_Improbe
+INTERFACE PMPI_Imrecv
+  SUBROUTINE PMPI_Imrecv_f08(buf, count, datatype, message, request, ierror) &
+      & BIND(C, name="PMPI_Imrecv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message) :: message
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Imrecv_f08
+  SUBROUTINE PMPI_Imrecv_c_f08(buf, count, datatype, message, request, ierror) &
+      & BIND(C, name="PMPI_Imrecv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message) :: message
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Imrecv_c_f08
+END INTERFACE PMPI_Imrecv
+INTERFACE PMPI_Ineighbor_allgather
+  SUBROUTINE PMPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_allgather_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_allgather_f08
+  SUBROUTINE PMPI_Ineighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            & recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_allgather_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_allgather_c_f08
+END INTERFACE PMPI_Ineighbor_allgather
+INTERFACE PMPI_Ineighbor_allgatherv
+  SUBROUTINE PMPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_allgatherv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_allgatherv_f08
+  SUBROUTINE PMPI_Ineighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+            & displs, recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_allgatherv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_allgatherv_c_f08
+END INTERFACE PMPI_Ineighbor_allgatherv
+INTERFACE PMPI_Ineighbor_alltoall
+  SUBROUTINE PMPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_alltoall_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_alltoall_f08
+  SUBROUTINE PMPI_Ineighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            & recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_alltoall_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_alltoall_c_f08
+END INTERFACE PMPI_Ineighbor_alltoall
+INTERFACE PMPI_Ineighbor_alltoallv
+  SUBROUTINE PMPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+            & recvcounts, rdispls, recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_alltoallv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_alltoallv_f08
+  SUBROUTINE PMPI_Ineighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+            & recvcounts, rdispls, recvtype, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_alltoallv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_alltoallv_c_f08
+END INTERFACE PMPI_Ineighbor_alltoallv
+INTERFACE PMPI_Ineighbor_alltoallw
+  SUBROUTINE PMPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            & recvcounts, rdispls, recvtypes, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_alltoallw_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_alltoallw_f08
+  SUBROUTINE PMPI_Ineighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            & recvcounts, rdispls, recvtypes, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ineighbor_alltoallw_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ineighbor_alltoallw_c_f08
+END INTERFACE PMPI_Ineighbor_alltoallw
+INTERFACE PMPI_Info_create
+  SUBROUTINE PMPI_Info_create_f08(info, ierror) &
+      & BIND(C, name="PMPI_Info_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_create_f08
+END INTERFACE PMPI_Info_create
+INTERFACE PMPI_Info_create_env
+  SUBROUTINE PMPI_Info_create_env_f08(info, ierror) &
+      & BIND(C, name="PMPI_Info_create_env_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_create_env_f08
+END INTERFACE PMPI_Info_create_env
+INTERFACE PMPI_Info_delete
+  SUBROUTINE PMPI_Info_delete_f08(info, key, ierror) &
+      & BIND(C, name="PMPI_Info_delete_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: key
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_delete_f08
+END INTERFACE PMPI_Info_delete
+INTERFACE PMPI_Info_dup
+  SUBROUTINE PMPI_Info_dup_f08(info, newinfo, ierror) &
+      & BIND(C, name="PMPI_Info_dup_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Info) :: newinfo
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_dup_f08
+END INTERFACE PMPI_Info_dup
+INTERFACE PMPI_Info_free
+  SUBROUTINE PMPI_Info_free_f08(info, ierror) &
+      & BIND(C, name="PMPI_Info_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_free_f08
+END INTERFACE PMPI_Info_free
+INTERFACE PMPI_Info_get
+  SUBROUTINE PMPI_Info_get_f08(info, key, valuelen, value, flag, ierror) &
+      & BIND(C, name="PMPI_Info_get_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: key
+    INTEGER, INTENT(IN) :: valuelen
+    CHARACTER(LEN=*) :: value
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_get_f08
+END INTERFACE PMPI_Info_get
+INTERFACE PMPI_Info_get_nkeys
+  SUBROUTINE PMPI_Info_get_nkeys_f08(info, nkeys, ierror) &
+      & BIND(C, name="PMPI_Info_get_nkeys_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER :: nkeys
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_get_nkeys_f08
+END INTERFACE PMPI_Info_get_nkeys
+INTERFACE PMPI_Info_get_nthkey
+  SUBROUTINE PMPI_Info_get_nthkey_f08(info, n, key, ierror) &
+      & BIND(C, name="PMPI_Info_get_nthkey_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: n
+    CHARACTER(LEN=*) :: key
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_get_nthkey_f08
+END INTERFACE PMPI_Info_get_nthkey
+INTERFACE PMPI_Info_get_string
+  SUBROUTINE PMPI_Info_get_string_f08(info, key, buflen, value, flag, ierror) &
+      & BIND(C, name="PMPI_Info_get_string_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: key
+    INTEGER :: buflen
+    CHARACTER(LEN=*) :: value
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_get_string_f08
+END INTERFACE PMPI_Info_get_string
+INTERFACE PMPI_Info_get_valuelen
+  SUBROUTINE PMPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror) &
+      & BIND(C, name="PMPI_Info_get_valuelen_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: key
+    INTEGER :: valuelen
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_get_valuelen_f08
+END INTERFACE PMPI_Info_get_valuelen
+INTERFACE PMPI_Info_set
+  SUBROUTINE PMPI_Info_set_f08(info, key, value, ierror) &
+      & BIND(C, name="PMPI_Info_set_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: key
+    CHARACTER(LEN=*) :: value
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Info_set_f08
+END INTERFACE PMPI_Info_set
+INTERFACE PMPI_Init
+  SUBROUTINE PMPI_Init_f08(ierror) &
+      & BIND(C, name="PMPI_Init_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Init_f08
+END INTERFACE PMPI_Init
+INTERFACE PMPI_Init_thread
+  SUBROUTINE PMPI_Init_thread_f08(required, provided, ierror) &
+      & BIND(C, name="PMPI_Init_thread_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: required
+    INTEGER :: provided
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Init_thread_f08
+END INTERFACE PMPI_Init_thread
+INTERFACE PMPI_Initialized
+  SUBROUTINE PMPI_Initialized_f08(flag, ierror) &
+      & BIND(C, name="PMPI_Initialized_f08")
+    IMPORT
+    IMPLICIT NONE
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Initialized_f08
+END INTERFACE PMPI_Initialized
+INTERFACE PMPI_Intercomm_create
+  SUBROUTINE PMPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, &
+            & newintercomm, ierror) &
+      & BIND(C, name="PMPI_Intercomm_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: local_comm
+    INTEGER, INTENT(IN) :: local_leader
+    TYPE(MPI_Comm), INTENT(IN) :: peer_comm
+    INTEGER, INTENT(IN) :: remote_leader
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm) :: newintercomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Intercomm_create_f08
+END INTERFACE PMPI_Intercomm_create
+INTERFACE PMPI_Intercomm_create_from_groups
+  SUBROUTINE PMPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
+            & remote_leader, stringtag, info, errhandler, newintercomm, ierror) &
+      & BIND(C, name="PMPI_Intercomm_create_from_groups_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: local_group
+    INTEGER, INTENT(IN) :: local_leader
+    TYPE(MPI_Group), INTENT(IN) :: remote_group
+    INTEGER, INTENT(IN) :: remote_leader
+    CHARACTER(LEN=*) :: stringtag
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+    TYPE(MPI_Comm) :: newintercomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Intercomm_create_from_groups_f08
+END INTERFACE PMPI_Intercomm_create_from_groups
+INTERFACE PMPI_Intercomm_merge
+  SUBROUTINE PMPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror) &
+      & BIND(C, name="PMPI_Intercomm_merge_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: intercomm
+    LOGICAL :: high
+    TYPE(MPI_Comm) :: newintracomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Intercomm_merge_f08
+END INTERFACE PMPI_Intercomm_merge
+INTERFACE PMPI_Iprobe
+  SUBROUTINE PMPI_Iprobe_f08(source, tag, comm, flag, status, ierror) &
+      & BIND(C, name="PMPI_Iprobe_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    LOGICAL :: flag
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iprobe_f08
+END INTERFACE PMPI_Iprobe
+INTERFACE PMPI_Irecv
+  SUBROUTINE PMPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Irecv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Irecv_f08
+  SUBROUTINE PMPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Irecv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Irecv_c_f08
+END INTERFACE PMPI_Irecv
+INTERFACE PMPI_Ireduce
+  SUBROUTINE PMPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ireduce_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ireduce_f08
+  SUBROUTINE PMPI_Ireduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ireduce_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ireduce_c_f08
+END INTERFACE PMPI_Ireduce
+INTERFACE PMPI_Ireduce_scatter
+  SUBROUTINE PMPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Ireduce_scatter_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ireduce_scatter_f08
+  SUBROUTINE PMPI_Ireduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Ireduce_scatter_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ireduce_scatter_c_f08
+END INTERFACE PMPI_Ireduce_scatter
+INTERFACE PMPI_Ireduce_scatter_block
+  SUBROUTINE PMPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Ireduce_scatter_block_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ireduce_scatter_block_f08
+  SUBROUTINE PMPI_Ireduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Ireduce_scatter_block_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ireduce_scatter_block_c_f08
+END INTERFACE PMPI_Ireduce_scatter_block
+INTERFACE PMPI_Irsend
+  SUBROUTINE PMPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Irsend_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Irsend_f08
+  SUBROUTINE PMPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Irsend_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Irsend_c_f08
+END INTERFACE PMPI_Irsend
+INTERFACE PMPI_Is_thread_main
+  SUBROUTINE PMPI_Is_thread_main_f08(flag, ierror) &
+      & BIND(C, name="PMPI_Is_thread_main_f08")
+    IMPORT
+    IMPLICIT NONE
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Is_thread_main_f08
+END INTERFACE PMPI_Is_thread_main
+INTERFACE PMPI_Iscan
+  SUBROUTINE PMPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iscan_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iscan_f08
+  SUBROUTINE PMPI_Iscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iscan_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iscan_c_f08
+END INTERFACE PMPI_Iscan
+INTERFACE PMPI_Iscatter
+  SUBROUTINE PMPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, request, ierror) &
+      & BIND(C, name="PMPI_Iscatter_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iscatter_f08
+  SUBROUTINE PMPI_Iscatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, request, ierror) &
+      & BIND(C, name="PMPI_Iscatter_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iscatter_c_f08
+END INTERFACE PMPI_Iscatter
+INTERFACE PMPI_Iscatterv
+  SUBROUTINE PMPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+            & root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iscatterv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iscatterv_f08
+  SUBROUTINE PMPI_Iscatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+            & recvtype, root, comm, request, ierror) &
+      & BIND(C, name="PMPI_Iscatterv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Iscatterv_c_f08
+END INTERFACE PMPI_Iscatterv
+INTERFACE PMPI_Isend
+  SUBROUTINE PMPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Isend_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Isend_f08
+  SUBROUTINE PMPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Isend_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Isend_c_f08
+END INTERFACE PMPI_Isend
+INTERFACE PMPI_Isendrecv
+  SUBROUTINE PMPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+            & recvtype, source, recvtag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Isendrecv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Isendrecv_f08
+  SUBROUTINE PMPI_Isendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+            & recvtype, source, recvtag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Isendrecv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Isendrecv_c_f08
+END INTERFACE PMPI_Isendrecv
+INTERFACE PMPI_Isendrecv_replace
+  SUBROUTINE PMPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Isendrecv_replace_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Isendrecv_replace_f08
+  SUBROUTINE PMPI_Isendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Isendrecv_replace_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Isendrecv_replace_c_f08
+END INTERFACE PMPI_Isendrecv_replace
+INTERFACE PMPI_Issend
+  SUBROUTINE PMPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Issend_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Issend_f08
+  SUBROUTINE PMPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Issend_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Issend_c_f08
+END INTERFACE PMPI_Issend
+INTERFACE PMPI_Lookup_name
+  SUBROUTINE PMPI_Lookup_name_f08(service_name, info, port_name, ierror) &
+      & BIND(C, name="PMPI_Lookup_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: service_name
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: port_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Lookup_name_f08
+END INTERFACE PMPI_Lookup_name
+INTERFACE PMPI_Mprobe
+  SUBROUTINE PMPI_Mprobe_f08(source, tag, comm, message, status, ierror) &
+      & BIND(C, name="PMPI_Mprobe_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Message) :: message
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Mprobe_f08
+END INTERFACE PMPI_Mprobe
+INTERFACE PMPI_Mrecv
+  SUBROUTINE PMPI_Mrecv_f08(buf, count, datatype, message, status, ierror) &
+      & BIND(C, name="PMPI_Mrecv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message) :: message
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Mrecv_f08
+  SUBROUTINE PMPI_Mrecv_c_f08(buf, count, datatype, message, status, ierror) &
+      & BIND(C, name="PMPI_Mrecv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message) :: message
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Mrecv_c_f08
+END INTERFACE PMPI_Mrecv
+INTERFACE PMPI_Neighbor_allgather
+  SUBROUTINE PMPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgather_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgather_f08
+  SUBROUTINE PMPI_Neighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            & recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgather_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgather_c_f08
+END INTERFACE PMPI_Neighbor_allgather
+INTERFACE PMPI_Neighbor_allgather_init
+  SUBROUTINE PMPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            & recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgather_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgather_init_f08
+  SUBROUTINE PMPI_Neighbor_allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            & recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgather_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgather_init_c_f08
+END INTERFACE PMPI_Neighbor_allgather_init
+INTERFACE PMPI_Neighbor_allgatherv
+  SUBROUTINE PMPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            & recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgatherv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgatherv_f08
+  SUBROUTINE PMPI_Neighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+            & displs, recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgatherv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgatherv_c_f08
+END INTERFACE PMPI_Neighbor_allgatherv
+INTERFACE PMPI_Neighbor_allgatherv_init
+  SUBROUTINE PMPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+            & displs, recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgatherv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgatherv_init_f08
+  SUBROUTINE PMPI_Neighbor_allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+            & displs, recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_allgatherv_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_allgatherv_init_c_f08
+END INTERFACE PMPI_Neighbor_allgatherv_init
+INTERFACE PMPI_Neighbor_alltoall
+  SUBROUTINE PMPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoall_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoall_f08
+  SUBROUTINE PMPI_Neighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoall_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoall_c_f08
+END INTERFACE PMPI_Neighbor_alltoall
+INTERFACE PMPI_Neighbor_alltoall_init
+  SUBROUTINE PMPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            & recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoall_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoall_init_f08
+  SUBROUTINE PMPI_Neighbor_alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            & recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoall_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoall_init_c_f08
+END INTERFACE PMPI_Neighbor_alltoall_init
+INTERFACE PMPI_Neighbor_alltoallv
+  SUBROUTINE PMPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            & rdispls, recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallv_f08
+  SUBROUTINE PMPI_Neighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+            & recvcounts, rdispls, recvtype, comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallv_c_f08
+END INTERFACE PMPI_Neighbor_alltoallv
+INTERFACE PMPI_Neighbor_alltoallv_init
+  SUBROUTINE PMPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+            & recvcounts, rdispls, recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallv_init_f08
+  SUBROUTINE PMPI_Neighbor_alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+            & recvcounts, rdispls, recvtype, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallv_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallv_init_c_f08
+END INTERFACE PMPI_Neighbor_alltoallv_init
+INTERFACE PMPI_Neighbor_alltoallw
+  SUBROUTINE PMPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            & recvcounts, rdispls, recvtypes, comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallw_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallw_f08
+  SUBROUTINE PMPI_Neighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            & recvcounts, rdispls, recvtypes, comm, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallw_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallw_c_f08
+END INTERFACE PMPI_Neighbor_alltoallw
+INTERFACE PMPI_Neighbor_alltoallw_init
+  SUBROUTINE PMPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            & recvcounts, rdispls, recvtypes, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallw_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallw_init_f08
+  SUBROUTINE PMPI_Neighbor_alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            & recvcounts, rdispls, recvtypes, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Neighbor_alltoallw_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+    TYPE(MPI_Datatype) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+    TYPE(MPI_Datatype) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Neighbor_alltoallw_init_c_f08
+END INTERFACE PMPI_Neighbor_alltoallw_init
+INTERFACE PMPI_Op_commutative
+  SUBROUTINE PMPI_Op_commutative_f08(op, commute, ierror) &
+      & BIND(C, name="PMPI_Op_commutative_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Op), INTENT(IN) :: op
+    LOGICAL :: commute
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Op_commutative_f08
+END INTERFACE PMPI_Op_commutative
+INTERFACE PMPI_Op_create
+  MODULE PROCEDURE MPI_Op_create_f08
+END INTERFACE PMPI_Op_create
+INTERFACE PMPI_Op_free
+  SUBROUTINE PMPI_Op_free_f08(op, ierror) &
+      & BIND(C, name="PMPI_Op_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Op) :: op
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Op_free_f08
+END INTERFACE PMPI_Op_free
+INTERFACE PMPI_Open_port
+  SUBROUTINE PMPI_Open_port_f08(info, port_name, ierror) &
+      & BIND(C, name="PMPI_Open_port_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: port_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Open_port_f08
+END INTERFACE PMPI_Open_port
+INTERFACE PMPI_Pack
+  SUBROUTINE PMPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror) &
+      & BIND(C, name="PMPI_Pack_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER, INTENT(IN) :: outsize
+    INTEGER :: position
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_f08
+  SUBROUTINE PMPI_Pack_c_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror) &
+      & BIND(C, name="PMPI_Pack_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_c_f08
+END INTERFACE PMPI_Pack
+INTERFACE PMPI_Pack_external
+  SUBROUTINE PMPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+            & ierror) &
+      & BIND(C, name="PMPI_Pack_external_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: position
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_external_f08
+  SUBROUTINE PMPI_Pack_external_c_f08(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+            & ierror) &
+      & BIND(C, name="PMPI_Pack_external_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_external_c_f08
+END INTERFACE PMPI_Pack_external
+INTERFACE PMPI_Pack_external_size
+  SUBROUTINE PMPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror) &
+      & BIND(C, name="PMPI_Pack_external_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: datarep
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_external_size_f08
+  SUBROUTINE PMPI_Pack_external_size_c_f08(datarep, incount, datatype, size, ierror) &
+      & BIND(C, name="PMPI_Pack_external_size_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: datarep
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_external_size_c_f08
+END INTERFACE PMPI_Pack_external_size
+INTERFACE PMPI_Pack_size
+  SUBROUTINE PMPI_Pack_size_f08(incount, datatype, comm, size, ierror) &
+      & BIND(C, name="PMPI_Pack_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_size_f08
+  SUBROUTINE PMPI_Pack_size_c_f08(incount, datatype, comm, size, ierror) &
+      & BIND(C, name="PMPI_Pack_size_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER(KIND=MPI_COUNT_KIND) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pack_size_c_f08
+END INTERFACE PMPI_Pack_size
+INTERFACE PMPI_Parrived
+  SUBROUTINE PMPI_Parrived_f08(request, partition, flag, ierror) &
+      & BIND(C, name="PMPI_Parrived_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request), INTENT(IN) :: request
+    INTEGER, INTENT(IN) :: partition
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Parrived_f08
+END INTERFACE PMPI_Parrived
+INTERFACE PMPI_Pcontrol
+  SUBROUTINE PMPI_Pcontrol_f08(level) &
+      & BIND(C, name="PMPI_Pcontrol_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: level
+  END SUBROUTINE PMPI_Pcontrol_f08
+END INTERFACE PMPI_Pcontrol
+INTERFACE PMPI_Pready
+  SUBROUTINE PMPI_Pready_f08(partition, request, ierror) &
+      & BIND(C, name="PMPI_Pready_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: partition
+    TYPE(MPI_Request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pready_f08
+END INTERFACE PMPI_Pready
+INTERFACE PMPI_Pready_list
+  SUBROUTINE PMPI_Pready_list_f08(length, array_of_partitions, request, ierror) &
+      & BIND(C, name="PMPI_Pready_list_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: length
+    INTEGER :: array_of_partitions(*)
+    TYPE(MPI_Request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pready_list_f08
+END INTERFACE PMPI_Pready_list
+INTERFACE PMPI_Pready_range
+  SUBROUTINE PMPI_Pready_range_f08(partition_low, partition_high, request, ierror) &
+      & BIND(C, name="PMPI_Pready_range_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: partition_low
+    INTEGER, INTENT(IN) :: partition_high
+    TYPE(MPI_Request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Pready_range_f08
+END INTERFACE PMPI_Pready_range
+INTERFACE PMPI_Precv_init
+  SUBROUTINE PMPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Precv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Precv_init_f08
+END INTERFACE PMPI_Precv_init
+INTERFACE PMPI_Probe
+  SUBROUTINE PMPI_Probe_f08(source, tag, comm, status, ierror) &
+      & BIND(C, name="PMPI_Probe_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Probe_f08
+END INTERFACE PMPI_Probe
+INTERFACE PMPI_Psend_init
+  SUBROUTINE PMPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Psend_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Psend_init_f08
+END INTERFACE PMPI_Psend_init
+INTERFACE PMPI_Publish_name
+  SUBROUTINE PMPI_Publish_name_f08(service_name, info, port_name, ierror) &
+      & BIND(C, name="PMPI_Publish_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: service_name
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: port_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Publish_name_f08
+END INTERFACE PMPI_Publish_name
+INTERFACE PMPI_Put
+  SUBROUTINE PMPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, ierror) &
+      & BIND(C, name="PMPI_Put_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Put_f08
+  SUBROUTINE PMPI_Put_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, ierror) &
+      & BIND(C, name="PMPI_Put_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Put_c_f08
+END INTERFACE PMPI_Put
+INTERFACE PMPI_Query_thread
+  SUBROUTINE PMPI_Query_thread_f08(provided, ierror) &
+      & BIND(C, name="PMPI_Query_thread_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER :: provided
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Query_thread_f08
+END INTERFACE PMPI_Query_thread
+INTERFACE PMPI_Raccumulate
+  SUBROUTINE PMPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, op, win, request, ierror) &
+      & BIND(C, name="PMPI_Raccumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Raccumulate_f08
+  SUBROUTINE PMPI_Raccumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, op, win, request, ierror) &
+      & BIND(C, name="PMPI_Raccumulate_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Raccumulate_c_f08
+END INTERFACE PMPI_Raccumulate
+INTERFACE PMPI_Recv
+  SUBROUTINE PMPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror) &
+      & BIND(C, name="PMPI_Recv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Recv_f08
+  SUBROUTINE PMPI_Recv_c_f08(buf, count, datatype, source, tag, comm, status, ierror) &
+      & BIND(C, name="PMPI_Recv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Recv_c_f08
+END INTERFACE PMPI_Recv
+INTERFACE PMPI_Recv_init
+  SUBROUTINE PMPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Recv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Recv_init_f08
+  SUBROUTINE PMPI_Recv_init_c_f08(buf, count, datatype, source, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Recv_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Recv_init_c_f08
+END INTERFACE PMPI_Recv_init
+INTERFACE PMPI_Reduce
+  SUBROUTINE PMPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) &
+      & BIND(C, name="PMPI_Reduce_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_f08
+  SUBROUTINE PMPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) &
+      & BIND(C, name="PMPI_Reduce_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_c_f08
+END INTERFACE PMPI_Reduce
+INTERFACE PMPI_Reduce_init
+  SUBROUTINE PMPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Reduce_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_init_f08
+  SUBROUTINE PMPI_Reduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+            & ierror) &
+      & BIND(C, name="PMPI_Reduce_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_init_c_f08
+END INTERFACE PMPI_Reduce_init
+INTERFACE PMPI_Reduce_local
+  SUBROUTINE PMPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror) &
+      & BIND(C, name="PMPI_Reduce_local_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    TYPE(*), DIMENSION(..) :: inoutbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_local_f08
+  SUBROUTINE PMPI_Reduce_local_c_f08(inbuf, inoutbuf, count, datatype, op, ierror) &
+      & BIND(C, name="PMPI_Reduce_local_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    TYPE(*), DIMENSION(..) :: inoutbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_local_c_f08
+END INTERFACE PMPI_Reduce_local
+INTERFACE PMPI_Reduce_scatter
+  SUBROUTINE PMPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_f08
+  SUBROUTINE PMPI_Reduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_c_f08
+END INTERFACE PMPI_Reduce_scatter
+INTERFACE PMPI_Reduce_scatter_block
+  SUBROUTINE PMPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_block_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_block_f08
+  SUBROUTINE PMPI_Reduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_block_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_block_c_f08
+END INTERFACE PMPI_Reduce_scatter_block
+INTERFACE PMPI_Reduce_scatter_block_init
+  SUBROUTINE PMPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+            & info, request, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_block_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_block_init_f08
+  SUBROUTINE PMPI_Reduce_scatter_block_init_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+            & info, request, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_block_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_block_init_c_f08
+END INTERFACE PMPI_Reduce_scatter_block_init
+INTERFACE PMPI_Reduce_scatter_init
+  SUBROUTINE PMPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_init_f08
+  SUBROUTINE PMPI_Reduce_scatter_init_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+            & request, ierror) &
+      & BIND(C, name="PMPI_Reduce_scatter_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Reduce_scatter_init_c_f08
+END INTERFACE PMPI_Reduce_scatter_init
+INTERFACE PMPI_Remove_error_class
+  SUBROUTINE PMPI_Remove_error_class_f08(errorclass, ierror) &
+      & BIND(C, name="PMPI_Remove_error_class_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorclass
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Remove_error_class_f08
+END INTERFACE PMPI_Remove_error_class
+INTERFACE PMPI_Remove_error_code
+  SUBROUTINE PMPI_Remove_error_code_f08(errorcode, ierror) &
+      & BIND(C, name="PMPI_Remove_error_code_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Remove_error_code_f08
+END INTERFACE PMPI_Remove_error_code
+INTERFACE PMPI_Remove_error_string
+  SUBROUTINE PMPI_Remove_error_string_f08(errorcode, ierror) &
+      & BIND(C, name="PMPI_Remove_error_string_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Remove_error_string_f08
+END INTERFACE PMPI_Remove_error_string
+INTERFACE PMPI_Request_free
+  SUBROUTINE PMPI_Request_free_f08(request, ierror) &
+      & BIND(C, name="PMPI_Request_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Request_free_f08
+END INTERFACE PMPI_Request_free
+INTERFACE PMPI_Request_get_status
+  SUBROUTINE PMPI_Request_get_status_f08(request, flag, status, ierror) &
+      & BIND(C, name="PMPI_Request_get_status_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request), INTENT(IN) :: request
+    LOGICAL :: flag
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Request_get_status_f08
+END INTERFACE PMPI_Request_get_status
+INTERFACE PMPI_Request_get_status_all
+  SUBROUTINE PMPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, &
+            & ierror) &
+      & BIND(C, name="PMPI_Request_get_status_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    LOGICAL :: flag
+    TYPE(MPI_Status) :: array_of_statuses(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Request_get_status_all_f08
+END INTERFACE PMPI_Request_get_status_all
+INTERFACE PMPI_Request_get_status_any
+  SUBROUTINE PMPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror) &
+      & BIND(C, name="PMPI_Request_get_status_any_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER :: index
+    LOGICAL :: flag
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Request_get_status_any_f08
+END INTERFACE PMPI_Request_get_status_any
+INTERFACE PMPI_Request_get_status_some
+  SUBROUTINE PMPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, &
+            & array_of_statuses, ierror) &
+      & BIND(C, name="PMPI_Request_get_status_some_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER :: outcount
+    INTEGER :: array_of_indices(*)
+    TYPE(MPI_Status) :: array_of_statuses(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Request_get_status_some_f08
+END INTERFACE PMPI_Request_get_status_some
+INTERFACE PMPI_Rget
+  SUBROUTINE PMPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, request, ierror) &
+      & BIND(C, name="PMPI_Rget_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rget_f08
+  SUBROUTINE PMPI_Rget_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, request, ierror) &
+      & BIND(C, name="PMPI_Rget_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rget_c_f08
+END INTERFACE PMPI_Rget
+INTERFACE PMPI_Rget_accumulate
+  SUBROUTINE PMPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+            & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            & op, win, request, ierror) &
+      & BIND(C, name="PMPI_Rget_accumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+    INTEGER, INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rget_accumulate_f08
+  SUBROUTINE PMPI_Rget_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+            & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            & op, win, request, ierror) &
+      & BIND(C, name="PMPI_Rget_accumulate_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rget_accumulate_c_f08
+END INTERFACE PMPI_Rget_accumulate
+INTERFACE PMPI_Rput
+  SUBROUTINE PMPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, request, ierror) &
+      & BIND(C, name="PMPI_Rput_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rput_f08
+  SUBROUTINE PMPI_Rput_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, request, ierror) &
+      & BIND(C, name="PMPI_Rput_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rput_c_f08
+END INTERFACE PMPI_Rput
+INTERFACE PMPI_Rraccumulate
+  SUBROUTINE PMPI_Rraccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+            & target_disp, target_count, target_datatype, op, win, request, ierror) &
+      & BIND(C, name="PMPI_Rraccumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rraccumulate_f08
+END INTERFACE PMPI_Rraccumulate
+INTERFACE PMPI_Rrget_accumulate
+  SUBROUTINE PMPI_Rrget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+            & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            & op, win, request, ierror) &
+      & BIND(C, name="PMPI_Rrget_accumulate_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+    INTEGER, INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rrget_accumulate_f08
+END INTERFACE PMPI_Rrget_accumulate
+INTERFACE PMPI_Rrput
+  SUBROUTINE PMPI_Rrput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            & target_count, target_datatype, win, request, ierror) &
+      & BIND(C, name="PMPI_Rrput_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rrput_f08
+END INTERFACE PMPI_Rrput
+INTERFACE PMPI_Rsend
+  SUBROUTINE PMPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Rsend_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rsend_f08
+  SUBROUTINE PMPI_Rsend_c_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Rsend_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rsend_c_f08
+END INTERFACE PMPI_Rsend
+INTERFACE PMPI_Rsend_init
+  SUBROUTINE PMPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Rsend_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rsend_init_f08
+  SUBROUTINE PMPI_Rsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Rsend_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Rsend_init_c_f08
+END INTERFACE PMPI_Rsend_init
+INTERFACE PMPI_Scan
+  SUBROUTINE PMPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Scan_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scan_f08
+  SUBROUTINE PMPI_Scan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+      & BIND(C, name="PMPI_Scan_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scan_c_f08
+END INTERFACE PMPI_Scan
+INTERFACE PMPI_Scan_init
+  SUBROUTINE PMPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Scan_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scan_init_f08
+  SUBROUTINE PMPI_Scan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Scan_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scan_init_c_f08
+END INTERFACE PMPI_Scan_init
+INTERFACE PMPI_Scatter
+  SUBROUTINE PMPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+            & ierror) &
+      & BIND(C, name="PMPI_Scatter_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatter_f08
+  SUBROUTINE PMPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, ierror) &
+      & BIND(C, name="PMPI_Scatter_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatter_c_f08
+END INTERFACE PMPI_Scatter
+INTERFACE PMPI_Scatter_init
+  SUBROUTINE PMPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            & comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Scatter_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatter_init_f08
+  SUBROUTINE PMPI_Scatter_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            & root, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Scatter_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatter_init_c_f08
+END INTERFACE PMPI_Scatter_init
+INTERFACE PMPI_Scatterv
+  SUBROUTINE PMPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+            & root, comm, ierror) &
+      & BIND(C, name="PMPI_Scatterv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatterv_f08
+  SUBROUTINE PMPI_Scatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+            & root, comm, ierror) &
+      & BIND(C, name="PMPI_Scatterv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatterv_c_f08
+END INTERFACE PMPI_Scatterv
+INTERFACE PMPI_Scatterv_init
+  SUBROUTINE PMPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+            & recvtype, root, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Scatterv_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER :: sendcounts(*)
+    INTEGER :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatterv_init_f08
+  SUBROUTINE PMPI_Scatterv_init_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+            & recvtype, root, comm, info, request, ierror) &
+      & BIND(C, name="PMPI_Scatterv_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Scatterv_init_c_f08
+END INTERFACE PMPI_Scatterv_init
+INTERFACE PMPI_Send
+  SUBROUTINE PMPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Send_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Send_f08
+  SUBROUTINE PMPI_Send_c_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Send_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Send_c_f08
+END INTERFACE PMPI_Send
+INTERFACE PMPI_Send_init
+  SUBROUTINE PMPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Send_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Send_init_f08
+  SUBROUTINE PMPI_Send_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Send_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Send_init_c_f08
+END INTERFACE PMPI_Send_init
+INTERFACE PMPI_Sendrecv
+  SUBROUTINE PMPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+            & recvtype, source, recvtag, comm, status, ierror) &
+      & BIND(C, name="PMPI_Sendrecv_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Sendrecv_f08
+  SUBROUTINE PMPI_Sendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+            & recvtype, source, recvtag, comm, status, ierror) &
+      & BIND(C, name="PMPI_Sendrecv_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    TYPE(*), DIMENSION(..) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Sendrecv_c_f08
+END INTERFACE PMPI_Sendrecv
+INTERFACE PMPI_Sendrecv_replace
+  SUBROUTINE PMPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+            & status, ierror) &
+      & BIND(C, name="PMPI_Sendrecv_replace_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Sendrecv_replace_f08
+  SUBROUTINE PMPI_Sendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+            & status, ierror) &
+      & BIND(C, name="PMPI_Sendrecv_replace_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Sendrecv_replace_c_f08
+END INTERFACE PMPI_Sendrecv_replace
+INTERFACE PMPI_Session_attach_buffer
+  SUBROUTINE PMPI_Session_attach_buffer_f08(session, buffer, size, ierror) &
+      & BIND(C, name="PMPI_Session_attach_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_attach_buffer_f08
+END INTERFACE PMPI_Session_attach_buffer
+INTERFACE PMPI_Session_call_errhandler
+  SUBROUTINE PMPI_Session_call_errhandler_f08(session, errorcode, ierror) &
+      & BIND(C, name="PMPI_Session_call_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_call_errhandler_f08
+END INTERFACE PMPI_Session_call_errhandler
+INTERFACE PMPI_Session_create_errhandler
+  MODULE PROCEDURE MPI_Session_create_errhandler_f08
+END INTERFACE PMPI_Session_create_errhandler
+INTERFACE PMPI_Session_detach_buffer
+  SUBROUTINE PMPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror) &
+      & BIND(C, name="PMPI_Session_detach_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(C_PTR) :: buffer_addr
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_detach_buffer_f08
+END INTERFACE PMPI_Session_detach_buffer
+INTERFACE PMPI_Session_finalize
+  SUBROUTINE PMPI_Session_finalize_f08(session, ierror) &
+      & BIND(C, name="PMPI_Session_finalize_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session) :: session
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_finalize_f08
+END INTERFACE PMPI_Session_finalize
+INTERFACE PMPI_Session_flush_buffer
+  SUBROUTINE PMPI_Session_flush_buffer_f08(session, ierror) &
+      & BIND(C, name="PMPI_Session_flush_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_flush_buffer_f08
+END INTERFACE PMPI_Session_flush_buffer
+INTERFACE PMPI_Session_get_errhandler
+  SUBROUTINE PMPI_Session_get_errhandler_f08(session, errhandler, ierror) &
+      & BIND(C, name="PMPI_Session_get_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(MPI_Errhandler) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_get_errhandler_f08
+END INTERFACE PMPI_Session_get_errhandler
+INTERFACE PMPI_Session_get_info
+  SUBROUTINE PMPI_Session_get_info_f08(session, info_used, ierror) &
+      & BIND(C, name="PMPI_Session_get_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(MPI_Info) :: info_used
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_get_info_f08
+END INTERFACE PMPI_Session_get_info
+INTERFACE PMPI_Session_get_nth_pset
+  SUBROUTINE PMPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror) &
+      & BIND(C, name="PMPI_Session_get_nth_pset_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: n
+    INTEGER :: pset_len
+    CHARACTER(LEN=*) :: pset_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_get_nth_pset_f08
+END INTERFACE PMPI_Session_get_nth_pset
+INTERFACE PMPI_Session_get_num_psets
+  SUBROUTINE PMPI_Session_get_num_psets_f08(session, info, npset_names, ierror) &
+      & BIND(C, name="PMPI_Session_get_num_psets_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER :: npset_names
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_get_num_psets_f08
+END INTERFACE PMPI_Session_get_num_psets
+INTERFACE PMPI_Session_get_pset_info
+  SUBROUTINE PMPI_Session_get_pset_info_f08(session, pset_name, info, ierror) &
+      & BIND(C, name="PMPI_Session_get_pset_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    CHARACTER(LEN=*) :: pset_name
+    TYPE(MPI_Info) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_get_pset_info_f08
+END INTERFACE PMPI_Session_get_pset_info
+INTERFACE PMPI_Session_iflush_buffer
+  SUBROUTINE PMPI_Session_iflush_buffer_f08(session, request, ierror) &
+      & BIND(C, name="PMPI_Session_iflush_buffer_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_iflush_buffer_f08
+END INTERFACE PMPI_Session_iflush_buffer
+INTERFACE PMPI_Session_init
+  SUBROUTINE PMPI_Session_init_f08(info, errhandler, session, ierror) &
+      & BIND(C, name="PMPI_Session_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+    TYPE(MPI_Session) :: session
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_init_f08
+END INTERFACE PMPI_Session_init
+INTERFACE PMPI_Session_set_errhandler
+  SUBROUTINE PMPI_Session_set_errhandler_f08(session, errhandler, ierror) &
+      & BIND(C, name="PMPI_Session_set_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Session_set_errhandler_f08
+END INTERFACE PMPI_Session_set_errhandler
+INTERFACE PMPI_Ssend
+  SUBROUTINE PMPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Ssend_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ssend_f08
+  SUBROUTINE PMPI_Ssend_c_f08(buf, count, datatype, dest, tag, comm, ierror) &
+      & BIND(C, name="PMPI_Ssend_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ssend_c_f08
+END INTERFACE PMPI_Ssend
+INTERFACE PMPI_Ssend_init
+  SUBROUTINE PMPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ssend_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ssend_init_f08
+  SUBROUTINE PMPI_Ssend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+      & BIND(C, name="PMPI_Ssend_init_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS, INTENT(IN) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Ssend_init_c_f08
+END INTERFACE PMPI_Ssend_init
+INTERFACE PMPI_Start
+  SUBROUTINE PMPI_Start_f08(request, ierror) &
+      & BIND(C, name="PMPI_Start_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Start_f08
+END INTERFACE PMPI_Start
+INTERFACE PMPI_Startall
+  SUBROUTINE PMPI_Startall_f08(count, array_of_requests, ierror) &
+      & BIND(C, name="PMPI_Startall_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Startall_f08
+END INTERFACE PMPI_Startall
+INTERFACE PMPI_Status_get_error
+  SUBROUTINE PMPI_Status_get_error_f08(status, error, ierror) &
+      & BIND(C, name="PMPI_Status_get_error_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER :: error
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_get_error_f08
+END INTERFACE PMPI_Status_get_error
+INTERFACE PMPI_Status_get_source
+  SUBROUTINE PMPI_Status_get_source_f08(status, source, ierror) &
+      & BIND(C, name="PMPI_Status_get_source_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER :: source
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_get_source_f08
+END INTERFACE PMPI_Status_get_source
+INTERFACE PMPI_Status_get_tag
+  SUBROUTINE PMPI_Status_get_tag_f08(status, tag, ierror) &
+      & BIND(C, name="PMPI_Status_get_tag_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER :: tag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_get_tag_f08
+END INTERFACE PMPI_Status_get_tag
+INTERFACE PMPI_Status_set_cancelled
+  SUBROUTINE PMPI_Status_set_cancelled_f08(status, flag, ierror) &
+      & BIND(C, name="PMPI_Status_set_cancelled_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_set_cancelled_f08
+END INTERFACE PMPI_Status_set_cancelled
+INTERFACE PMPI_Status_set_elements
+  SUBROUTINE PMPI_Status_set_elements_f08(status, datatype, count, ierror) &
+      & BIND(C, name="PMPI_Status_set_elements_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_set_elements_f08
+END INTERFACE PMPI_Status_set_elements
+INTERFACE PMPI_Status_set_elements_x
+  SUBROUTINE PMPI_Status_set_elements_x_f08(status, datatype, count, ierror) &
+      & BIND(C, name="PMPI_Status_set_elements_x_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_set_elements_x_f08
+END INTERFACE PMPI_Status_set_elements_x
+INTERFACE PMPI_Status_set_error
+  SUBROUTINE PMPI_Status_set_error_f08(status, error, ierror) &
+      & BIND(C, name="PMPI_Status_set_error_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER, INTENT(IN) :: error
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_set_error_f08
+END INTERFACE PMPI_Status_set_error
+INTERFACE PMPI_Status_set_source
+  SUBROUTINE PMPI_Status_set_source_f08(status, source, ierror) &
+      & BIND(C, name="PMPI_Status_set_source_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER, INTENT(IN) :: source
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_set_source_f08
+END INTERFACE PMPI_Status_set_source
+INTERFACE PMPI_Status_set_tag
+  SUBROUTINE PMPI_Status_set_tag_f08(status, tag, ierror) &
+      & BIND(C, name="PMPI_Status_set_tag_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER, INTENT(IN) :: tag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Status_set_tag_f08
+END INTERFACE PMPI_Status_set_tag
+INTERFACE PMPI_Test
+  SUBROUTINE PMPI_Test_f08(request, flag, status, ierror) &
+      & BIND(C, name="PMPI_Test_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request) :: request
+    LOGICAL :: flag
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Test_f08
+END INTERFACE PMPI_Test
+INTERFACE PMPI_Test_cancelled
+  SUBROUTINE PMPI_Test_cancelled_f08(status, flag, ierror) &
+      & BIND(C, name="PMPI_Test_cancelled_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Test_cancelled_f08
+END INTERFACE PMPI_Test_cancelled
+INTERFACE PMPI_Testall
+  SUBROUTINE PMPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror) &
+      & BIND(C, name="PMPI_Testall_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    LOGICAL :: flag
+    TYPE(MPI_Status) :: array_of_statuses(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Testall_f08
+END INTERFACE PMPI_Testall
+INTERFACE PMPI_Testany
+  SUBROUTINE PMPI_Testany_f08(count, array_of_requests, index, flag, status, ierror) &
+      & BIND(C, name="PMPI_Testany_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER :: index
+    LOGICAL :: flag
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Testany_f08
+END INTERFACE PMPI_Testany
+INTERFACE PMPI_Testsome
+  SUBROUTINE PMPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
+            & array_of_statuses, ierror) &
+      & BIND(C, name="PMPI_Testsome_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER :: outcount
+    INTEGER :: array_of_indices(*)
+    TYPE(MPI_Status) :: array_of_statuses(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Testsome_f08
+END INTERFACE PMPI_Testsome
+INTERFACE PMPI_Threadcomm_finish
+  SUBROUTINE PMPI_Threadcomm_finish_f08(threadcomm, ierror) &
+      & BIND(C, name="PMPI_Threadcomm_finish_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: threadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Threadcomm_finish_f08
+END INTERFACE PMPI_Threadcomm_finish
+INTERFACE PMPI_Threadcomm_free
+  SUBROUTINE PMPI_Threadcomm_free_f08(threadcomm, ierror) &
+      & BIND(C, name="PMPI_Threadcomm_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm) :: threadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Threadcomm_free_f08
+END INTERFACE PMPI_Threadcomm_free
+INTERFACE PMPI_Threadcomm_init
+  SUBROUTINE PMPI_Threadcomm_init_f08(comm, num_threads, newthreadcomm, ierror) &
+      & BIND(C, name="PMPI_Threadcomm_init_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(IN) :: num_threads
+    TYPE(MPI_Comm) :: newthreadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Threadcomm_init_f08
+END INTERFACE PMPI_Threadcomm_init
+INTERFACE PMPI_Threadcomm_start
+  SUBROUTINE PMPI_Threadcomm_start_f08(threadcomm, ierror) &
+      & BIND(C, name="PMPI_Threadcomm_start_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: threadcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Threadcomm_start_f08
+END INTERFACE PMPI_Threadcomm_start
+INTERFACE PMPI_Topo_test
+  SUBROUTINE PMPI_Topo_test_f08(comm, status, ierror) &
+      & BIND(C, name="PMPI_Topo_test_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Topo_test_f08
+END INTERFACE PMPI_Topo_test
+INTERFACE PMPI_Type_commit
+  SUBROUTINE PMPI_Type_commit_f08(datatype, ierror) &
+      & BIND(C, name="PMPI_Type_commit_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_commit_f08
+END INTERFACE PMPI_Type_commit
+INTERFACE PMPI_Type_contiguous
+  SUBROUTINE PMPI_Type_contiguous_f08(count, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_contiguous_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_contiguous_f08
+  SUBROUTINE PMPI_Type_contiguous_c_f08(count, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_contiguous_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_contiguous_c_f08
+END INTERFACE PMPI_Type_contiguous
+INTERFACE PMPI_Type_create_darray
+  SUBROUTINE PMPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+            & array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_darray_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER :: array_of_gsizes(*)
+    INTEGER :: array_of_distribs(*)
+    INTEGER :: array_of_dargs(*)
+    INTEGER :: array_of_psizes(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_darray_f08
+  SUBROUTINE PMPI_Type_create_darray_c_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+            & array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_darray_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_gsizes(*)
+    INTEGER :: array_of_distribs(*)
+    INTEGER :: array_of_dargs(*)
+    INTEGER :: array_of_psizes(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_darray_c_f08
+END INTERFACE PMPI_Type_create_darray
+INTERFACE PMPI_Type_create_f90_complex
+  SUBROUTINE PMPI_Type_create_f90_complex_f08(p, r, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_f90_complex_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_f90_complex_f08
+END INTERFACE PMPI_Type_create_f90_complex
+INTERFACE PMPI_Type_create_f90_integer
+  SUBROUTINE PMPI_Type_create_f90_integer_f08(r, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_f90_integer_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: r
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_f90_integer_f08
+END INTERFACE PMPI_Type_create_f90_integer
+INTERFACE PMPI_Type_create_f90_real
+  SUBROUTINE PMPI_Type_create_f90_real_f08(p, r, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_f90_real_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_f90_real_f08
+END INTERFACE PMPI_Type_create_f90_real
+INTERFACE PMPI_Type_create_hindexed
+  SUBROUTINE PMPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, &
+            & oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_hindexed_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_hindexed_f08
+  SUBROUTINE PMPI_Type_create_hindexed_c_f08(count, array_of_blocklengths, array_of_displacements, &
+            & oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_hindexed_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_hindexed_c_f08
+END INTERFACE PMPI_Type_create_hindexed
+INTERFACE PMPI_Type_create_hindexed_block
+  SUBROUTINE PMPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, oldtype, &
+            & newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_hindexed_block_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_hindexed_block_f08
+  SUBROUTINE PMPI_Type_create_hindexed_block_c_f08(count, blocklength, array_of_displacements, &
+            & oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_hindexed_block_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_hindexed_block_c_f08
+END INTERFACE PMPI_Type_create_hindexed_block
+INTERFACE PMPI_Type_create_hvector
+  SUBROUTINE PMPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_hvector_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_hvector_f08
+  SUBROUTINE PMPI_Type_create_hvector_c_f08(count, blocklength, stride, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_hvector_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_hvector_c_f08
+END INTERFACE PMPI_Type_create_hvector
+INTERFACE PMPI_Type_create_indexed_block
+  SUBROUTINE PMPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, &
+            & newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_indexed_block_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_indexed_block_f08
+  SUBROUTINE PMPI_Type_create_indexed_block_c_f08(count, blocklength, array_of_displacements, &
+            & oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_indexed_block_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_indexed_block_c_f08
+END INTERFACE PMPI_Type_create_indexed_block
+INTERFACE PMPI_Type_create_keyval
+  MODULE PROCEDURE MPI_Type_create_keyval_f08
+END INTERFACE PMPI_Type_create_keyval
+INTERFACE PMPI_Type_create_resized
+  SUBROUTINE PMPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_resized_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: lb
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extent
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_resized_f08
+END INTERFACE PMPI_Type_create_resized
+INTERFACE PMPI_Type_create_resized_c
+  SUBROUTINE PMPI_Type_create_resized_c_f08(oldtype, lb, extent, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_resized_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: lb
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: extent
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_resized_c_f08
+END INTERFACE PMPI_Type_create_resized_c
+INTERFACE PMPI_Type_create_struct
+  SUBROUTINE PMPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
+            & array_of_types, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_struct_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype) :: array_of_types(*)
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_struct_f08
+  SUBROUTINE PMPI_Type_create_struct_c_f08(count, array_of_blocklengths, array_of_displacements, &
+            & array_of_types, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_struct_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype) :: array_of_types(*)
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_struct_c_f08
+END INTERFACE PMPI_Type_create_struct
+INTERFACE PMPI_Type_create_subarray
+  SUBROUTINE PMPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+            & order, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_subarray_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER :: array_of_sizes(*)
+    INTEGER :: array_of_subsizes(*)
+    INTEGER :: array_of_starts(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_subarray_f08
+  SUBROUTINE PMPI_Type_create_subarray_c_f08(ndims, array_of_sizes, array_of_subsizes, &
+            & array_of_starts, order, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_create_subarray_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_sizes(*)
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_subsizes(*)
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_starts(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_create_subarray_c_f08
+END INTERFACE PMPI_Type_create_subarray
+INTERFACE PMPI_Type_delete_attr
+  SUBROUTINE PMPI_Type_delete_attr_f08(datatype, type_keyval, ierror) &
+      & BIND(C, name="PMPI_Type_delete_attr_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER :: type_keyval
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_delete_attr_f08
+END INTERFACE PMPI_Type_delete_attr
+INTERFACE PMPI_Type_dup
+  SUBROUTINE PMPI_Type_dup_f08(oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_dup_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_dup_f08
+END INTERFACE PMPI_Type_dup
+INTERFACE PMPI_Type_free
+  SUBROUTINE PMPI_Type_free_f08(datatype, ierror) &
+      & BIND(C, name="PMPI_Type_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_free_f08
+END INTERFACE PMPI_Type_free
+INTERFACE PMPI_Type_free_keyval
+  SUBROUTINE PMPI_Type_free_keyval_f08(type_keyval, ierror) &
+      & BIND(C, name="PMPI_Type_free_keyval_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER :: type_keyval
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_free_keyval_f08
+END INTERFACE PMPI_Type_free_keyval
+INTERFACE PMPI_Type_get_attr
+  MODULE PROCEDURE MPI_Type_get_attr_f08
+END INTERFACE PMPI_Type_get_attr
+INTERFACE PMPI_Type_get_contents
+  SUBROUTINE PMPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
+            & array_of_integers, array_of_addresses, array_of_datatypes, ierror) &
+      & BIND(C, name="PMPI_Type_get_contents_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: max_integers
+    INTEGER, INTENT(IN) :: max_addresses
+    INTEGER, INTENT(IN) :: max_datatypes
+    INTEGER :: array_of_integers(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+    TYPE(MPI_Datatype) :: array_of_datatypes(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_contents_f08
+  SUBROUTINE PMPI_Type_get_contents_c_f08(datatype, max_integers, max_addresses, max_large_counts, &
+            & max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+            & array_of_datatypes, ierror) &
+      & BIND(C, name="PMPI_Type_get_contents_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_integers
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_addresses
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_large_counts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_datatypes
+    INTEGER :: array_of_integers(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_large_counts(*)
+    TYPE(MPI_Datatype) :: array_of_datatypes(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_contents_c_f08
+END INTERFACE PMPI_Type_get_contents
+INTERFACE PMPI_Type_get_envelope
+  SUBROUTINE PMPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
+            & combiner, ierror) &
+      & BIND(C, name="PMPI_Type_get_envelope_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER :: num_integers
+    INTEGER :: num_addresses
+    INTEGER :: num_datatypes
+    INTEGER :: combiner
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_envelope_f08
+  SUBROUTINE PMPI_Type_get_envelope_c_f08(datatype, num_integers, num_addresses, num_large_counts, &
+            & num_datatypes, combiner, ierror) &
+      & BIND(C, name="PMPI_Type_get_envelope_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: num_integers
+    INTEGER(KIND=MPI_COUNT_KIND) :: num_addresses
+    INTEGER(KIND=MPI_COUNT_KIND) :: num_large_counts
+    INTEGER(KIND=MPI_COUNT_KIND) :: num_datatypes
+    INTEGER :: combiner
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_envelope_c_f08
+END INTERFACE PMPI_Type_get_envelope
+INTERFACE PMPI_Type_get_extent
+  SUBROUTINE PMPI_Type_get_extent_f08(datatype, lb, extent, ierror) &
+      & BIND(C, name="PMPI_Type_get_extent_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: lb
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_extent_f08
+END INTERFACE PMPI_Type_get_extent
+INTERFACE PMPI_Type_get_extent_c
+  SUBROUTINE PMPI_Type_get_extent_c_f08(datatype, lb, extent, ierror) &
+      & BIND(C, name="PMPI_Type_get_extent_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: lb
+    INTEGER(KIND=MPI_COUNT_KIND) :: extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_extent_c_f08
+END INTERFACE PMPI_Type_get_extent_c
+INTERFACE PMPI_Type_get_extent_x
+  SUBROUTINE PMPI_Type_get_extent_x_f08(datatype, lb, extent, ierror) &
+      & BIND(C, name="PMPI_Type_get_extent_x_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: lb
+    INTEGER(KIND=MPI_COUNT_KIND) :: extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_extent_x_f08
+END INTERFACE PMPI_Type_get_extent_x
+INTERFACE PMPI_Type_get_name
+  SUBROUTINE PMPI_Type_get_name_f08(datatype, type_name, resultlen, ierror) &
+      & BIND(C, name="PMPI_Type_get_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    CHARACTER(LEN=*) :: type_name
+    INTEGER :: resultlen
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_name_f08
+END INTERFACE PMPI_Type_get_name
+INTERFACE PMPI_Type_get_true_extent
+  SUBROUTINE PMPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror) &
+      & BIND(C, name="PMPI_Type_get_true_extent_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: true_lb
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: true_extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_true_extent_f08
+END INTERFACE PMPI_Type_get_true_extent
+INTERFACE PMPI_Type_get_true_extent_c
+  SUBROUTINE PMPI_Type_get_true_extent_c_f08(datatype, true_lb, true_extent, ierror) &
+      & BIND(C, name="PMPI_Type_get_true_extent_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: true_lb
+    INTEGER(KIND=MPI_COUNT_KIND) :: true_extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_true_extent_c_f08
+END INTERFACE PMPI_Type_get_true_extent_c
+INTERFACE PMPI_Type_get_true_extent_x
+  SUBROUTINE PMPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror) &
+      & BIND(C, name="PMPI_Type_get_true_extent_x_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: true_lb
+    INTEGER(KIND=MPI_COUNT_KIND) :: true_extent
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_true_extent_x_f08
+END INTERFACE PMPI_Type_get_true_extent_x
+INTERFACE PMPI_Type_get_value_index
+  SUBROUTINE PMPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror) &
+      & BIND(C, name="PMPI_Type_get_value_index_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: value_type
+    TYPE(MPI_Datatype), INTENT(IN) :: index_type
+    TYPE(MPI_Datatype) :: pair_type
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_get_value_index_f08
+END INTERFACE PMPI_Type_get_value_index
+INTERFACE PMPI_Type_indexed
+  SUBROUTINE PMPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, &
+            & newtype, ierror) &
+      & BIND(C, name="PMPI_Type_indexed_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER :: array_of_blocklengths(*)
+    INTEGER :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_indexed_f08
+  SUBROUTINE PMPI_Type_indexed_c_f08(count, array_of_blocklengths, array_of_displacements, oldtype, &
+            & newtype, ierror) &
+      & BIND(C, name="PMPI_Type_indexed_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_COUNT_KIND) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_indexed_c_f08
+END INTERFACE PMPI_Type_indexed
+INTERFACE PMPI_Type_match_size
+  SUBROUTINE PMPI_Type_match_size_f08(typeclass, size, datatype, ierror) &
+      & BIND(C, name="PMPI_Type_match_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: typeclass
+    INTEGER, INTENT(IN) :: size
+    TYPE(MPI_Datatype) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_match_size_f08
+END INTERFACE PMPI_Type_match_size
+INTERFACE PMPI_Type_set_attr
+  MODULE PROCEDURE MPI_Type_set_attr_f08
+END INTERFACE PMPI_Type_set_attr
+INTERFACE PMPI_Type_set_name
+  SUBROUTINE PMPI_Type_set_name_f08(datatype, type_name, ierror) &
+      & BIND(C, name="PMPI_Type_set_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    CHARACTER(LEN=*) :: type_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_set_name_f08
+END INTERFACE PMPI_Type_set_name
+INTERFACE PMPI_Type_size
+  SUBROUTINE PMPI_Type_size_f08(datatype, size, ierror) &
+      & BIND(C, name="PMPI_Type_size_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_size_f08
+  SUBROUTINE PMPI_Type_size_c_f08(datatype, size, ierror) &
+      & BIND(C, name="PMPI_Type_size_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_size_c_f08
+END INTERFACE PMPI_Type_size
+INTERFACE PMPI_Type_size_x
+  SUBROUTINE PMPI_Type_size_x_f08(datatype, size, ierror) &
+      & BIND(C, name="PMPI_Type_size_x_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_size_x_f08
+END INTERFACE PMPI_Type_size_x
+INTERFACE PMPI_Type_vector
+  SUBROUTINE PMPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_vector_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER, INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_vector_f08
+  SUBROUTINE PMPI_Type_vector_c_f08(count, blocklength, stride, oldtype, newtype, ierror) &
+      & BIND(C, name="PMPI_Type_vector_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Type_vector_c_f08
+END INTERFACE PMPI_Type_vector
+INTERFACE PMPI_Unpack
+  SUBROUTINE PMPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror) &
+      & BIND(C, name="PMPI_Unpack_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER, INTENT(IN) :: insize
+    INTEGER :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Unpack_f08
+  SUBROUTINE PMPI_Unpack_c_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror) &
+      & BIND(C, name="PMPI_Unpack_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Unpack_c_f08
+END INTERFACE PMPI_Unpack
+INTERFACE PMPI_Unpack_external
+  SUBROUTINE PMPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+            & ierror) &
+      & BIND(C, name="PMPI_Unpack_external_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Unpack_external_f08
+  SUBROUTINE PMPI_Unpack_external_c_f08(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+            & ierror) &
+      & BIND(C, name="PMPI_Unpack_external_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Unpack_external_c_f08
+END INTERFACE PMPI_Unpack_external
+INTERFACE PMPI_Unpublish_name
+  SUBROUTINE PMPI_Unpublish_name_f08(service_name, info, port_name, ierror) &
+      & BIND(C, name="PMPI_Unpublish_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: service_name
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*) :: port_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Unpublish_name_f08
+END INTERFACE PMPI_Unpublish_name
+INTERFACE PMPI_Wait
+  SUBROUTINE PMPI_Wait_f08(request, status, ierror) &
+      & BIND(C, name="PMPI_Wait_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request) :: request
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Wait_f08
+END INTERFACE PMPI_Wait
+INTERFACE PMPI_Waitall
+  SUBROUTINE PMPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror) &
+      & BIND(C, name="PMPI_Waitall_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    TYPE(MPI_Status) :: array_of_statuses(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Waitall_f08
+END INTERFACE PMPI_Waitall
+INTERFACE PMPI_Waitany
+  SUBROUTINE PMPI_Waitany_f08(count, array_of_requests, index, status, ierror) &
+      & BIND(C, name="PMPI_Waitany_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER :: index
+    TYPE(MPI_Status) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Waitany_f08
+END INTERFACE PMPI_Waitany
+INTERFACE PMPI_Waitsome
+  SUBROUTINE PMPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
+            & array_of_statuses, ierror) &
+      & BIND(C, name="PMPI_Waitsome_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Request) :: array_of_requests(*)
+    INTEGER :: outcount
+    INTEGER :: array_of_indices(*)
+    TYPE(MPI_Status) :: array_of_statuses(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Waitsome_f08
+END INTERFACE PMPI_Waitsome
+INTERFACE PMPI_Win_allocate
+  SUBROUTINE PMPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror) &
+      & BIND(C, name="PMPI_Win_allocate_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR) :: baseptr
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_allocate_f08
+  SUBROUTINE PMPI_Win_allocate_c_f08(size, disp_unit, info, comm, baseptr, win, ierror) &
+      & BIND(C, name="PMPI_Win_allocate_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR) :: baseptr
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_allocate_c_f08
+END INTERFACE PMPI_Win_allocate
+INTERFACE PMPI_Win_allocate_shared
+  SUBROUTINE PMPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror) &
+      & BIND(C, name="PMPI_Win_allocate_shared_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR) :: baseptr
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_allocate_shared_f08
+  SUBROUTINE PMPI_Win_allocate_shared_c_f08(size, disp_unit, info, comm, baseptr, win, ierror) &
+      & BIND(C, name="PMPI_Win_allocate_shared_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR) :: baseptr
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_allocate_shared_c_f08
+END INTERFACE PMPI_Win_allocate_shared
+INTERFACE PMPI_Win_attach
+  SUBROUTINE PMPI_Win_attach_f08(win, base, size, ierror) &
+      & BIND(C, name="PMPI_Win_attach_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_attach_f08
+END INTERFACE PMPI_Win_attach
+INTERFACE PMPI_Win_call_errhandler
+  SUBROUTINE PMPI_Win_call_errhandler_f08(win, errorcode, ierror) &
+      & BIND(C, name="PMPI_Win_call_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_call_errhandler_f08
+END INTERFACE PMPI_Win_call_errhandler
+INTERFACE PMPI_Win_complete
+  SUBROUTINE PMPI_Win_complete_f08(win, ierror) &
+      & BIND(C, name="PMPI_Win_complete_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_complete_f08
+END INTERFACE PMPI_Win_complete
+INTERFACE PMPI_Win_create
+  SUBROUTINE PMPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror) &
+      & BIND(C, name="PMPI_Win_create_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_create_f08
+  SUBROUTINE PMPI_Win_create_c_f08(base, size, disp_unit, info, comm, win, ierror) &
+      & BIND(C, name="PMPI_Win_create_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(*), DIMENSION(..) :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_create_c_f08
+END INTERFACE PMPI_Win_create
+INTERFACE PMPI_Win_create_dynamic
+  SUBROUTINE PMPI_Win_create_dynamic_f08(info, comm, win, ierror) &
+      & BIND(C, name="PMPI_Win_create_dynamic_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_create_dynamic_f08
+END INTERFACE PMPI_Win_create_dynamic
+INTERFACE PMPI_Win_create_errhandler
+  MODULE PROCEDURE MPI_Win_create_errhandler_f08
+END INTERFACE PMPI_Win_create_errhandler
+INTERFACE PMPI_Win_create_keyval
+  MODULE PROCEDURE MPI_Win_create_keyval_f08
+END INTERFACE PMPI_Win_create_keyval
+INTERFACE PMPI_Win_delete_attr
+  SUBROUTINE PMPI_Win_delete_attr_f08(win, win_keyval, ierror) &
+      & BIND(C, name="PMPI_Win_delete_attr_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER :: win_keyval
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_delete_attr_f08
+END INTERFACE PMPI_Win_delete_attr
+INTERFACE PMPI_Win_detach
+  SUBROUTINE PMPI_Win_detach_f08(win, base, ierror) &
+      & BIND(C, name="PMPI_Win_detach_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(*), DIMENSION(..), INTENT(IN) :: base
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_detach_f08
+END INTERFACE PMPI_Win_detach
+INTERFACE PMPI_Win_fence
+  SUBROUTINE PMPI_Win_fence_f08(assert, win, ierror) &
+      & BIND(C, name="PMPI_Win_fence_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: assert
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_fence_f08
+END INTERFACE PMPI_Win_fence
+INTERFACE PMPI_Win_flush
+  SUBROUTINE PMPI_Win_flush_f08(rank, win, ierror) &
+      & BIND(C, name="PMPI_Win_flush_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: rank
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_flush_f08
+END INTERFACE PMPI_Win_flush
+INTERFACE PMPI_Win_flush_all
+  SUBROUTINE PMPI_Win_flush_all_f08(win, ierror) &
+      & BIND(C, name="PMPI_Win_flush_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_flush_all_f08
+END INTERFACE PMPI_Win_flush_all
+INTERFACE PMPI_Win_flush_local
+  SUBROUTINE PMPI_Win_flush_local_f08(rank, win, ierror) &
+      & BIND(C, name="PMPI_Win_flush_local_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: rank
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_flush_local_f08
+END INTERFACE PMPI_Win_flush_local
+INTERFACE PMPI_Win_flush_local_all
+  SUBROUTINE PMPI_Win_flush_local_all_f08(win, ierror) &
+      & BIND(C, name="PMPI_Win_flush_local_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_flush_local_all_f08
+END INTERFACE PMPI_Win_flush_local_all
+INTERFACE PMPI_Win_free
+  SUBROUTINE PMPI_Win_free_f08(win, ierror) &
+      & BIND(C, name="PMPI_Win_free_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_free_f08
+END INTERFACE PMPI_Win_free
+INTERFACE PMPI_Win_free_keyval
+  SUBROUTINE PMPI_Win_free_keyval_f08(win_keyval, ierror) &
+      & BIND(C, name="PMPI_Win_free_keyval_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER :: win_keyval
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_free_keyval_f08
+END INTERFACE PMPI_Win_free_keyval
+INTERFACE PMPI_Win_get_attr
+  MODULE PROCEDURE MPI_Win_get_attr_f08
+END INTERFACE PMPI_Win_get_attr
+INTERFACE PMPI_Win_get_errhandler
+  SUBROUTINE PMPI_Win_get_errhandler_f08(win, errhandler, ierror) &
+      & BIND(C, name="PMPI_Win_get_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Errhandler) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_get_errhandler_f08
+END INTERFACE PMPI_Win_get_errhandler
+INTERFACE PMPI_Win_get_group
+  SUBROUTINE PMPI_Win_get_group_f08(win, group, ierror) &
+      & BIND(C, name="PMPI_Win_get_group_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Group) :: group
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_get_group_f08
+END INTERFACE PMPI_Win_get_group
+INTERFACE PMPI_Win_get_info
+  SUBROUTINE PMPI_Win_get_info_f08(win, info_used, ierror) &
+      & BIND(C, name="PMPI_Win_get_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Info) :: info_used
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_get_info_f08
+END INTERFACE PMPI_Win_get_info
+INTERFACE PMPI_Win_get_name
+  SUBROUTINE PMPI_Win_get_name_f08(win, win_name, resultlen, ierror) &
+      & BIND(C, name="PMPI_Win_get_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    CHARACTER(LEN=*) :: win_name
+    INTEGER :: resultlen
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_get_name_f08
+END INTERFACE PMPI_Win_get_name
+INTERFACE PMPI_Win_lock
+  SUBROUTINE PMPI_Win_lock_f08(lock_type, rank, assert, win, ierror) &
+      & BIND(C, name="PMPI_Win_lock_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: lock_type
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: assert
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_lock_f08
+END INTERFACE PMPI_Win_lock
+INTERFACE PMPI_Win_lock_all
+  SUBROUTINE PMPI_Win_lock_all_f08(assert, win, ierror) &
+      & BIND(C, name="PMPI_Win_lock_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: assert
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_lock_all_f08
+END INTERFACE PMPI_Win_lock_all
+INTERFACE PMPI_Win_op_intrinsic
+  SUBROUTINE PMPI_Win_op_intrinsic_f08(ops, max_count, type, win, flag, ierror) &
+      & BIND(C, name="PMPI_Win_op_intrinsic_f08")
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*) :: ops
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: max_count
+    TYPE(MPI_Datatype), INTENT(IN) :: type
+    TYPE(MPI_Win), INTENT(IN) :: win
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_op_intrinsic_f08
+END INTERFACE PMPI_Win_op_intrinsic
+INTERFACE PMPI_Win_post
+  SUBROUTINE PMPI_Win_post_f08(group, assert, win, ierror) &
+      & BIND(C, name="PMPI_Win_post_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER, INTENT(IN) :: assert
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_post_f08
+END INTERFACE PMPI_Win_post
+INTERFACE PMPI_Win_set_attr
+  MODULE PROCEDURE MPI_Win_set_attr_f08
+END INTERFACE PMPI_Win_set_attr
+INTERFACE PMPI_Win_set_errhandler
+  SUBROUTINE PMPI_Win_set_errhandler_f08(win, errhandler, ierror) &
+      & BIND(C, name="PMPI_Win_set_errhandler_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_set_errhandler_f08
+END INTERFACE PMPI_Win_set_errhandler
+INTERFACE PMPI_Win_set_info
+  SUBROUTINE PMPI_Win_set_info_f08(win, info, ierror) &
+      & BIND(C, name="PMPI_Win_set_info_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Info), INTENT(IN) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_set_info_f08
+END INTERFACE PMPI_Win_set_info
+INTERFACE PMPI_Win_set_name
+  SUBROUTINE PMPI_Win_set_name_f08(win, win_name, ierror) &
+      & BIND(C, name="PMPI_Win_set_name_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    CHARACTER(LEN=*) :: win_name
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_set_name_f08
+END INTERFACE PMPI_Win_set_name
+INTERFACE PMPI_Win_shared_query
+  SUBROUTINE PMPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror) &
+      & BIND(C, name="PMPI_Win_shared_query_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: rank
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+    INTEGER :: disp_unit
+    TYPE(C_PTR) :: baseptr
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_shared_query_f08
+  SUBROUTINE PMPI_Win_shared_query_c_f08(win, rank, size, disp_unit, baseptr, ierror) &
+      & BIND(C, name="PMPI_Win_shared_query_c_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: rank
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: disp_unit
+    TYPE(C_PTR) :: baseptr
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_shared_query_c_f08
+END INTERFACE PMPI_Win_shared_query
+INTERFACE PMPI_Win_start
+  SUBROUTINE PMPI_Win_start_f08(group, assert, win, ierror) &
+      & BIND(C, name="PMPI_Win_start_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Group), INTENT(IN) :: group
+    INTEGER, INTENT(IN) :: assert
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_start_f08
+END INTERFACE PMPI_Win_start
+INTERFACE PMPI_Win_sync
+  SUBROUTINE PMPI_Win_sync_f08(win, ierror) &
+      & BIND(C, name="PMPI_Win_sync_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_sync_f08
+END INTERFACE PMPI_Win_sync
+INTERFACE PMPI_Win_test
+  SUBROUTINE PMPI_Win_test_f08(win, flag, ierror) &
+      & BIND(C, name="PMPI_Win_test_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    LOGICAL :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_test_f08
+END INTERFACE PMPI_Win_test
+INTERFACE PMPI_Win_unlock
+  SUBROUTINE PMPI_Win_unlock_f08(rank, win, ierror) &
+      & BIND(C, name="PMPI_Win_unlock_f08")
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: rank
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_unlock_f08
+END INTERFACE PMPI_Win_unlock
+INTERFACE PMPI_Win_unlock_all
+  SUBROUTINE PMPI_Win_unlock_all_f08(win, ierror) &
+      & BIND(C, name="PMPI_Win_unlock_all_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_unlock_all_f08
+END INTERFACE PMPI_Win_unlock_all
+INTERFACE PMPI_Win_wait
+  SUBROUTINE PMPI_Win_wait_f08(win, ierror) &
+      & BIND(C, name="PMPI_Win_wait_f08")
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE PMPI_Win_wait_f08
+END INTERFACE PMPI_Win_wait
+INTERFACE PMPI_Wtick
+  FUNCTION PMPI_Wtick_f08() &
+      & BIND(C, name="PMPI_Wtick_f08")
+    IMPORT
+    IMPLICIT NONE
+    DOUBLE PRECISION :: PMPI_Wtick_f08
+  END FUNCTION PMPI_Wtick_f08
+END INTERFACE PMPI_Wtick
+INTERFACE PMPI_Wtime
+  FUNCTION PMPI_Wtime_f08() &
+      & BIND(C, name="PMPI_Wtime_f08")
+    IMPORT
+    IMPLICIT NONE
+    DOUBLE PRECISION :: PMPI_Wtime_f08
+  END FUNCTION PMPI_Wtime_f08
+END INTERFACE PMPI_Wtime
 INTERFACE MPI_Status_f2f08
   MODULE PROCEDURE MPI_Status_f2f08_f08
 END INTERFACE MPI_Status_f2f08

@@ -3,7 +3,7 @@
 ! forms with their own names (MPI_Type_get_extent_c), info strings with a LOGICAL flag,
 ! MPI_Waitany's index from 1, LOGICAL arrays (MPI_Cart_create's periods), matched
 ! probes with TYPE(MPI_Message), a derived datatype over a section, MPI_Comm_split and
-! groups, MPI_Ibarrier, MPI_Dist_graph_create_adjacent with MPI_UNWEIGHTED.
+! groups, MPI_Ibarrier, MPI_Dist_graph_create_adjacent with MPI_UNWEIGHTED, a PMPI_ name.
 program f08_more
   use mpi_f08
   use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer, c_associated
@@ -29,6 +29,8 @@ program f08_more
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, np)
   peer = 1 - rank
+  call PMPI_Comm_rank(MPI_COMM_WORLD, i)
+  call check(i == rank, 'the profiling name PMPI_Comm_rank')
   t0 = MPI_Wtime()
   t1 = MPI_Wtime()
   call check(t1 >= t0 .and. MPI_Wtick() > 0, 'MPI_Wtime, MPI_Wtick')

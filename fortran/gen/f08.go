@@ -233,16 +233,20 @@ PRIVATE :: mpix_priv2_statuses
 		gens[p.Generic] = append(gens[p.Generic], p)
 	}
 	sort.Strings(order)
-	for _, g := range order {
-		fmt.Fprintf(&b, "INTERFACE %s\n", g)
-		for _, p := range gens[g] {
-			if p.ViaF90 {
-				fmt.Fprintf(&b, "  MODULE PROCEDURE %s\n", p.Specific)
-				continue
+	// MPI_X, then the profiling names PMPI_X (MPI-4.1 §15.2.5): their specifics are
+	// the C wrappers' strong names PMPI_X_f08, which MPI_X_f08 are weak aliases of
+	for _, prof := range []string{"", "P"} {
+		for _, g := range order {
+			fmt.Fprintf(&b, "INTERFACE %s%s\n", prof, g)
+			for _, p := range gens[g] {
+				if p.ViaF90 {
+					fmt.Fprintf(&b, "  MODULE PROCEDURE %s\n", p.Specific)
+					continue
+				}
+				f08Interface(&b, p, prof)
 			}
-			f08Interface(&b, p)
+			fmt.Fprintf(&b, "END INTERFACE %s%s\n", prof, g)
 		}
-		fmt.Fprintf(&b, "END INTERFACE %s\n", g)
 	}
 	f08Extras(&b)
 	b.WriteString("\nCONTAINS\n\n")
@@ -304,7 +308,7 @@ func hasRequest(f *fproc) bool {
 
 // f08Header writes a specific's first line and its result or ierror declarations'
 // common part; it returns the statement keyword.
-func f08Header(b *strings.Builder, p *f08Proc, bindc bool) string {
+func f08Header(b *strings.Builder, p *f08Proc, bindc bool, prof string) string {
 	var names []string
 	for _, a := range p.Dummies() {
 		names = append(names, a.P.Name)
@@ -319,15 +323,17 @@ func f08Header(b *strings.Builder, p *f08Proc, bindc bool) string {
 	}
 	suffix := ""
 	if bindc {
-		suffix = fmt.Sprintf(" &\n      & BIND(C, name=\"%s\")", p.Specific)
+		suffix = fmt.Sprintf(" &\n      & BIND(C, name=\"%s%s\")", prof, p.Specific)
 	}
-	fmt.Fprintf(b, "  %s %s(%s)%s\n", kw, p.Specific, wrapList(names, 4+len(kw)+len(p.Specific)), suffix)
+	name := prof + p.Specific
+	fmt.Fprintf(b, "  %s %s(%s)%s\n", kw, name, wrapList(names, 4+len(kw)+len(name)), suffix)
 	return kw
 }
 
-// f08Interface writes the BIND(C) interface body of a specific.
-func f08Interface(b *strings.Builder, p *f08Proc) {
-	kw := f08Header(b, p, true)
+// f08Interface writes the BIND(C) interface body of a specific (prof "P": of its
+// profiling name).
+func f08Interface(b *strings.Builder, p *f08Proc, prof string) {
+	kw := f08Header(b, p, true, prof)
 	b.WriteString("    IMPORT\n    IMPLICIT NONE\n")
 	for _, a := range p.Dummies() {
 		f08Decl(b, p, a)
@@ -337,14 +343,14 @@ func f08Interface(b *strings.Builder, p *f08Proc) {
 		b.WriteString("    INTEGER, OPTIONAL, INTENT(OUT) :: ierror\n")
 	case "none":
 	default:
-		fmt.Fprintf(b, "    %s :: %s\n", p.Result, p.Specific)
+		fmt.Fprintf(b, "    %s :: %s%s\n", p.Result, prof, p.Specific)
 	}
-	fmt.Fprintf(b, "  END %s %s\n", kw, p.Specific)
+	fmt.Fprintf(b, "  END %s %s%s\n", kw, prof, p.Specific)
 }
 
 // f08ViaF90 writes a module procedure that calls module mpi's wrapper.
 func f08ViaF90(b *strings.Builder, p *f08Proc) {
-	kw := f08Header(b, p, false)
+	kw := f08Header(b, p, false, "")
 	for _, a := range p.Dummies() {
 		f08Decl(b, p, a)
 	}

@@ -103,6 +103,9 @@ func TestF08Module(t *testing.T) {
 		"INTERFACE MPI_Comm_create_keyval\n  MODULE PROCEDURE MPI_Comm_create_keyval_f08\n",
 		"INTERFACE MPIX_Threadcomm_init\n",
 		"INTERFACE MPI_Status_f2f08\n",
+		// the profiling names
+		"INTERFACE PMPI_Send\n  SUBROUTINE PMPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror) &\n      & BIND(C, name=\"PMPI_Send_f08\")",
+		"INTERFACE PMPI_Op_create\n  MODULE PROCEDURE MPI_Op_create_f08\n",
 	} {
 		if !strings.Contains(mod, s) {
 			t.Errorf("module mpi_f08 lacks %q", s)
