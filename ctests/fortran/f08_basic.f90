@@ -5,7 +5,7 @@
 ! ierror absent and present (a bad rank under MPI_ERRORS_RETURN gives its class),
 ! strings both ways, LOGICAL flags, large-count (_c) forms through the same generic
 ! names, MPI_Status_f2f08/f082f, a user op, an error handler and a keyval with
-! Fortran 2008 callbacks.
+! Fortran 2008 callbacks (copy and delete with INTEGER(KIND=MPI_ADDRESS_KIND) values).
 module f08_basic_cb
   use mpi_f08
   implicit none
@@ -26,6 +26,16 @@ contains
     type(MPI_Comm) :: comm
     integer :: code
     if (comm == MPI_COMM_WORLD .and. code /= MPI_SUCCESS) handler_calls = handler_calls + 1
+  end subroutine
+  subroutine copy_fn(oldcomm, keyval, extra, attr_in, attr_out, flag, ierror)
+    type(MPI_Comm) :: oldcomm
+    integer :: keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra, attr_in, attr_out
+    logical :: flag
+    attr_out = attr_in + extra
+    flag = .true.
+    ierror = MPI_SUCCESS
+    if (.false.) print *, oldcomm%MPI_VAL, keyval
   end subroutine
   subroutine del_fn(comm, keyval, attr, extra, ierror)
     type(MPI_Comm) :: comm
@@ -223,6 +233,15 @@ program f08_basic
   call check(flag .and. attr >= 32767, 'MPI_TAG_UB')
   call MPI_Comm_free(dup)
   call check(delete_calls == 1 .and. dup == MPI_COMM_NULL, 'delete callback with address-kind values')
+  call MPI_Comm_free_keyval(keyval)
+  call MPI_Comm_create_keyval(copy_fn, MPI_COMM_NULL_DELETE_FN, keyval, 5_MPI_ADDRESS_KIND, ierr)
+  call check(ierr == MPI_SUCCESS, 'keyval with an f08 copy callback')
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, 100_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  call MPI_Comm_get_attr(dup, keyval, attr, flag)
+  call check(flag .and. attr == 105_MPI_ADDRESS_KIND, 'copy callback ran on MPI_Comm_dup')
+  call MPI_Comm_free(dup)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval)
   call MPI_Comm_free_keyval(keyval)
 
   call MPI_Finalize(ierr)
