@@ -8,8 +8,6 @@
  *   MPI_Op_create_c: a callback, and no module mpi wrapper to call
  *   MPI_Register_datarep: callback MPI_Datarep_conversion_function
  *   MPI_Register_datarep_c: callback MPI_Datarep_extent_function
- *   MPI_Status_f082f: kind F08_STATUS
- *   MPI_Status_f2f08: kind F90_STATUS
  */
 
 void PMPIX_Comm_create_endpoints_f08(const MPI_Comm *parent_comm, const int *my_num_ep, const MPI_Info *info, MPI_Comm *out_comm_handles, MPI_Fint *ierror)

@@ -263,7 +263,13 @@ PRIVATE :: mpix_priv2_statuses
 	f08ExtraBodies(&b)
 	b.WriteString("END MODULE MPI_F08\n")
 
-	skipped := append(append([]string{}, m.F08Skipped...), dropped...)
+	var skipped []string
+	for _, s := range append(append([]string{}, m.F08Skipped...), dropped...) {
+		// written in the module (f08ExtraBodies)
+		if !strings.HasPrefix(s, "MPI_Status_f2f08:") && !strings.HasPrefix(s, "MPI_Status_f082f:") {
+			skipped = append(skipped, s)
+		}
+	}
 	sort.Strings(skipped)
 	c, err := emitF08Wrappers(procs, skipped)
 	if err != nil {
