@@ -5,10 +5,12 @@
 //	include/mpif.h     constants, special addresses, predefined callbacks (Fortran 77)
 //	fortran/zmpi.f90   module mpi: the same declarations and explicit interfaces
 //	fortran/zbind.c    the wrappers libmpixfort.so exports (mpi_x_ / pmpi_x_)
+//	fortran/zmpi_f08.f90  module mpi_f08 (f08.go)
+//	fortran/zbind_f08.c   the C side of its BIND(C) specifics (MPI_X_f08 / PMPI_X_f08, f08c.go)
 //
-// Each output comes from an emitter over one Model (below). A later mpi_f08 emitter
-// reads the same Model (the procedures with their classified arguments: apispec's
-// F08 flag says which have an f08 binding) and is added to emitters.
+// Each output comes from an emitter over one Model (below): module mpi_f08's reads
+// Model.F08, the procedures apispec's F08 flag marks (the _c forms included) bound
+// with f08's suppressions.
 package main
 
 import (
