@@ -36,14 +36,14 @@ func TestF08Wrappers(t *testing.T) {
 		"MPI_Put":         {"MPIXF08_RETAINED", "rc = mpixf08_raise_win(*win, rc);"},
 		"MPI_Get_address": {"MPIXF08_ADDRESS"},
 		// strings as descriptors
-		"MPI_Comm_set_name": {"CFI_cdesc_t *d_comm_name", "mpixf_cstr((const char *)d_comm_name->base_addr, d_comm_name->elem_len)"},
-		"MPI_Comm_get_name": {"mpixf_obuf(d_comm_name->elem_len, MPI_MAX_OBJECT_NAME)", "mpixf_fstr_if(1, t_comm_name, (char *)d_comm_name->base_addr, d_comm_name->elem_len);"},
-		"MPI_Waitall":       {"MPI_Status *array_of_statuses", "mpixf08_status(array_of_statuses)"},
-		"MPI_Test":          {"*flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;"},
-		"MPI_Wtime":         {"double PMPI_Wtime_f08(void)", "return PMPI_Wtime();"},
-		"MPI_Init":          {"PMPI_Init(NULL, NULL)"},
-		"MPI_File_close":    {"MPI_File t_fh = mpixf_file_f2c(*fh);", "*fh = mpixf_file_c2f(t_fh);"},
-		"MPI_Alloc_mem":     {"void *baseptr", "PMPI_Alloc_mem(*size, *info, baseptr)"},
+		"MPI_Comm_set_name":    {"CFI_cdesc_t *d_comm_name", "mpixf_cstr((const char *)d_comm_name->base_addr, d_comm_name->elem_len)"},
+		"MPI_Comm_get_name":    {"mpixf_obuf(d_comm_name->elem_len, MPI_MAX_OBJECT_NAME)", "mpixf_fstr_if(1, t_comm_name, (char *)d_comm_name->base_addr, d_comm_name->elem_len);"},
+		"MPI_Waitall":          {"MPI_Status *array_of_statuses", "mpixf08_status(array_of_statuses)"},
+		"MPI_Test":             {"*flag = t_flag ? MPIXF_TRUE : MPIXF_FALSE;"},
+		"MPI_Wtime":            {"double PMPI_Wtime_f08(void)", "return PMPI_Wtime();"},
+		"MPI_Init":             {"PMPI_Init(NULL, NULL)"},
+		"MPI_File_close":       {"MPI_File t_fh = mpixf_file_f2c(*fh);", "*fh = mpixf_file_c2f(t_fh);"},
+		"MPI_Alloc_mem":        {"void *baseptr", "PMPI_Alloc_mem(*size, *info, baseptr)"},
 		"MPIX_Threadcomm_init": {"void PMPIX_Threadcomm_init_f08(const MPI_Comm *comm, const int *num_threads, MPI_Comm *newthreadcomm, MPI_Fint *ierror)"},
 	} {
 		p := f08Of(t, m, name)
