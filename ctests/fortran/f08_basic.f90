@@ -158,6 +158,9 @@ program f08_basic
       call check(c(i) == -7, 'element between the section untouched')
     end if
   end do
+  ! a reversed section: array element order is the section's
+  call MPI_Sendrecv(a(n:1:-1), n, MPI_INTEGER, peer, 23, c, n, MPI_INTEGER, peer, 23, MPI_COMM_WORLD, st)
+  call check(all(c == [(n + 1 - i + 1000 * peer, i = 1, n)]), 'reversed section')
   ! a 2-D section (a row of a matrix) with a reduction that writes in place
   m2 = reshape([(i + rank, i = 1, 12)], [4, 3])
   call MPI_Allreduce(MPI_IN_PLACE, m2(2, :), 3, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
