@@ -31,7 +31,8 @@ deps:
 
 # Regenerate the bindings from capi/gen's inputs (apis.json, fastpaths.txt, mpi41.h,
 # legacy.h) and include/mpix.h; nothing outside the repository is read. fortran/gen
-# writes the Fortran bindings (include/mpif.h, fortran/zmpi.f90, fortran/zbind.c) from
+# writes the Fortran bindings (include/mpif.h, fortran/zmpi.f90, fortran/zbind.c,
+# fortran/zmpi_f08.f90, fortran/zbind_f08.c) from
 # the same description and the constants of include/mpi.h and include/mpix.h.
 generate:
 	cd capi && $(GO) generate
@@ -56,15 +57,18 @@ headers: $(HEADERS)
 
 # The Fortran bindings (fortran/README.md): libmpixfort.so, the wrappers with
 # gfortran's calling convention over libmpix.so (found beside it through $$ORIGIN), and
-# module mpi's mpi.mod in the include directory, compiled by gfortran. The module has no
-# procedures of its own, so nothing of its object file goes into the library.
+# the modules in the include directory, compiled by gfortran: module mpi's mpi.mod
+# (it has no procedures of its own, so nothing of its object file goes into the
+# library) and module mpi_f08's mpi_f08.mod, whose object file (handle operators,
+# the module procedures over module mpi's wrappers) is part of libmpixfort.so.
 FC_FOR_TOOLS ?= gfortran
 FORTRAN_C    := $(wildcard fortran/*.c)
-fortran: $(LIB)/libmpixfort.so $(PREFIX)/include/mpi.mod
+F08_OBJ      := $(PREFIX)/fortran/zmpi_f08.o
+fortran: $(LIB)/libmpixfort.so $(PREFIX)/include/mpi.mod $(PREFIX)/include/mpi_f08.mod
 
-$(LIB)/libmpixfort.so: $(FORTRAN_C) fortran/mpixf.h include/mpi.h include/mpix.h $(LIB)/libmpix.so
+$(LIB)/libmpixfort.so: $(FORTRAN_C) $(F08_OBJ) fortran/mpixf.h include/mpi.h include/mpix.h $(LIB)/libmpix.so
 	$(CC_FOR_TOOLS) -shared -fPIC -O2 -Wall -Wextra -Iinclude -Ifortran \
-		-Wl,-soname,libmpixfort.so -o $@ $(FORTRAN_C) \
+		-Wl,-soname,libmpixfort.so -o $@ $(FORTRAN_C) $(F08_OBJ) \
 		-L$(LIB) -Wl,-rpath,'$$ORIGIN' -lmpix
 	@# Drop-in names, as for libmpix.so: Fortran binaries linked against MPICH
 	@# (libmpichfort.so.12 on Debian, libmpifort.so.12 elsewhere) find mpix's.
@@ -74,6 +78,21 @@ $(LIB)/libmpixfort.so: $(FORTRAN_C) fortran/mpixf.h include/mpi.h include/mpix.h
 $(PREFIX)/include/mpi.mod: fortran/zmpi.f90
 	@mkdir -p $(PREFIX)/include $(PREFIX)/fortran
 	$(FC_FOR_TOOLS) -c -fPIC -J $(PREFIX)/include -o $(PREFIX)/fortran/zmpi.o fortran/zmpi.f90
+
+# The BIND(C) interfaces name C wrappers whose dummies gfortran cannot prove
+# interoperable (LOGICAL, INTEGER by default kind): -Wno-c-binding-type. The module's
+# variables are storage others own: the special objects are libmpix.so's MPIR_F08_*
+# and MPI_F08_STATUS(ES)_IGNORE (C's pointers to them), the COMMON blocks
+# fortran/special.c's;
+# gfortran defines them in the module's object anyway, so the definitions are
+# stripped from it and every reference binds to the one owner.
+F08_SHARED := MPIR_F08_MPI_BOTTOM MPIR_F08_MPI_IN_PLACE MPIR_F08_MPI_STATUS_IGNORE_OBJ \
+	MPIR_F08_MPI_STATUSES_IGNORE_OBJ MPI_F08_STATUS_IGNORE MPI_F08_STATUSES_IGNORE \
+	mpipriv2_ mpiprivc_ mpifcmb5_ mpifcmb9_
+$(F08_OBJ) $(PREFIX)/include/mpi_f08.mod &: fortran/zmpi_f08.f90
+	@mkdir -p $(PREFIX)/include $(PREFIX)/fortran
+	$(FC_FOR_TOOLS) -c -fPIC -O2 -Wno-c-binding-type -J $(PREFIX)/include -o $(F08_OBJ) fortran/zmpi_f08.f90
+	objcopy $(addprefix --strip-symbol=,$(F08_SHARED)) $(F08_OBJ)
 
 # The tools: the launcher, the compiler wrapper, mpixinfo and mpixpart (the partitioned
 # aggregation's calibration, C + OpenMP like mpixinfo, see part-calibrate), with the standard names
@@ -107,7 +126,7 @@ pc:
 	@printf 'prefix=$${pcfiledir}/../..\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix\nDescription: MPI library in Go with the MPICH ABI\nVersion: %s\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpix\nCflags: -I$${includedir}\n' \
 		'$(VERSION)' > $(LIB)/pkgconfig/mpix.pc
 	for n in $(PC_ALIASES); do ln -sf mpix.pc $(LIB)/pkgconfig/$$n.pc; done
-	@printf 'prefix=$${pcfiledir}/../..\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix-fort\nDescription: Fortran bindings of mpix (mpif.h, use mpi)\nVersion: %s\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpixfort -lmpix\nCflags: -I$${includedir}\n' \
+	@printf 'prefix=$${pcfiledir}/../..\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: mpix-fort\nDescription: Fortran bindings of mpix (mpif.h, use mpi, use mpi_f08)\nVersion: %s\nLibs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpixfort -lmpix\nCflags: -I$${includedir}\n' \
 		'$(VERSION)' > $(LIB)/pkgconfig/mpix-fort.pc
 	for n in $(PC_FORT_ALIASES); do ln -sf mpix-fort.pc $(LIB)/pkgconfig/$$n.pc; done
 

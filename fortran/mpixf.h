@@ -87,10 +87,50 @@ static inline void mpixf_indices_c2f(int *idx, int n)
             idx[i]++;
 }
 
-/* File handles: C's MPI_File is a pointer, Fortran's an INTEGER; files are converted
- * by identity until MPI_File_c2f/f2c give them a table. */
-static inline MPI_File mpixf_file_f2c(MPI_Fint f) { return (MPI_File)(intptr_t)f; }
-static inline MPI_Fint mpixf_file_c2f(MPI_File f) { return (MPI_Fint)(intptr_t)f; }
+/* File handles: C's MPI_File is a pointer, Fortran's an INTEGER; they convert through
+ * C's MPI_File_c2f and MPI_File_f2c, which keep a table of the open files (MPI_FILE_NULL
+ * is 0 on both sides; an integer that names no open file gives an invalid handle the
+ * C side reports). */
+static inline MPI_File mpixf_file_f2c(MPI_Fint f) { return PMPI_File_f2c(f); }
+static inline MPI_Fint mpixf_file_c2f(MPI_File f) { return PMPI_File_c2f(f); }
+
+/* module mpi_f08 (mpixf08.c, zbind_f08.c). Its special objects are C's MPIR_F08_*
+ * (include/mpi.h): a wrapper compares a status's or a buffer's address with them. */
+#include <ISO_Fortran_binding.h>
+
+static inline MPI_Status *mpixf08_status(MPI_Status *p)
+{
+    if ((void *)p == (void *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
+        return MPI_STATUS_IGNORE;
+    if ((void *)p == (void *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ)
+        return MPI_STATUSES_IGNORE;
+    return p;
+}
+
+/* A choice buffer passed as a CFI descriptor (TS 29113 assumed-type assumed-rank).
+ * mpixf08_buf_get sets b->p to what C gets: MPI_BOTTOM or MPI_IN_PLACE for the
+ * special objects, the base address of a contiguous array; a non-contiguous one
+ * (an array section) is, by how:
+ *   MPIXF08_COPY     copied into a contiguous temporary (and back after the call by
+ *                    mpixf08_buf_put when out is set): blocking calls;
+ *   MPIXF08_RETAINED refused with MPI_ERR_BUFFER and a message on stderr (nonblocking,
+ *                    persistent and one-sided calls, which use the buffer after they
+ *                    return, when no copy would still be there);
+ *   MPIXF08_ADDRESS  its first element's address (MPI_Get_address).
+ * mpixf08_buf_put frees the temporary, copying it back first if the call succeeded. */
+enum { MPIXF08_COPY, MPIXF08_RETAINED, MPIXF08_ADDRESS };
+struct mpixf08_buf {
+    void *p;
+    CFI_cdesc_t *d;
+    char *tmp;
+    int out;
+};
+int mpixf08_buf_get(struct mpixf08_buf *b, CFI_cdesc_t *d, int out, int how, const char *fn, const char *arg);
+void mpixf08_buf_put(struct mpixf08_buf *b, int rc);
+/* The error a wrapper found itself, raised as C's would be: through the error handler
+ * of the call's communicator or window (MPI_COMM_SELF's where it has neither). */
+int mpixf08_raise_comm(MPI_Comm comm, int rc);
+int mpixf08_raise_win(MPI_Win win, int rc);
 
 /* Strings (strings.c). mpixf_cstr copies a Fortran string without its trailing
  * blanks into a new NUL-terminated one (NULL when out of memory: the C function then

@@ -8,7 +8,7 @@
 # and they run under mpix's mpiexec on 2 processes, each rank checking that
 # MPI_Get_library_version names mpix. "install" runs `make install PREFIX=<tmp>`,
 # moves the tree elsewhere and builds and runs with the moved wrappers, pkg-config
-# file and mpixinfo. "fortran" builds the project's Fortran programs (use mpi and
+# file and mpixinfo. "fortran" builds the project's Fortran programs (use mpi, use mpi_f08 and
 # mpif.h) through CMake's find_package(MPI COMPONENTS Fortran), through pkg-config's
 # mpi-fort and ompi-fort, and with each wrapper name (mpifort, mpif90, mpif77,
 # mpixfort). Exits 77 (skipped) when the build system is not installed.
@@ -148,9 +148,10 @@ fortran)
         fail "FindMPI's Fortran libraries are not libmpixfort.so and libmpix.so"
     grep -qx "MPI_Fortran_HAVE_F77_HEADER=TRUE" "$tmp/b/found.txt" || fail "FindMPI found no mpif.h"
     grep -qx "MPI_Fortran_HAVE_F90_MODULE=TRUE" "$tmp/b/found.txt" || fail "FindMPI found no module mpi"
+    grep -qx "MPI_Fortran_HAVE_F08_MODULE=TRUE" "$tmp/b/found.txt" || fail "FindMPI found no module mpi_f08"
     mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE=//p' "$tmp/b/found.txt")
     quietly cmake --build "$tmp/b"
-    for p in hello_f90 hello_f77; do
+    for p in hello_f90 hello_f08 hello_f77; do
         uses_mpix "$tmp/b/$p" "$prefix/lib"
         run_job "$mpiexec" "$tmp/b/$p"
     done
@@ -179,7 +180,7 @@ install)
     for f in bin/mpixcc bin/mpixcxx bin/mpicc bin/mpicxx bin/mpic++ bin/mpixexec bin/mpiexec bin/mpirun \
         bin/mpixinfo bin/mpixvars lib/libmpix.so lib/libmpi.so lib/libmpi.so.12 lib/libmpich.so.12 \
         include/mpi.h include/mpix.h lib/pkgconfig/mpix.pc lib/pkgconfig/ompi-c.pc \
-        bin/mpifort bin/mpif77 bin/mpif90 bin/mpixfort lib/libmpixfort.so include/mpif.h include/mpi.mod \
+        bin/mpifort bin/mpif77 bin/mpif90 bin/mpixfort lib/libmpixfort.so include/mpif.h include/mpi.mod include/mpi_f08.mod \
         lib/pkgconfig/mpi-fort.pc lib/pkgconfig/ompi-fort.pc; do
         [ -e "$tmp/a/$f" ] || fail "make install did not install $f"
     done

@@ -121,6 +121,11 @@ func isLogical(p apispec.Param, fromJSON bool) bool {
 
 // classify maps a C parameter to its Fortran argument, or says why it has none.
 func classify(f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
+	return classifyFor("f90", f, p, fromJSON)
+}
+
+// classifyFor is classify for one binding's suppressions ("f90" or "f08").
+func classifyFor(lang string, f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
 	a := farg{P: p}
 	if p.Array {
 		a.Dims = "(*)"
@@ -129,7 +134,7 @@ func classify(f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
 		}
 	}
 	switch {
-	case p.Suppressed("f90"):
+	case p.Suppressed(lang):
 		a.Class = clSuppressed
 		return a, nil
 	case unbound[p.Kind]:
@@ -238,7 +243,10 @@ func classify(f *apispec.Proc, p apispec.Param, fromJSON bool) (farg, error) {
 var resultType = map[string]string{"double": "DOUBLE PRECISION", "MPI_Aint": "INTEGER(KIND=MPI_ADDRESS_KIND)"}
 
 // bind builds a procedure's Fortran binding.
-func bind(f *apispec.Proc, fromJSON bool) (*fproc, error) {
+func bind(f *apispec.Proc, fromJSON bool) (*fproc, error) { return bindFor("f90", f, fromJSON) }
+
+// bindFor is bind for one binding ("f90" or "f08").
+func bindFor(lang string, f *apispec.Proc, fromJSON bool) (*fproc, error) {
 	fp := &fproc{C: f, Hand: handWritten[f.Name]}
 	if f.Ret == "int" && fromJSON && !f.Ierror {
 		fp.Result = "none"
@@ -251,7 +259,7 @@ func bind(f *apispec.Proc, fromJSON bool) (*fproc, error) {
 		fp.Result = t
 	}
 	for _, p := range f.CallParams() {
-		a, err := classify(f, p, fromJSON)
+		a, err := classifyFor(lang, f, p, fromJSON)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}

@@ -19,6 +19,9 @@ type Const struct {
 	IsStr bool
 	// Logical is a LOGICAL constant's value, ".TRUE." or ".FALSE." ("" for others).
 	Logical string
+	// Handle is the C handle type of a handle constant (MPI_Comm for MPI_COMM_WORLD),
+	// module mpi_f08's TYPE; "" for the others.
+	Handle string
 	// Section is the title of the banner of include/mpi.h above the definition.
 	Section string
 }
@@ -172,12 +175,14 @@ func (c *Constants) eval(name, val string) (Const, bool) {
 		}
 		return Const{Name: name, Str: s, IsStr: true}, true
 	}
+	handle := ""
 	for {
 		v := strings.TrimSpace(val)
 		if m := castPrefix.FindStringSubmatch(v); m != nil {
 			if !handleTypes[m[1]] {
 				return Const{}, false
 			}
+			handle = m[1]
 			v = strings.TrimSpace(v[len(m[0]):])
 		}
 		if strings.HasPrefix(v, "(") && strings.HasSuffix(v, ")") {
@@ -195,7 +200,7 @@ func (c *Constants) eval(name, val string) (Const, bool) {
 	if err != nil {
 		return Const{}, false
 	}
-	return Const{Name: name, Int: int64(int32(uint32(n)))}, true // a C int's bits
+	return Const{Name: name, Int: int64(int32(uint32(n))), Handle: handle}, true // a C int's bits
 }
 
 // checkFolding rejects two constants that only their case tells apart: Fortran names

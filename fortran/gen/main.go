@@ -5,10 +5,12 @@
 //	include/mpif.h     constants, special addresses, predefined callbacks (Fortran 77)
 //	fortran/zmpi.f90   module mpi: the same declarations and explicit interfaces
 //	fortran/zbind.c    the wrappers libmpixfort.so exports (mpi_x_ / pmpi_x_)
+//	fortran/zmpi_f08.f90  module mpi_f08 (f08.go)
+//	fortran/zbind_f08.c   the C side of its BIND(C) specifics (MPI_X_f08 / PMPI_X_f08, f08c.go)
 //
-// Each output comes from an emitter over one Model (below). A later mpi_f08 emitter
-// reads the same Model (the procedures with their classified arguments: apispec's
-// F08 flag says which have an f08 binding) and is added to emitters.
+// Each output comes from an emitter over one Model (below): module mpi_f08's reads
+// Model.F08, the procedures apispec's F08 flag marks (the _c forms included) bound
+// with f08's suppressions.
 package main
 
 import (
@@ -29,12 +31,16 @@ type Model struct {
 	Consts  *Constants // the C headers' constants
 	FOnly   []Const    // Fortran's own: MPI_STATUS_SIZE, MPI_ADDRESS_KIND...
 	Predef  []string   // predefined callbacks with a Fortran binding (MPI_COMM_DUP_FN...)
+	// F08 are the procedures of module mpi_f08 (f08_expressible, the _c forms
+	// included, and the C headers' that module mpi binds), F08Skipped those left out.
+	F08        []*fproc
+	F08Skipped []string
 }
 
 // An emitter returns files (relative to the repository root) and their contents.
 type emitter func(m *Model) (map[string][]byte, error)
 
-var emitters = []emitter{emitMpifH, emitModuleMPI, emitCWrappers}
+var emitters = []emitter{emitMpifH, emitModuleMPI, emitCWrappers, emitModuleF08}
 
 func main() {
 	root := flag.String("root", ".", "repository root")
@@ -94,6 +100,26 @@ func load(root string) (*Model, error) {
 		}
 		m.Procs = append(m.Procs, fp)
 	}
+	addF08 := func(f *apispec.Proc, fromJSON bool) {
+		fp, err := bindF08(f, fromJSON)
+		if err != nil {
+			m.F08Skipped = append(m.F08Skipped, err.Error())
+			return
+		}
+		m.F08 = append(m.F08, fp)
+	}
+	for _, f := range std {
+		if f.F08 {
+			addF08(f, true)
+		}
+	}
+	for _, f := range append(mpi41, ext...) {
+		if !strings.HasSuffix(f.Name, "_c") {
+			addF08(f, false)
+		}
+	}
+	sort.SliceStable(m.F08, func(i, j int) bool { return m.F08[i].C.Name < m.F08[j].C.Name })
+	sort.Strings(m.F08Skipped)
 	for _, f := range std {
 		// The _c large-count forms are mpi_f08's alone; f90_expressible false means
 		// the standard gives no Fortran binding (the MPI_T interface, conversions).
