@@ -6,7 +6,7 @@ set -euo pipefail
 # to test srun --mpi=pmi2 and --mpi=pmix; libpmix2: mpix loads it under a PMIx launcher.
 pkgs=(gcc g++ gfortran make cmake pkg-config libfabric-dev libibverbs-dev
       mpich libmpich-dev openmpi-bin libopenmpi-dev libpmix2 slurmd slurmctld slurm-client
-      autoconf automake autoconf-archive meson ninja-build)
+      autoconf automake autoconf-archive meson ninja-build libhdf5-mpich-dev hdf5-tools)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
