@@ -87,3 +87,17 @@ int mpix_fast_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
     mpix_fast_call = call;
     return rc;
 }
+
+/* MPI_Comm_rank and MPI_Comm_size: a threadcomm's rank is the calling thread's (its
+ * activation), any other communicator's is in its descriptor. */
+int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    int rc = mpix_tc_fast_comm_rank(comm, rank);
+    return rc != MPIX_FAST_MISS ? rc : mpix_shm_fast_comm_rank(comm, rank);
+}
+
+int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    int rc = mpix_tc_fast_comm_size(comm, size);
+    return rc != MPIX_FAST_MISS ? rc : mpix_shm_fast_comm_size(comm, size);
+}

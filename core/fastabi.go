@@ -20,7 +20,7 @@ type commShared struct {
 	SendCtx uint32 // context stamped on sent messages
 	Rank    int32
 	Size    int32 // ranks that point-to-point calls name (the remote group's size for an intercommunicator)
-	_       int32
+	Inter   int32 // 1 for an intercommunicator (then MPI_Comm_size is not Size: Go answers it)
 	VCI     uintptr // *vci.Shared of the communicator's VCI
 	Peers   uintptr // *int32[Size]: world rank of each rank, or 0 when rank == world rank
 	_       [64 - 40]byte
@@ -114,6 +114,10 @@ func publishComm(c *Comm) {
 		return
 	}
 	d.Ctx, d.SendCtx, d.Rank, d.Size = c.ContextID, c.sendCtx, int32(c.Rank), int32(len(c.peers))
+	d.Inter = 0
+	if c.remote != nil {
+		d.Inter = 1
+	}
 	d.VCI = uintptr(unsafe.Pointer(c.eng.Shared()))
 	d.Peers = 0
 	if !c.identity {

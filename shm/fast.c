@@ -188,3 +188,25 @@ int mpix_shm_fast_recv(void *buf, int count, MPI_Datatype datatype, int source, 
     int rc = fastbox_recv(buf, count, datatype, source, tag, comm, status);
     return rc == TRY_LITE ? lite_recv(buf, count, datatype, source, tag, comm, status, posted) : rc;
 }
+
+/* MPI_Comm_rank and MPI_Comm_size are called in loops and cost a crossing into Go
+ * (about 90 ns) for what the descriptor holds: answer them here when it is live.
+ * Anything else (a freed or null handle, a threadcomm, an endpoint, a NULL pointer)
+ * goes to Go, which raises the error or knows the answer. */
+int mpix_shm_fast_comm_rank(MPI_Comm comm, int *rank)
+{
+    mpix_comm_shared *c = fast_comm(comm);
+    if (c == NULL || rank == NULL)
+        return MPIX_FAST_MISS;
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int mpix_shm_fast_comm_size(MPI_Comm comm, int *size)
+{
+    mpix_comm_shared *c = fast_comm(comm);
+    if (c == NULL || size == NULL || c->inter)
+        return MPIX_FAST_MISS;
+    *size = c->size;
+    return MPI_SUCCESS;
+}

@@ -28,7 +28,7 @@ typedef struct mpix_comm_shared {
     uint32_t send_ctx;
     int32_t rank;
     int32_t size;
-    int32_t pad0;
+    int32_t inter;   /* an intercommunicator: MPI_Comm_size is not size */
     uintptr_t vci;   /* mpix_vci_shared * */
     uintptr_t peers; /* int32_t[size] world ranks, or 0 for the identity */
     char pad1[24];
@@ -172,6 +172,11 @@ extern MPI_Datatype mpix_fast_dthandle[256];
  * MPIX_REQUEST_COMPLETED_SEND) into a fastbox or a cell; Wait, Test and Waitall finish
  * completed sends, nulls and lite requests. */
 int mpix_shm_fast_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+
+/* mpix_shm_fast_comm_rank and _size answer MPI_Comm_rank and MPI_Comm_size from a
+ * communicator's descriptor (an intercommunicator's size is Go's), or MPIX_FAST_MISS. */
+int mpix_shm_fast_comm_rank(MPI_Comm comm, int *rank);
+int mpix_shm_fast_comm_size(MPI_Comm comm, int *size);
 int mpix_shm_fast_Wait(MPI_Request *request, MPI_Status *status);
 int mpix_shm_fast_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int mpix_shm_fast_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);

@@ -444,7 +444,7 @@ int mpix_fast_MPI_Threadcomm_start(MPI_Comm threadcomm) { return tc_start(thread
 int mpix_fast_MPIX_Threadcomm_finish(MPI_Comm threadcomm) { return tc_finish(threadcomm); }
 int mpix_fast_MPI_Threadcomm_finish(MPI_Comm threadcomm) { return tc_finish(threadcomm); }
 
-int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank)
+int mpix_tc_fast_comm_rank(MPI_Comm comm, int *rank)
 {
     int me;
     mpix_tc_act *a;
@@ -454,7 +454,7 @@ int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
-int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size)
+int mpix_tc_fast_comm_size(MPI_Comm comm, int *size)
 {
     int me;
     mpix_tc_act *a;

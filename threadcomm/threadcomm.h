@@ -156,7 +156,7 @@ int mpix_fast_MPIX_Threadcomm_start(MPI_Comm threadcomm);
 int mpix_fast_MPI_Threadcomm_start(MPI_Comm threadcomm);
 int mpix_fast_MPIX_Threadcomm_finish(MPI_Comm threadcomm);
 int mpix_fast_MPI_Threadcomm_finish(MPI_Comm threadcomm);
-int mpix_fast_MPI_Comm_rank(MPI_Comm comm, int *rank);
-int mpix_fast_MPI_Comm_size(MPI_Comm comm, int *size);
+int mpix_tc_fast_comm_rank(MPI_Comm comm, int *rank);
+int mpix_tc_fast_comm_size(MPI_Comm comm, int *size);
 
 #endif
