@@ -19,8 +19,8 @@ type commShared struct {
 	Ctx     uint32 // context of received messages
 	SendCtx uint32 // context stamped on sent messages
 	Rank    int32
-	Size    int32 // ranks that point-to-point calls name (the remote group's size for an intercommunicator)
-	Inter   int32 // 1 for an intercommunicator (then MPI_Comm_size is not Size: Go answers it)
+	Size    int32   // ranks that point-to-point calls name (the remote group's size for an intercommunicator)
+	Inter   int32   // 1 for an intercommunicator (then MPI_Comm_size is not Size: Go answers it)
 	VCI     uintptr // *vci.Shared of the communicator's VCI
 	Peers   uintptr // *int32[Size]: world rank of each rank, or 0 when rank == world rank
 	_       [64 - 40]byte

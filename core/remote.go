@@ -61,10 +61,8 @@ func (e *Engine) remoteFor(w int) transport.RemoteMemory {
 	if rm, ok := e.route[w].(transport.RemoteMemory); ok {
 		return rm
 	}
-	if rm := e.remoteEP(); rm != nil {
-		if ep, ok := rm.(transport.Endpoint); ok && ep.Reaches(w) {
-			return rm
-		}
+	if e.remoteReaches(w) {
+		return e.remoteEP()
 	}
 	return nil
 }
@@ -169,12 +167,11 @@ func (e *Engine) atomicsEP() transport.Atomics {
 
 // AtomicsReach reports whether the engine's one-sided endpoint does atomics and
 // reaches world rank w (whatever route w's messages take).
-func (e *Engine) AtomicsReach(w int) bool {
-	a := e.atomicsEP()
-	if a == nil {
-		return false
-	}
-	ep, ok := a.(transport.Endpoint)
+func (e *Engine) AtomicsReach(w int) bool { return e.atomicsEP() != nil && e.remoteReaches(w) }
+
+// remoteReaches reports whether the engine's one-sided endpoint reaches world rank w.
+func (e *Engine) remoteReaches(w int) bool {
+	ep, ok := e.remoteEP().(transport.Endpoint)
 	return ok && ep.Reaches(w)
 }
 

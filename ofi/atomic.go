@@ -140,17 +140,8 @@ func (e *Endpoint) StartAtomic(peer int, key []byte, addr uint64, f transport.At
 			atomic: &atomicReq{family: f, dt: fiDatatype[t], op: fiOp[op], compare: piece(compare, off, m),
 				result: piece(result, off, m), count: m / size}}
 		off += m
-		if e.rma.head < len(e.rma.queue) {
-			e.enqueue(r)
-			continue
-		}
-		rc := e.post(&r)
-		if rc == -C.FI_EAGAIN {
-			e.enqueue(r)
-			continue
-		}
-		if rc != 0 {
-			return fiError(r.op(), C.int(rc))
+		if err := e.submit(r); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -296,18 +296,27 @@ func (e *Endpoint) startData(write bool, peer int, key []byte, addr uint64, buf 
 		r := rmaReq{write: write, peer: int32(peer), buf: buf[off : off+n], raddr: raddr + uint64(off), rkey: rkey,
 			withData: withData, data: data}
 		off += n
-		if e.rma.head < len(e.rma.queue) {
-			e.enqueue(r) // after those waiting
-			continue
+		if err := e.submit(r); err != nil {
+			return err
 		}
-		rc := e.post(&r)
-		if rc == -C.FI_EAGAIN {
-			e.enqueue(r)
-			continue
-		}
-		if rc != 0 {
-			return fiError(r.op(), C.int(rc))
-		}
+	}
+	return nil
+}
+
+// submit posts r, or queues it behind operations still waiting or when the provider
+// pushes back; progress posts the queue in order.
+func (e *Endpoint) submit(r rmaReq) error {
+	if e.rma.head < len(e.rma.queue) {
+		e.enqueue(r) // after those waiting
+		return nil
+	}
+	rc := e.post(&r)
+	if rc == -C.FI_EAGAIN {
+		e.enqueue(r)
+		return nil
+	}
+	if rc != 0 {
+		return fiError(r.op(), C.int(rc))
 	}
 	return nil
 }

@@ -111,15 +111,22 @@ func (w *window) viaNet(p path, runs []run) bool {
 
 // start posts one transport operation per run, over consecutive pieces of data.
 func (w *window) start(p path, write bool, runs []run, data []byte) error {
-	tg := p.tg
-	rank := w.rankOf(tg)
+	return w.startRuns(p, runs, "one-sided operation", func(e *core.Engine, x run, off int64) error {
+		return e.StartRemote(write, p.tg.world, p.key, x.addr, data[off:off+x.n])
+	})
+}
+
+// startRuns posts one transport operation per non-empty run (post gets the run and its
+// offset in the operation's data) and counts them as outstanding for flushNet.
+func (w *window) startRuns(p path, runs []run, what string, post func(e *core.Engine, x run, off int64) error) error {
+	rank := w.rankOf(p.tg)
 	defer w.am.pend.mark(p.by, rank, netKind) // after posting, as pending.go says
 	e := w.comm.Engine()
 	off := int64(0)
 	for _, x := range runs {
 		if x.n > 0 {
-			if err := e.StartRemote(write, tg.world, p.key, x.addr, data[off:off+x.n]); err != nil {
-				return core.Errorf(core.ErrOther, "one-sided operation to rank %d: %v", rank, err)
+			if err := post(e, x, off); err != nil {
+				return core.Errorf(core.ErrOther, "%s to rank %d: %v", what, rank, err)
 			}
 		}
 		off += x.n

@@ -222,15 +222,11 @@ func (w *Win) netOrder(p path) error {
 // runs of p's target through the transport's atomics; out (packed, nil unless
 // fetching) receives the elements from before once the operation completes.
 func (w *Win) netAccumulate(p path, t transport.AtomicType, runs []run, in, out []byte, opr *op.Op) error {
-	if err := w.netOrder(p); err != nil {
-		return err
-	}
-	netRunsOf(p.tg, runs)
 	f := transport.AtomicWrite
 	if out != nil {
 		f = transport.AtomicFetch
 	}
-	return w.netStart(p, runs, func(e *core.Engine, x run, off int64) error {
+	return w.netPost(p, runs, func(e *core.Engine, x run, off int64) error {
 		var src, res []byte
 		if in != nil {
 			src = in[off : off+x.n]
@@ -244,33 +240,26 @@ func (w *Win) netAccumulate(p path, t transport.AtomicType, runs []run, in, out 
 
 // netCAS starts a compare-and-swap of one element through the transport's atomics.
 func (w *Win) netCAS(p path, t transport.AtomicType, runs []run, o, c, r []byte) error {
-	if err := w.netOrder(p); err != nil {
-		return err
-	}
-	netRunsOf(p.tg, runs)
-	return w.netStart(p, runs, func(e *core.Engine, x run, off int64) error {
+	return w.netPost(p, runs, func(e *core.Engine, x run, off int64) error {
 		return e.StartRemoteAtomic(p.tg.world, p.tg.akey, x.addr, transport.AtomicCompare, t, transport.AtomicCSwap,
 			o[off:off+x.n], c[off:off+x.n], r[off:off+x.n])
 	})
 }
 
-// netStart posts one atomic per run and counts them as outstanding transport
-// operations, which flushes complete (flushNet).
-func (w *window) netStart(p path, runs []run, post func(e *core.Engine, x run, off int64) error) error {
-	rank := w.rankOf(p.tg)
-	defer w.am.pend.mark(p.by, rank, netKind) // after posting, as pending.go says
-	e := w.comm.Engine()
-	off := int64(0)
-	for _, x := range runs {
-		if x.n > 0 {
-			if err := post(e, x, off); err != nil {
-				return core.Errorf(core.ErrOther, "atomic to rank %d: %v", rank, err)
-			}
+// netPost orders an atomic operation after what it must follow, turns its runs into
+// the target's addresses and posts one atomic per run, counting those posted.
+func (w *Win) netPost(p path, runs []run, post func(e *core.Engine, x run, off int64) error) error {
+	if err := w.netOrder(p); err != nil {
+		return err
+	}
+	netRunsOf(p.tg, runs)
+	return w.startRuns(p, runs, "atomic", func(e *core.Engine, x run, off int64) error {
+		err := post(e, x, off)
+		if err == nil {
 			netAtomicsPosted.Add(1)
 		}
-		off += x.n
-	}
-	return nil
+		return err
+	})
 }
 
 // netAccumulateBuf is netAccumulate for Win.accumulate: the result (if fetching) goes
